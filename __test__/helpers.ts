@@ -1,0 +1,56 @@
+// Shared fixtures for the contract tests: temporary workspaces and result parsing.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterAll } from 'vitest'
+import {
+  type AgentTools,
+  type AgentToolsOptions,
+  createAgentTools,
+  type DispatchResult,
+} from '../index.js'
+
+const made: string[] = []
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A fresh temporary directory, removed after the test file. */
+export function tempDir(prefix = 'atn-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  made.push(dir)
+  return dir
+}
+
+/** Writes `files` (relative path → content) under `root`, creating parent directories. */
+export function writeTree(root: string, files: Record<string, string | Uint8Array>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const abs = join(root, rel)
+    mkdirSync(dirname(abs), { recursive: true })
+    writeFileSync(abs, content)
+  }
+}
+
+/** A workspace holding `files`, with tools bound to it. */
+export function workspace(
+  files: Record<string, string | Uint8Array> = {},
+  options: Omit<AgentToolsOptions, 'workspaceRoot'> = {},
+): { root: string; tools: AgentTools } {
+  const root = tempDir()
+  writeTree(root, files)
+  return { root, tools: createAgentTools({ workspaceRoot: root, ...options }) }
+}
+
+/** The success text of a result; fails the test with the envelope otherwise. */
+export function ok(result: DispatchResult): string {
+  if (result.isError) throw new Error(`expected success, got ${result.text}`)
+  return result.text
+}
+
+/** The parsed envelope of an error result; fails the test on success. */
+export function err(
+  result: DispatchResult,
+): { error: string; message: string } & Record<string, unknown> {
+  if (!result.isError) throw new Error(`expected an error, got ${result.text}`)
+  return JSON.parse(result.text)
+}

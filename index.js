@@ -1,0 +1,222 @@
+// The public API. All tool work is native (binding.js loads the addon); this file adds only
+// what must be JavaScript: real Error subclasses, frozen configs, the ToolDef objects, and the
+// JSON conversion at the edge.
+
+const native = require('./binding.js')
+
+const DEFAULT_MAX_OUTPUT_BYTES = native.DEFAULT_MAX_OUTPUT_BYTES
+const DEFAULT_MAX_FILE_BYTES = native.DEFAULT_MAX_FILE_BYTES
+const DEFAULT_BASH_TIMEOUT_MS = native.DEFAULT_BASH_TIMEOUT_MS
+const DEFAULT_BASH_TIMEOUT_MAX_MS = native.DEFAULT_BASH_TIMEOUT_MAX_MS
+
+/** A bad configuration, thrown synchronously by resolveConfig / buildConfig / createAgentTools. */
+class StartupError extends Error {
+  constructor(message) {
+    super(message)
+    this.name = 'StartupError'
+  }
+}
+
+/** The structured error a tool handler rejects with; `fields` are merged into the envelope. */
+class ToolError extends Error {
+  constructor(code, message, fields = {}) {
+    super(message)
+    this.name = 'ToolError'
+    this.code = code
+    this.fields = fields
+  }
+}
+
+/** The JSON envelope for an error; anything but a ToolError becomes `internal`. */
+function serializeError(err) {
+  if (err instanceof ToolError) {
+    return JSON.stringify({ error: err.code, message: err.message, ...err.fields })
+  }
+  process.stderr.write(`agent-tools-native: internal error: ${err?.stack ?? String(err)}\n`)
+  return JSON.stringify({ error: 'internal', message: 'internal error' })
+}
+
+/** Maps a Node fs errno error to the ToolError the native tools would return. */
+function fsError(err, path) {
+  const code = err?.code
+  if (code === 'ENOENT') return new ToolError('not_found', `No such file: ${path}`, { path })
+  if (code === 'EISDIR' || code === 'ENOTDIR') {
+    return new ToolError('not_a_file', `Not a file: ${path}`, { path })
+  }
+  return new ToolError('io_error', `${code ?? 'EIO'}: ${err?.message ?? String(err)}`, { path })
+}
+
+function toolErrorFromEnvelope(text) {
+  const { error, message, ...fields } = JSON.parse(text)
+  return new ToolError(error, message, fields)
+}
+
+/** The native side reads a config from JSON; a caller-built plain object works as well. */
+function configJson(config) {
+  return JSON.stringify(config ?? {})
+}
+
+/** JSON for the arguments, or the envelope explaining why they cannot be sent. */
+function argsJson(args) {
+  try {
+    const json = JSON.stringify(args === undefined ? {} : args)
+    if (json === undefined) return { envelope: 'arguments must be a JSON object' }
+    return { json }
+  } catch (err) {
+    return { envelope: `arguments are not serializable as JSON: ${err?.message ?? err}` }
+  }
+}
+
+function invalidInput(message) {
+  return JSON.stringify({ error: 'invalid_input', message })
+}
+
+/** Runs a tool: validates args, bounds the text, and never rejects. */
+async function dispatch(name, args, config) {
+  try {
+    const { json, envelope } = argsJson(args)
+    if (envelope) return { isError: true, text: invalidInput(envelope) }
+    const out = await native.dispatchNative(String(name), json, configJson(config))
+    return { isError: out.isError, text: out.text }
+  } catch (err) {
+    return { isError: true, text: serializeError(err) }
+  }
+}
+
+function makeToolDef(def) {
+  const { name, description, inputSchema, bounded } = def
+  const toolDef = {
+    name,
+    description,
+    inputSchema,
+    bounded,
+    /** Runs the tool directly: no output bounding; rejects with a ToolError on failure. */
+    async handler(args, config) {
+      const { json, envelope } = argsJson(args)
+      if (envelope) throw new ToolError('invalid_input', envelope)
+      const out = await native.handlerNative(name, json, configJson(config))
+      if (out.isError) throw toolErrorFromEnvelope(out.text)
+      return out.text
+    },
+  }
+  deepFreeze(inputSchema)
+  return Object.freeze(toolDef)
+}
+
+function deepFreeze(value) {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
+}
+
+const nativeDefs = JSON.parse(native.toolDefsJson())
+/** Every built tool, in registry order. */
+const tools = Object.freeze(nativeDefs.map(makeToolDef))
+/** The non-mutating subset: read_file, list_dir, glob, grep. */
+const readOnlyTools = Object.freeze(tools.filter((_, i) => !nativeDefs[i].mutating))
+
+/** `readOnlyTools` when readOnly, else `tools` (the same array objects every time). */
+function selectSurface(readOnly) {
+  return readOnly ? readOnlyTools : tools
+}
+
+function getTool(name, surface = tools) {
+  return surface.find((t) => t.name === name)
+}
+
+/** The advertised surface for a config: `{ name, description, inputSchema }` per tool. */
+function listTools(config) {
+  return selectSurface(Boolean(config?.readOnly)).map(({ name, description, inputSchema }) => ({
+    name,
+    description,
+    inputSchema: structuredClone(inputSchema),
+  }))
+}
+
+function callNativeConfig(fn) {
+  let json
+  try {
+    json = fn()
+  } catch (err) {
+    throw new StartupError(err?.message ?? String(err))
+  }
+  return Object.freeze(JSON.parse(json))
+}
+
+function probe(probeRipgrep) {
+  if (probeRipgrep === undefined) return native.ripgrepOnPath()
+  if (typeof probeRipgrep !== 'function') {
+    throw new StartupError('probeRipgrep must be a function returning a boolean')
+  }
+  return Boolean(probeRipgrep())
+}
+
+/** Applies defaults and floors to AgentToolsOptions; throws StartupError naming the setting. */
+function resolveConfig(options) {
+  if (options === null || typeof options !== 'object') {
+    throw new StartupError('options must be an object with at least workspaceRoot')
+  }
+  const { probeRipgrep, ...rest } = options
+  const ripgrepAvailable = probe(probeRipgrep)
+  return callNativeConfig(() =>
+    native.resolveConfigJson(JSON.stringify({ ...rest, ripgrepAvailable })),
+  )
+}
+
+/** Builds a config from flags (`--workspace`, `--read-only`, `--allow-outside-workspace`) and
+ * environment variables; flags beat the environment. */
+function buildConfig(argv = process.argv.slice(2), env = process.env, probeRipgrep) {
+  if (!Array.isArray(argv) || argv.some((a) => typeof a !== 'string')) {
+    throw new StartupError('argv must be an array of strings')
+  }
+  const ripgrepAvailable = probe(probeRipgrep)
+  const envStrings = {}
+  for (const [k, v] of Object.entries(env ?? {})) {
+    if (typeof v === 'string') envStrings[k] = v
+  }
+  return callNativeConfig(() =>
+    native.buildConfigJson(argv, JSON.stringify(envStrings), ripgrepAvailable),
+  )
+}
+
+/** The factory: a resolved config, its tool list, and `callTool`. */
+function createAgentTools(options) {
+  const config = resolveConfig(options)
+  return {
+    config,
+    listTools: () => listTools(config),
+    callTool: (name, args = {}) => dispatch(name, args, config),
+  }
+}
+
+/** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
+async function sweepSpillDir(root) {
+  try {
+    await native.sweepSpillDirNative(String(root))
+  } catch {
+    // Sweeping is best effort by contract.
+  }
+}
+
+module.exports = {
+  createAgentTools,
+  dispatch,
+  listTools,
+  tools,
+  readOnlyTools,
+  selectSurface,
+  getTool,
+  resolveConfig,
+  buildConfig,
+  StartupError,
+  ToolError,
+  serializeError,
+  fsError,
+  sweepSpillDir,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_BASH_TIMEOUT_MS,
+  DEFAULT_BASH_TIMEOUT_MAX_MS,
+}

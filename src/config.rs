@@ -1,0 +1,358 @@
+//! The resolved server configuration and the two ways to build it: from options
+//! (`resolveConfig`) and from argv + environment (`buildConfig`).
+//!
+//! Every failure here is a startup error whose message names the offending setting.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 131_072;
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 20_000_000;
+pub const DEFAULT_BASH_TIMEOUT_MS: u64 = 120_000;
+pub const DEFAULT_BASH_TIMEOUT_MAX_MS: u64 = 600_000;
+/// The smallest byte limit accepted for `maxOutputBytes` and `maxFileBytes`.
+pub const MIN_BYTE_LIMIT: u64 = 1024;
+
+/// The resolved configuration every tool call runs under (the contract's `ServerConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Config {
+    /// Absolute, lexically resolved (not realpath'd) workspace directory.
+    pub workspace_root: PathBuf,
+    /// Cap on the text of one successful result, in bytes.
+    pub max_output_bytes: u64,
+    /// Largest file the tools read or edit, in bytes.
+    pub max_file_bytes: u64,
+    /// Default `bash` timeout.
+    pub bash_timeout_ms: u64,
+    /// Largest `bash` timeout a call may ask for; larger requests are clamped.
+    pub bash_timeout_max_ms: u64,
+    /// Whether an `rg` binary was found; reported only, the search engine is always native.
+    pub ripgrep_available: bool,
+    /// Only the read tools are registered.
+    pub read_only: bool,
+    /// Paths outside the workspace are refused with `path_escape`.
+    pub confine_to_workspace: bool,
+}
+
+/// A configuration error, reported to JavaScript as `StartupError`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartupError(pub String);
+
+impl std::fmt::Display for StartupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+type Startup<T> = Result<T, StartupError>;
+
+fn fail<T>(message: String) -> Startup<T> {
+    Err(StartupError(message))
+}
+
+/// `AgentToolsOptions` as it arrives from JavaScript (already JSON).
+#[derive(Debug, Default, Clone)]
+pub struct Options {
+    pub workspace_root: Option<String>,
+    pub read_only: Option<bool>,
+    pub confine_to_workspace: Option<bool>,
+    pub max_output_bytes: Option<u64>,
+    pub max_file_bytes: Option<u64>,
+    pub bash_timeout_ms: Option<u64>,
+    pub bash_timeout_max_ms: Option<u64>,
+    pub ripgrep_available: Option<bool>,
+}
+
+impl Options {
+    /// Reads `AgentToolsOptions` from a JSON object, checking each known field's type.
+    /// Unknown keys are ignored, as a JavaScript options bag would.
+    pub fn from_json(value: &Value) -> Startup<Options> {
+        let Some(obj) = value.as_object() else {
+            return fail("options must be an object with at least workspaceRoot".into());
+        };
+        let get_bool = |key: &str| -> Startup<Option<bool>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Bool(b)) => Ok(Some(*b)),
+                Some(other) => fail(format!("{key} must be a boolean, got {other}")),
+            }
+        };
+        let get_int = |key: &str| -> Startup<Option<u64>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => match v.as_u64() {
+                    Some(n) => Ok(Some(n)),
+                    None => fail(format!("{key} must be a non-negative integer, got {v}")),
+                },
+            }
+        };
+        let workspace_root = match obj.get("workspaceRoot") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => return fail(format!("workspaceRoot must be a string, got {other}")),
+        };
+        Ok(Options {
+            workspace_root,
+            read_only: get_bool("readOnly")?,
+            confine_to_workspace: get_bool("confineToWorkspace")?,
+            max_output_bytes: get_int("maxOutputBytes")?,
+            max_file_bytes: get_int("maxFileBytes")?,
+            bash_timeout_ms: get_int("bashTimeoutMs")?,
+            bash_timeout_max_ms: get_int("bashTimeoutMaxMs")?,
+            ripgrep_available: get_bool("ripgrepAvailable")?,
+        })
+    }
+}
+
+/// Applies defaults and floors and checks the workspace: the contract's `resolveConfig`.
+/// `cwd` resolves a relative `workspaceRoot`.
+pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
+    let mut config = with_defaults(options)?;
+    config.workspace_root = lexical_absolute(&config.workspace_root, cwd);
+    let root = &config.workspace_root;
+    match std::fs::metadata(root) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return fail(format!(
+                "workspaceRoot is not a directory: {}",
+                root.display()
+            ))
+        }
+        Err(err) => {
+            return fail(format!(
+                "workspaceRoot does not exist or cannot be read: {} ({err})",
+                root.display()
+            ))
+        }
+    }
+    for (name, value) in [
+        ("maxOutputBytes", config.max_output_bytes),
+        ("maxFileBytes", config.max_file_bytes),
+    ] {
+        if value < MIN_BYTE_LIMIT {
+            return fail(format!(
+                "{name} must be at least {MIN_BYTE_LIMIT}, got {value}"
+            ));
+        }
+    }
+    if config.bash_timeout_ms < 1 {
+        return fail("bashTimeoutMs must be at least 1".into());
+    }
+    if config.bash_timeout_max_ms < config.bash_timeout_ms {
+        return fail(format!(
+            "bashTimeoutMaxMs must be at least bashTimeoutMs ({}), got {}",
+            config.bash_timeout_ms, config.bash_timeout_max_ms
+        ));
+    }
+    Ok(config)
+}
+
+/// Fills every unset option with its default; checks nothing but the presence of the root.
+/// This is how a plain `ServerConfig` object built by a caller is read.
+pub fn with_defaults(options: Options) -> Startup<Config> {
+    let Some(root) = options.workspace_root.filter(|s| !s.is_empty()) else {
+        return fail("workspaceRoot is required: pass the directory the tools may work in".into());
+    };
+    Ok(Config {
+        workspace_root: PathBuf::from(root),
+        max_output_bytes: options.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
+        max_file_bytes: options.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES),
+        bash_timeout_ms: options.bash_timeout_ms.unwrap_or(DEFAULT_BASH_TIMEOUT_MS),
+        bash_timeout_max_ms: options
+            .bash_timeout_max_ms
+            .unwrap_or(DEFAULT_BASH_TIMEOUT_MAX_MS),
+        ripgrep_available: options.ripgrep_available.unwrap_or(false),
+        read_only: options.read_only.unwrap_or(false),
+        confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
+    })
+}
+
+/// Builds options from command-line flags and environment variables (`buildConfig`).
+/// Flags beat environment variables; arguments that are not ours are left alone.
+pub fn options_from_argv_env(
+    argv: &[String],
+    env: &serde_json::Map<String, Value>,
+) -> Startup<Options> {
+    let env_str = |key: &str| env.get(key).and_then(Value::as_str);
+    let mut options = Options {
+        workspace_root: env_str("WORKSPACE_ROOT").map(str::to_string),
+        read_only: env_str("READ_ONLY")
+            .map(|v| parse_bool("READ_ONLY", v))
+            .transpose()?,
+        confine_to_workspace: env_str("ALLOW_OUTSIDE_WORKSPACE")
+            .map(|v| parse_bool("ALLOW_OUTSIDE_WORKSPACE", v).map(|allow| !allow))
+            .transpose()?,
+        ..Options::default()
+    };
+    for (key, slot) in [
+        ("MAX_OUTPUT_BYTES", &mut options.max_output_bytes),
+        ("MAX_FILE_BYTES", &mut options.max_file_bytes),
+        ("BASH_TIMEOUT_MS", &mut options.bash_timeout_ms),
+        ("BASH_TIMEOUT_MAX_MS", &mut options.bash_timeout_max_ms),
+    ] {
+        if let Some(v) = env_str(key) {
+            *slot = Some(parse_int(key, v)?);
+        }
+    }
+    let mut args = argv.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--workspace" => match args.next() {
+                Some(v) if !v.starts_with("--") => options.workspace_root = Some(v.clone()),
+                _ => return fail("--workspace needs a value: --workspace <dir>".into()),
+            },
+            "--read-only" => options.read_only = Some(true),
+            "--allow-outside-workspace" => options.confine_to_workspace = Some(false),
+            other => {
+                if let Some(v) = other.strip_prefix("--workspace=") {
+                    if v.is_empty() {
+                        return fail("--workspace needs a value: --workspace=<dir>".into());
+                    }
+                    options.workspace_root = Some(v.to_string());
+                }
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// `1/true/yes/on` and `0/false/no/off/""`, case-insensitively.
+pub fn parse_bool(name: &str, raw: &str) -> Startup<bool> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" | "" => Ok(false),
+        _ => fail(format!(
+            "{name} must be a boolean (1/true/yes/on or 0/false/no/off), got {raw:?}"
+        )),
+    }
+}
+
+/// Plain decimal digits only.
+pub fn parse_int(name: &str, raw: &str) -> Startup<u64> {
+    let t = raw.trim();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return fail(format!(
+            "{name} must be a whole number of plain digits, got {raw:?}"
+        ));
+    }
+    t.parse()
+        .or_else(|_| fail(format!("{name} is too large: {raw:?}")))
+}
+
+/// Like Node's `path.resolve`: absolute, `.` and `..` folded, symlinks not followed.
+pub fn lexical_absolute(path: &Path, cwd: &Path) -> PathBuf {
+    use std::path::Component;
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let mut out = PathBuf::new();
+    for comp in joined.components() {
+        match comp {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Whether an executable named `rg` is on `PATH` (the default `probeRipgrep`).
+pub fn ripgrep_on_path() -> bool {
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|dir| {
+        let candidate = dir.join(if cfg!(windows) { "rg.exe" } else { "rg" });
+        candidate.is_file()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn opts(v: Value) -> Options {
+        Options::from_json(&v).unwrap()
+    }
+
+    #[test]
+    fn defaults_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = resolve(opts(json!({"workspaceRoot": dir.path()})), Path::new("/")).unwrap();
+        assert_eq!(c.max_output_bytes, DEFAULT_MAX_OUTPUT_BYTES);
+        assert_eq!(c.max_file_bytes, DEFAULT_MAX_FILE_BYTES);
+        assert!(c.confine_to_workspace);
+        assert!(!c.read_only);
+    }
+
+    #[test]
+    fn floors_name_the_setting() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        for (key, val) in [
+            ("maxOutputBytes", 1023),
+            ("maxFileBytes", 10),
+            ("bashTimeoutMs", 0),
+        ] {
+            let err = resolve(
+                opts(json!({"workspaceRoot": root, key: val})),
+                Path::new("/"),
+            )
+            .unwrap_err();
+            assert!(err.0.contains(key), "{err}");
+        }
+        let err = resolve(
+            opts(json!({"workspaceRoot": root, "bashTimeoutMs": 10, "bashTimeoutMaxMs": 5})),
+            Path::new("/"),
+        )
+        .unwrap_err();
+        assert!(err.0.contains("bashTimeoutMaxMs"));
+    }
+
+    #[test]
+    fn relative_root_is_resolved_lexically() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("a")).unwrap();
+        let c = resolve(opts(json!({"workspaceRoot": "./x/../a"})), dir.path()).unwrap();
+        assert_eq!(c.workspace_root, dir.path().join("a"));
+    }
+
+    #[test]
+    fn argv_beats_env() {
+        let env = json!({"WORKSPACE_ROOT": "/env", "READ_ONLY": "no", "MAX_FILE_BYTES": "2048"});
+        let argv: Vec<String> = ["--workspace=/flag", "--read-only"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let o = options_from_argv_env(&argv, env.as_object().unwrap()).unwrap();
+        assert_eq!(o.workspace_root.as_deref(), Some("/flag"));
+        assert_eq!(o.read_only, Some(true));
+        assert_eq!(o.max_file_bytes, Some(2048));
+    }
+
+    #[test]
+    fn env_values_are_strict() {
+        let bad_bool = json!({"READ_ONLY": "maybe"});
+        assert!(options_from_argv_env(&[], bad_bool.as_object().unwrap())
+            .unwrap_err()
+            .0
+            .contains("READ_ONLY"));
+        let bad_int = json!({"MAX_OUTPUT_BYTES": "1e6"});
+        assert!(options_from_argv_env(&[], bad_int.as_object().unwrap())
+            .unwrap_err()
+            .0
+            .contains("MAX_OUTPUT_BYTES"));
+        let missing = vec!["--workspace".to_string()];
+        assert!(options_from_argv_env(&missing, &serde_json::Map::new()).is_err());
+        assert_eq!(parse_bool("X", "ON"), Ok(true));
+        assert_eq!(parse_bool("X", ""), Ok(false));
+    }
+}

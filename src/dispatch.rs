@@ -1,0 +1,133 @@
+//! Dispatch: find the tool in the active surface, validate, run with panics caught, bound the
+//! text, and turn every failure into an envelope. It never fails itself.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use serde_json::Value;
+
+use crate::bound::bound;
+use crate::config::{with_defaults, Config, Options};
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::tools;
+
+/// A call's result as `DispatchResult` carries it: the text, and whether it is an envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub is_error: bool,
+    pub text: String,
+}
+
+impl Outcome {
+    fn from_result(result: ToolResult<String>) -> Outcome {
+        match result {
+            Ok(text) => Outcome {
+                is_error: false,
+                text,
+            },
+            Err(err) => Outcome {
+                is_error: true,
+                text: err.envelope(),
+            },
+        }
+    }
+}
+
+/// Runs `name` with `args` under `config`: the contract's `dispatch`.
+pub fn dispatch(name: &str, args: Value, config: &Config) -> Outcome {
+    let result = handler(name, args, config).map(|text| match tools::find(name, false) {
+        Some(tool) if tool.bounded => text,
+        _ => bound(text, config.max_output_bytes as usize),
+    });
+    Outcome::from_result(result)
+}
+
+/// Runs a tool without bounding its output (a `ToolDef.handler` called directly).
+pub fn handler(name: &str, args: Value, config: &Config) -> ToolResult<String> {
+    let Some(tool) = tools::find(name, config.read_only) else {
+        return Err(unknown_tool(name));
+    };
+    guarded(name, || tool.call(args, config))
+}
+
+/// [`dispatch`] from the JSON strings the binding layer passes in.
+pub fn dispatch_json(name: &str, args_json: &str, config_json: &str) -> Outcome {
+    match decode_call(args_json, config_json) {
+        Ok((args, config)) => dispatch(name, args, &config),
+        Err(err) => Outcome::from_result(Err(err)),
+    }
+}
+
+/// [`handler`] from the JSON strings the binding layer passes in.
+pub fn handler_json(name: &str, args_json: &str, config_json: &str) -> Outcome {
+    Outcome::from_result(
+        decode_call(args_json, config_json).and_then(|(args, config)| handler(name, args, &config)),
+    )
+}
+
+fn decode_call(args_json: &str, config_json: &str) -> ToolResult<(Value, Config)> {
+    let args: Value = serde_json::from_str(args_json)
+        .map_err(|e| ToolError::invalid_input(format!("arguments are not valid JSON: {e}")))?;
+    let config = serde_json::from_str::<Value>(config_json)
+        .map_err(|e| e.to_string())
+        .and_then(|v| {
+            Options::from_json(&v)
+                .and_then(with_defaults)
+                .map_err(|e| e.0)
+        })
+        .map_err(|e| ToolError::invalid_input(format!("invalid config: {e}")))?;
+    Ok((args, config))
+}
+
+pub fn unknown_tool(name: &str) -> ToolError {
+    ToolError::new(ErrorCode::NotFound, format!("Unknown tool: {name}"))
+}
+
+/// Runs `f`, turning a panic into an `internal` error whose detail goes to stderr only.
+pub fn guarded<F: FnOnce() -> ToolResult<String>>(name: &str, f: F) -> ToolResult<String> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let detail = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "non-string panic payload".into());
+        eprintln!("agent-tools-native: tool `{name}` panicked: {detail}");
+        Err(ToolError::internal())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn config(root: &std::path::Path, read_only: bool) -> Config {
+        with_defaults(Options {
+            workspace_root: Some(root.to_string_lossy().into_owned()),
+            read_only: Some(read_only),
+            ..Options::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn unknown_tool_is_not_found() {
+        let c = config(std::path::Path::new("/tmp"), false);
+        let out = dispatch("nope", json!({}), &c);
+        assert!(out.is_error);
+        assert!(out.text.contains(r#""message":"Unknown tool: nope""#));
+    }
+
+    #[test]
+    fn panics_become_internal() {
+        let r = guarded("t", || panic!("boom"));
+        assert_eq!(r.unwrap_err().code, ErrorCode::Internal);
+    }
+
+    #[test]
+    fn bad_json_is_invalid_input() {
+        let out = dispatch_json("read_file", "{", r#"{"workspaceRoot":"/tmp"}"#);
+        assert!(out.text.contains("invalid_input"));
+        let out = dispatch_json("read_file", "{}", "{}");
+        assert!(out.text.contains("workspaceRoot"));
+    }
+}

@@ -1,0 +1,19 @@
+//! agent-tools-native: the nine file-and-shell tools for LLM coding agents.
+//!
+//! Everything but [`binding`] is plain Rust: each tool is a pure function of (arguments,
+//! config) in `tools/`, built on shared mechanics that live in one module each.
+
+pub mod bound;
+pub mod config;
+pub mod dispatch;
+pub mod error;
+pub mod paths;
+pub mod schema;
+pub mod spill;
+pub mod text;
+pub mod tools;
+
+// napi-derive compiles its registrations out of test builds, which leaves the binding layer
+// unused there; it is exercised by the vitest suite instead.
+#[cfg(not(test))]
+mod binding;

@@ -1,0 +1,226 @@
+//! Workspace paths: resolving what the model typed, confining it, and showing it back.
+//!
+//! Relative paths resolve against the workspace root; absolute paths are taken as they are.
+//! With confinement on, a path escapes when it climbs out with `..`, names an outside absolute
+//! path, or reaches outside through a symlink. The symlink check canonicalizes the longest
+//! existing prefix of the path, so it also covers paths that do not exist yet (a file about to
+//! be created under a linked directory).
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use crate::config::{lexical_absolute, Config};
+use crate::error::{ErrorCode, ToolError, ToolResult};
+
+/// A path the model named, resolved against the workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkPath {
+    /// Absolute and lexically normalized; symlinks are not resolved.
+    pub abs: PathBuf,
+    /// What results show: relative to the root (`.` for the root), absolute when outside.
+    pub display: String,
+}
+
+/// Resolves `raw` against the workspace and enforces confinement when it is on.
+/// An empty string names the workspace root.
+pub fn resolve(config: &Config, raw: &str) -> ToolResult<WorkPath> {
+    if raw.contains('\0') {
+        return Err(ToolError::invalid_input(
+            "path contains a NUL byte: pass a plain file path",
+        ));
+    }
+    let root = &config.workspace_root;
+    let abs = lexical_absolute(Path::new(raw), root);
+    let display = display_of(root, &abs);
+    if config.confine_to_workspace {
+        check_confined(root, &abs, raw)?;
+    }
+    Ok(WorkPath { abs, display })
+}
+
+/// Resolves an optional path argument, defaulting to the workspace root.
+pub fn resolve_or_root(config: &Config, raw: Option<&str>) -> ToolResult<WorkPath> {
+    resolve(config, raw.unwrap_or(""))
+}
+
+/// The path as results show it: relative to `root` with `/` separators, `.` for the root
+/// itself, and the absolute path when it lies outside.
+pub fn display_of(root: &Path, abs: &Path) -> String {
+    match abs.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => slash_join(rel),
+        Err(_) => abs.to_string_lossy().into_owned(),
+    }
+}
+
+/// Joins a relative path's components with `/` on every platform.
+pub fn slash_join(rel: &Path) -> String {
+    let parts: Vec<_> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+fn escape_error(raw: &str, root: &Path, why: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::PathEscape,
+        format!(
+            "Path escapes the workspace: {raw} {why}. Use a path inside {}; to permit outside paths, start with confineToWorkspace: false (--allow-outside-workspace).",
+            root.display()
+        ),
+    )
+    .with("path", raw)
+}
+
+fn check_confined(root: &Path, abs: &Path, raw: &str) -> ToolResult<()> {
+    if !abs.starts_with(root) {
+        return Err(escape_error(raw, root, "lies outside the workspace"));
+    }
+    // The root itself may be reached through a symlink; compare canonical forms.
+    let canon_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let canon = canonical_longest_prefix(abs);
+    if !canon.starts_with(&canon_root) {
+        return Err(escape_error(
+            raw,
+            root,
+            "resolves outside the workspace through a symlink",
+        ));
+    }
+    Ok(())
+}
+
+/// Canonicalizes the longest existing prefix of `abs` and appends the rest unchanged.
+/// A dangling symlink is followed lexically, so a link to a not-yet-existing outside file
+/// still counts as outside.
+pub fn canonical_longest_prefix(abs: &Path) -> PathBuf {
+    let mut existing = abs.to_path_buf();
+    let mut rest: Vec<OsString> = Vec::new();
+    for _ in 0..64 {
+        if let Ok(canon) = fs::canonicalize(&existing) {
+            let mut out = canon;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        // A dangling link: continue from its target, resolved against its directory.
+        if let Ok(target) = fs::read_link(&existing) {
+            let parent = existing.parent().unwrap_or(Path::new("/")).to_path_buf();
+            existing = lexical_absolute(&target, &parent);
+            continue;
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    // Nothing exists (or a link loop): fall back to the lexical form.
+    let mut out = existing;
+    for part in rest.iter().rev() {
+        out.push(part);
+    }
+    out
+}
+
+/// True when `rel` (as shown to the model) contains a path component that the search tools
+/// never report: `.git`, `.clarvis`, or a `.clarvis-tmp-*` temp file.
+pub fn is_internal(rel: &Path) -> bool {
+    rel.components().any(|c| match c {
+        Component::Normal(name) => {
+            let name = name.to_string_lossy();
+            name == ".git" || name == ".clarvis" || name.starts_with(TEMP_PREFIX)
+        }
+        _ => false,
+    })
+}
+
+/// The prefix of the atomic-write temp files placed beside their targets.
+pub const TEMP_PREFIX: &str = ".clarvis-tmp-";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{resolve as resolve_config, Options};
+
+    fn config(root: &Path, confine: bool) -> Config {
+        resolve_config(
+            Options {
+                workspace_root: Some(root.to_string_lossy().into_owned()),
+                confine_to_workspace: Some(confine),
+                ..Options::default()
+            },
+            Path::new("/"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn relative_and_root_display() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), true);
+        assert_eq!(resolve(&c, "").unwrap().display, ".");
+        assert_eq!(resolve(&c, "a/./b/../c.txt").unwrap().display, "a/c.txt");
+        let abs = dir.path().join("x");
+        assert_eq!(resolve(&c, abs.to_str().unwrap()).unwrap().display, "x");
+    }
+
+    #[test]
+    fn climbs_and_outside_absolute_escape() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), true);
+        for raw in ["../x", "a/../../x", "/etc/passwd"] {
+            let e = resolve(&c, raw).unwrap_err();
+            assert_eq!(e.code, ErrorCode::PathEscape, "{raw}");
+            assert!(e.message.contains("confineToWorkspace"));
+        }
+        let open = config(dir.path(), false);
+        assert_eq!(
+            resolve(&open, "/etc/passwd").unwrap().display,
+            "/etc/passwd"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_out_escape_including_dangling_and_new_children() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("nope"), root.join("dangling")).unwrap();
+        fs::create_dir(root.join("in")).unwrap();
+        std::os::unix::fs::symlink(root.join("in"), root.join("inlink")).unwrap();
+        let c = config(root, true);
+        for raw in ["out", "out/new.txt", "dangling"] {
+            assert_eq!(
+                resolve(&c, raw).unwrap_err().code,
+                ErrorCode::PathEscape,
+                "{raw}"
+            );
+        }
+        assert!(resolve(&c, "inlink/new.txt").is_ok());
+    }
+
+    #[test]
+    fn nul_is_invalid_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), true);
+        assert_eq!(
+            resolve(&c, "a\0b").unwrap_err().code,
+            ErrorCode::InvalidInput
+        );
+    }
+
+    #[test]
+    fn internal_names() {
+        assert!(is_internal(Path::new(".git/config")));
+        assert!(is_internal(Path::new("a/.clarvis/bash-1.log")));
+        assert!(is_internal(Path::new("a/.clarvis-tmp-abc")));
+        assert!(!is_internal(Path::new("a/.gitignore")));
+    }
+}

@@ -1,0 +1,404 @@
+//! Tool input schemas and argument validation.
+//!
+//! Each tool's input is one Rust struct deriving `Deserialize` and `JsonSchema`. The advertised
+//! JSON Schema is generated from that struct, and the arguments are validated against the same
+//! generated schema before being deserialized into it, so the schema and the validator cannot
+//! drift. Validation is strict (unknown fields, missing fields, wrong types, out-of-range
+//! values) except for the two string encodings models often send: a decimal integer string for
+//! an integer field (`"10"`) and `"true"` / `"false"` for a boolean.
+
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::{ToolError, ToolResult};
+
+/// The JSON Schema advertised for `T`: draft-07, subschemas inlined, no `null` for optional
+/// fields (an optional field is omitted, not null), no `$schema` / `title` / `format` noise.
+pub fn schema_for<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft07()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let mut value = generator.into_root_schema_for::<T>().to_value();
+    clean(&mut value);
+    value
+}
+
+fn clean(value: &mut Value) {
+    match value {
+        Value::Object(obj) => {
+            obj.remove("$schema");
+            obj.remove("title");
+            obj.remove("format");
+            drop_null_type(obj);
+            // Doc comments wrap at ~100 columns; a model reads one flowing sentence better.
+            if let Some(Value::String(d)) = obj.get_mut("description") {
+                *d = d
+                    .replace("\n\n", "\u{0}")
+                    .replace('\n', " ")
+                    .replace('\u{0}', "\n\n");
+            }
+            for v in obj.values_mut() {
+                clean(v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(clean),
+        _ => {}
+    }
+}
+
+/// `{"type": ["integer", "null"]}` → `{"type": "integer"}`, and `anyOf: [X, {"type": "null"}]`
+/// → `X`: schemars' rendering of `Option<T>`.
+fn drop_null_type(obj: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = obj.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            obj.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(options)) = obj.get("anyOf") {
+        let non_null: Vec<&Value> = options
+            .iter()
+            .filter(|o| o.get("type").and_then(Value::as_str) != Some("null"))
+            .collect();
+        if non_null.len() == 1 && options.len() == 2 {
+            if let Value::Object(inner) = non_null[0].clone() {
+                obj.remove("anyOf");
+                for (k, v) in inner {
+                    obj.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+}
+
+/// Validates `args` against `schema`, applies the tolerated string coercions, and deserializes
+/// the result into `T`.
+pub fn parse_args<T: DeserializeOwned>(schema: &Value, args: Value) -> ToolResult<T> {
+    let checked = validate(schema, args, "")?;
+    serde_json::from_value(checked)
+        .map_err(|e| ToolError::invalid_input(format!("invalid arguments: {e}")))
+}
+
+/// Checks `value` against `schema` and returns it with tolerated coercions applied.
+/// `at` is the field path used in messages (`edits[2].old_string`).
+pub fn validate(schema: &Value, value: Value, at: &str) -> ToolResult<Value> {
+    let Some(schema) = schema.as_object() else {
+        return Ok(value);
+    };
+    let value = coerce(schema, value);
+    if let Some(expected) = schema.get("type") {
+        if !type_matches(expected, &value) {
+            return Err(wrong_type(at, expected, &value));
+        }
+    }
+    if let Some(Value::Array(options)) = schema.get("enum") {
+        if !options.contains(&value) {
+            let list: Vec<String> = options.iter().map(Value::to_string).collect();
+            return Err(field_error(
+                at,
+                &format!("must be one of {}, got {value}", list.join(", ")),
+            ));
+        }
+    }
+    match value {
+        Value::Object(obj) => validate_object(schema, obj, at).map(Value::Object),
+        Value::Array(items) => validate_array(schema, items, at).map(Value::Array),
+        Value::Number(ref n) => {
+            let x = n.as_f64().unwrap_or(f64::NAN);
+            if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+                if x < min {
+                    return Err(field_error(at, &format!("must be at least {min}, got {n}")));
+                }
+            }
+            if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
+                if x > max {
+                    return Err(field_error(at, &format!("must be at most {max}, got {n}")));
+                }
+            }
+            Ok(value)
+        }
+        Value::String(ref s) => {
+            if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
+                if (s.chars().count() as u64) < min {
+                    return Err(field_error(
+                        at,
+                        &format!("must be a non-empty string (at least {min} character)"),
+                    ));
+                }
+            }
+            Ok(value)
+        }
+        other => Ok(other),
+    }
+}
+
+fn validate_object(
+    schema: &Map<String, Value>,
+    mut obj: Map<String, Value>,
+    at: &str,
+) -> ToolResult<Map<String, Value>> {
+    let empty = Map::new();
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        if let Some(unknown) = obj.keys().find(|k| !props.contains_key(*k)) {
+            let allowed: Vec<&str> = props.keys().map(String::as_str).collect();
+            return Err(ToolError::invalid_input(format!(
+                "unknown field `{}`; allowed fields: {}",
+                join_path(at, unknown),
+                allowed.join(", ")
+            )));
+        }
+    }
+    if let Some(Value::Array(required)) = schema.get("required") {
+        for name in required.iter().filter_map(Value::as_str) {
+            if !obj.contains_key(name) {
+                return Err(ToolError::invalid_input(format!(
+                    "missing required field `{}`",
+                    join_path(at, name)
+                )));
+            }
+        }
+    }
+    for (name, sub) in props {
+        if let Some(v) = obj.remove(name) {
+            let checked = validate(sub, v, &join_path(at, name))?;
+            obj.insert(name.clone(), checked);
+        }
+    }
+    Ok(obj)
+}
+
+fn validate_array(
+    schema: &Map<String, Value>,
+    items: Vec<Value>,
+    at: &str,
+) -> ToolResult<Vec<Value>> {
+    if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
+        if (items.len() as u64) < min {
+            return Err(field_error(
+                at,
+                &format!("must have at least {min} item(s), got {}", items.len()),
+            ));
+        }
+    }
+    let item_schema = schema.get("items").cloned().unwrap_or(Value::Bool(true));
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| validate(&item_schema, v, &format!("{at}[{i}]")))
+        .collect()
+}
+
+/// `"10"` → `10` for integer fields and `"true"`/`"false"` → booleans; nothing looser.
+fn coerce(schema: &Map<String, Value>, value: Value) -> Value {
+    let Value::String(s) = &value else {
+        return value;
+    };
+    let wants = |t: &str| match schema.get("type") {
+        Some(Value::String(x)) => x == t,
+        Some(Value::Array(xs)) => xs.iter().any(|x| x == t),
+        _ => false,
+    };
+    if wants("integer") && is_decimal_integer(s) {
+        if let Ok(n) = s.parse::<i64>() {
+            return Value::from(n);
+        }
+    }
+    if wants("boolean") {
+        match s.as_str() {
+            "true" => return Value::Bool(true),
+            "false" => return Value::Bool(false),
+            _ => {}
+        }
+    }
+    value
+}
+
+fn is_decimal_integer(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn type_matches(expected: &Value, value: &Value) -> bool {
+    match expected {
+        Value::String(t) => is_type(t, value),
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|t| is_type(t, value)),
+        _ => true,
+    }
+}
+
+fn is_type(t: &str, value: &Value) -> bool {
+    match t {
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "null" => value.is_null(),
+        "number" => value.is_number(),
+        "integer" => value.is_i64() || value.is_u64(),
+        _ => true,
+    }
+}
+
+fn describe(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a non-integer number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    match value {
+        Value::String(s) if s.chars().count() <= 40 => format!("{kind} ({s:?})"),
+        Value::Number(n) => format!("{kind} ({n})"),
+        _ => kind.to_string(),
+    }
+}
+
+fn wrong_type(at: &str, expected: &Value, value: &Value) -> ToolError {
+    let want = match expected {
+        Value::String(t) => article(t),
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(article)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => "another type".into(),
+    };
+    if at.is_empty() {
+        return ToolError::invalid_input(format!(
+            "arguments must be {want}, got {}",
+            describe(value)
+        ));
+    }
+    field_error(at, &format!("must be {want}, got {}", describe(value)))
+}
+
+fn article(t: &str) -> String {
+    match t {
+        "integer" => "an integer".into(),
+        "object" => "an object".into(),
+        "array" => "an array".into(),
+        other => format!("a {other}"),
+    }
+}
+
+fn field_error(at: &str, what: &str) -> ToolError {
+    let name = if at.is_empty() { "arguments" } else { at };
+    ToolError::invalid_input(format!("`{name}` {what}")).with("field", name)
+}
+
+fn join_path(at: &str, name: &str) -> String {
+    if at.is_empty() {
+        name.to_string()
+    } else {
+        format!("{at}.{name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Edit {
+        /// Text to find.
+        #[schemars(length(min = 1))]
+        old: String,
+        #[serde(default)]
+        all: bool,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Args {
+        /// A path.
+        path: String,
+        #[schemars(range(min = 1))]
+        limit: Option<i64>,
+        flag: Option<bool>,
+        #[schemars(length(min = 1))]
+        edits: Option<Vec<Edit>>,
+    }
+
+    fn parse(v: Value) -> ToolResult<Args> {
+        parse_args(&schema_for::<Args>(), v)
+    }
+
+    #[test]
+    fn schema_is_clean_and_closed() {
+        let s = schema_for::<Args>();
+        assert_eq!(s["additionalProperties"], false);
+        assert_eq!(s["properties"]["path"]["description"], "A path.");
+        assert_eq!(s["properties"]["limit"]["type"], "integer");
+        assert!(s["properties"]["limit"].get("format").is_none());
+        assert!(s.get("$schema").is_none());
+        assert_eq!(
+            s["properties"]["edits"]["items"]["additionalProperties"],
+            false
+        );
+    }
+
+    #[test]
+    fn accepts_and_coerces_string_encodings() {
+        let a = parse(json!({"path": "a", "limit": "10", "flag": "true"})).unwrap();
+        assert_eq!(a.limit, Some(10));
+        assert_eq!(a.flag, Some(true));
+    }
+
+    #[test]
+    fn refuses_loose_values() {
+        for (args, needle) in [
+            (
+                json!({"path": "a", "flag": "yes"}),
+                "`flag` must be a boolean",
+            ),
+            (
+                json!({"path": "a", "limit": "1.5"}),
+                "`limit` must be an integer",
+            ),
+            (
+                json!({"path": "a", "limit": 1.5}),
+                "`limit` must be an integer",
+            ),
+            (
+                json!({"path": "a", "limit": 0}),
+                "`limit` must be at least 1",
+            ),
+            (json!({"path": 3}), "`path` must be a string"),
+            (json!({}), "missing required field `path`"),
+            (json!({"path": "a", "bogus": 1}), "unknown field `bogus`"),
+            (json!([1]), "arguments must be an object"),
+            (
+                json!({"path": "a", "edits": []}),
+                "`edits` must have at least 1",
+            ),
+            (
+                json!({"path": "a", "edits": [{"old": ""}]}),
+                "`edits[0].old` must be a non-empty",
+            ),
+            (
+                json!({"path": "a", "edits": [{"old": "x", "z": 1}]}),
+                "unknown field `edits[0].z`",
+            ),
+        ] {
+            let err = parse(args.clone()).unwrap_err();
+            assert!(err.message.contains(needle), "{args}: {}", err.message);
+        }
+    }
+}
