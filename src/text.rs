@@ -220,6 +220,249 @@ pub fn cut_chars(line: &str, max_chars: usize) -> (&str, bool) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Editing: the text the mutating tools rewrite, and how it goes back to bytes.
+
+/// A file the editing tools may rewrite: valid UTF-8, its BOM (if any) stripped and remembered,
+/// every line terminator untouched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Editable {
+    pub bom: bool,
+    pub text: String,
+}
+
+impl Editable {
+    /// The bytes to write back: the BOM again (if the file had one), then the text.
+    pub fn into_bytes(self) -> Vec<u8> {
+        encode_utf8(self.bom, self.text)
+    }
+}
+
+/// UTF-8 bytes of `text`, preceded by a BOM when `bom` is set.
+pub fn encode_utf8(bom: bool, text: String) -> Vec<u8> {
+    if !bom {
+        return text.into_bytes();
+    }
+    let mut out = Vec::with_capacity(UTF8_BOM.len() + text.len());
+    out.extend_from_slice(UTF8_BOM);
+    out.extend_from_slice(text.as_bytes());
+    out
+}
+
+/// Decodes a file for editing, refusing what could not be written back byte-exactly:
+/// binary files (`is_binary`), UTF-16 (`is_binary` with `encoding`), and bytes that are not
+/// valid UTF-8 (`is_binary` with `encoding: "non-utf-8"` and the offending line): editing
+/// those through a UTF-8 view would replace them with U+FFFD. Takes the bytes by value so a
+/// valid UTF-8 file is not copied.
+pub fn decode_editable(bytes: Vec<u8>, display: &str) -> ToolResult<Editable> {
+    if looks_binary(&bytes) {
+        return Err(binary_error(display));
+    }
+    let encoding = Encoding::detect(&bytes);
+    if encoding.is_utf16() {
+        return Err(ToolError::new(
+            ErrorCode::IsBinary,
+            format!(
+                "{display} is {} text; the editing tools only rewrite UTF-8 files (read_file can show it). Convert it to UTF-8 first (e.g. with iconv through bash), or change it with bash.",
+                if encoding == Encoding::Utf16Le { "UTF-16LE" } else { "UTF-16BE" }
+            ),
+        )
+        .with("path", display)
+        .with("encoding", encoding.name()));
+    }
+    let bom = bytes.starts_with(UTF8_BOM);
+    let mut bytes = bytes;
+    if bom {
+        bytes.drain(..UTF8_BOM.len());
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Editable { bom, text }),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let body = e.as_bytes();
+            let line = 1 + body[..at].iter().filter(|&&b| b == b'\n').count();
+            Err(ToolError::new(
+                ErrorCode::IsBinary,
+                format!(
+                    "{display} is not valid UTF-8 (byte 0x{:02X} on line {line}; probably Latin-1, Windows-1252 or Shift_JIS). The editing tools refuse to rewrite it, because those bytes would be replaced with U+FFFD. Convert it to UTF-8 first (e.g. iconv -f latin1 -t utf-8 through bash), or change it with bash.",
+                    body[at]
+                ),
+            )
+            .with("path", display)
+            .with("encoding", "non-utf-8")
+            .with("line", line))
+        }
+    }
+}
+
+/// The terminator new lines get: the most frequent of `\n`, `\r\n` and lone `\r` in `text`
+/// (ties go to `\n`, then `\r\n`); `\n` when the text has none.
+pub fn dominant_terminator(text: &str) -> &'static str {
+    let (mut lf, mut crlf, mut cr) = (0usize, 0usize, 0usize);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(off) = memchr_eol(&bytes[i..]) {
+        let at = i + off;
+        if bytes[at] == b'\n' {
+            lf += 1;
+            i = at + 1;
+        } else if bytes.get(at + 1) == Some(&b'\n') {
+            crlf += 1;
+            i = at + 2;
+        } else {
+            cr += 1;
+            i = at + 1;
+        }
+    }
+    if crlf > lf && crlf >= cr {
+        "\r\n"
+    } else if cr > lf && cr > crlf {
+        "\r"
+    } else {
+        "\n"
+    }
+}
+
+/// A text with every terminator seen as `\n` (what matching works on), plus the way back to
+/// offsets in the original text. Borrowed, with an identity mapping, when there is no `\r`.
+pub struct NewlineView<'a> {
+    original: &'a str,
+    normalized: Cow<'a, str>,
+    /// Normalized offsets of the `\n`s that stand for a `\r\n`, ascending.
+    crlf_at: Vec<usize>,
+}
+
+impl<'a> NewlineView<'a> {
+    pub fn new(original: &'a str) -> Self {
+        if !original.contains('\r') {
+            return NewlineView {
+                original,
+                normalized: Cow::Borrowed(original),
+                crlf_at: Vec::new(),
+            };
+        }
+        let mut normalized = String::with_capacity(original.len());
+        let mut crlf_at = Vec::new();
+        let mut rest = original;
+        while let Some(i) = rest.find('\r') {
+            normalized.push_str(&rest[..i]);
+            if rest.as_bytes().get(i + 1) == Some(&b'\n') {
+                crlf_at.push(normalized.len());
+                rest = &rest[i + 2..];
+            } else {
+                rest = &rest[i + 1..];
+            }
+            normalized.push('\n');
+        }
+        normalized.push_str(rest);
+        NewlineView {
+            original,
+            normalized: Cow::Owned(normalized),
+            crlf_at,
+        }
+    }
+
+    /// The text with every terminator as `\n`.
+    pub fn text(&self) -> &str {
+        &self.normalized
+    }
+
+    /// The original offset of normalized offset `n`. An offset just after a `\n` that stands
+    /// for `\r\n` lands after the `\n` of the pair; one at it lands on the `\r`.
+    pub fn to_original(&self, n: usize) -> usize {
+        n + self.crlf_at.partition_point(|&p| p < n)
+    }
+
+    /// Replaces normalized ranges with new text (written with `\n`), keeping every byte outside
+    /// them. Ranges must be ascending and disjoint. Within a replaced range, terminators are
+    /// assigned by [`replacement_terminators`]: lines that correspond to replaced lines keep
+    /// their own terminator, added lines get `dominant`.
+    pub fn splice(&self, replacements: &[(usize, usize, &str)], dominant: &str) -> String {
+        let mut out = String::with_capacity(self.original.len() + 64);
+        let mut done = 0;
+        for &(start, end, new) in replacements {
+            let (ostart, oend) = (self.to_original(start), self.to_original(end));
+            out.push_str(&self.original[done..ostart]);
+            push_with_terminators(&mut out, &self.original[ostart..oend], new, dominant);
+            done = oend;
+        }
+        out.push_str(&self.original[done..]);
+        out
+    }
+}
+
+/// Writes `new` (lines joined by `\n`) in place of `old` (the original text of the replaced
+/// region, with its own terminators), choosing each new line's terminator.
+fn push_with_terminators(out: &mut String, old: &str, new: &str, dominant: &str) {
+    if !new.contains('\n') {
+        out.push_str(new);
+        return;
+    }
+    let old_segments: Vec<(&str, &str)> = segments(old);
+    let new_segments: Vec<&str> = new.split('\n').collect();
+    let old_lines: Vec<&str> = old_segments.iter().map(|(l, _)| *l).collect();
+    let old_terms: Vec<&str> = old_segments
+        .iter()
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(_, t)| *t)
+        .collect();
+    let terms = replacement_terminators(&old_lines, &old_terms, &new_segments, dominant);
+    for (i, seg) in new_segments.iter().enumerate() {
+        out.push_str(seg);
+        if let Some(t) = terms.get(i) {
+            out.push_str(t);
+        }
+    }
+}
+
+/// `text` cut at every terminator: `(segment, terminator)` pairs, the last one with an empty
+/// terminator (so `k` terminators give `k + 1` segments, the last possibly empty).
+fn segments(text: &str) -> Vec<(&str, &str)> {
+    let mut out: Vec<(&str, &str)> = split_lines(text).collect();
+    if out.last().is_none_or(|(_, t)| !t.is_empty()) {
+        out.push(("", ""));
+    }
+    out
+}
+
+/// The terminator of each of the `new.len() - 1` line breaks in a replacement, given the
+/// replaced region's segments (`old`, one more than `old_terms`). Breaks after a run of equal
+/// leading segments keep the matching old terminator, as do breaks before a run of equal
+/// trailing segments; the breaks in between keep the old terminator at the same position while
+/// there is one, and the rest (lines added by the edit) get `dominant`. (Two regions that
+/// merely both end in a line break do not count as a trailing run.)
+pub fn replacement_terminators<'t>(
+    old: &[&str],
+    old_terms: &[&'t str],
+    new: &[&str],
+    dominant: &'t str,
+) -> Vec<&'t str> {
+    let k = old_terms.len();
+    let m = new.len().saturating_sub(1);
+    let both = k.min(m);
+    let p = (0..both).take_while(|&i| old[i] == new[i]).count();
+    let mut s = (0..both - p)
+        .take_while(|&i| old[old.len() - 1 - i] == new[new.len() - 1 - i])
+        .count();
+    // Both ending in a line break says nothing about which lines correspond.
+    if s == 1 && old[old.len() - 1].is_empty() {
+        s = 0;
+    }
+    (0..m)
+        .map(|j| {
+            if j < p {
+                old_terms[j]
+            } else if j >= m - s {
+                old_terms[k - (m - j)]
+            } else if j < k - s {
+                old_terms[j]
+            } else {
+                dominant
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +500,71 @@ mod tests {
         assert_eq!(split_lines("").count(), 0);
         assert_eq!(split_lines("\n").collect::<Vec<_>>(), [("", "\n")]);
         assert_eq!(split_lines("x\n").count(), 1);
+    }
+
+    #[test]
+    fn editable_refuses_what_it_cannot_write_back() {
+        let e = decode_editable(b"\xEF\xBB\xBFhi\r\n".to_vec(), "a").unwrap();
+        assert_eq!((e.bom, e.text.as_str()), (true, "hi\r\n"));
+        assert_eq!(e.into_bytes(), b"\xEF\xBB\xBFhi\r\n");
+        let e = decode_editable(b"\xFF\xFEh\0".to_vec(), "a").unwrap_err();
+        assert_eq!(
+            (e.code, &e.fields["encoding"]),
+            (ErrorCode::IsBinary, &"utf-16le".into())
+        );
+        let e = decode_editable(b"ok\ncaf\xE9\n".to_vec(), "a").unwrap_err();
+        assert_eq!(e.fields["encoding"], "non-utf-8");
+        assert_eq!(e.fields["line"], 2);
+        assert!(e.message.contains("0xE9"), "{}", e.message);
+        let e = decode_editable(b"a\0b".to_vec(), "a").unwrap_err();
+        assert_eq!(e.code, ErrorCode::IsBinary);
+    }
+
+    #[test]
+    fn dominant_terminators() {
+        assert_eq!(dominant_terminator("a"), "\n");
+        assert_eq!(dominant_terminator("a\r\nb\r\nc\n"), "\r\n");
+        assert_eq!(dominant_terminator("a\r\nb\n"), "\n");
+        assert_eq!(dominant_terminator("a\rb\rc\r\n"), "\r");
+    }
+
+    #[test]
+    fn newline_view_maps_offsets_back() {
+        let v = NewlineView::new("ab\r\ncd\ref\r\n");
+        assert_eq!(v.text(), "ab\ncd\nef\n");
+        assert_eq!(v.to_original(2), 2);
+        assert_eq!(v.to_original(3), 4);
+        assert_eq!(v.to_original(6), 7);
+        assert_eq!(v.to_original(10), 12);
+        let v = NewlineView::new("plain\n");
+        assert!(matches!(v.normalized, Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn splice_keeps_untouched_and_corresponding_terminators() {
+        // Mixed file: the edited line keeps its own lone-CR terminator; the added one gets the
+        // dominant CRLF; everything else is untouched.
+        let orig = "a\r\nb\rc\r\nd\n";
+        let v = NewlineView::new(orig);
+        let start = v.text().find("b\n").unwrap();
+        let out = v.splice(&[(start, start + 2, "B\nB2\n")], dominant_terminator(orig));
+        assert_eq!(out, "a\r\nB\rB2\r\nc\r\nd\n");
+        // Inserting a line above keeps the following lines' terminators by alignment.
+        let orig = "x\ny\r\nz";
+        let v = NewlineView::new(orig);
+        let out = v.splice(&[(0, 4, "new\nx\ny\n")], "\n");
+        assert_eq!(out, "new\nx\ny\r\nz");
+        // Deleting lines.
+        let v = NewlineView::new("1\r2\r3\r");
+        assert_eq!(v.splice(&[(2, 4, "")], "\r"), "1\r3\r");
+    }
+
+    #[test]
+    fn terminator_alignment() {
+        let t = replacement_terminators(&["a", "b", ""], &["\r", "\n"], &["z", "a", "b", ""], "X");
+        assert_eq!(t, ["X", "\r", "\n"]);
+        let t = replacement_terminators(&["a", ""], &["\r"], &["q", "r", ""], "X");
+        assert_eq!(t, ["\r", "X"]);
     }
 
     #[test]
