@@ -8,6 +8,7 @@ pub mod bound;
 pub mod config;
 pub mod dispatch;
 pub mod error;
+pub mod matching;
 pub mod paths;
 pub mod schema;
 pub mod spill;

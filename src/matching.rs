@@ -1,0 +1,1057 @@
+//! Finding an `old_string` in a file: the exact match, the tolerant cascade, and the
+//! diagnostics a failed search returns.
+//!
+//! Everything here works on text whose terminators are all `\n` (see
+//! [`crate::text::NewlineView`]); offsets are byte offsets into that text. The search order:
+//!
+//! 1. **Exact**: every occurrence; it must be unique unless `replace_all` is set.
+//! 2. The **whitespace-tolerant cascade**, strictest first, only for a single replacement:
+//!    - *indentation-flexible*: the same lines shifted by a uniform indentation (`new_string` is
+//!      re-indented by the same shift);
+//!    - *per-line trimmed*: the same lines, ignoring leading and trailing whitespace on each;
+//!    - *whitespace-collapsed*: the same text with every whitespace run seen as one space;
+//!    - *trimmed substring*: `old_string` without its surrounding whitespace.
+//! 3. **Unicode punctuation**: typographic quotes, dashes and odd spaces seen as their ASCII
+//!    forms ([`normalize_punctuation`]); the file's own characters are kept wherever the edit
+//!    does not change them.
+//!
+//! A tolerant candidate is discarded when it spans at least twice the lines of `old_string` or
+//! 500+ characters more than it. A tier applies only when exactly one candidate remains; two or
+//! more is `ambiguous_match` (never a guess); none passes to the next tier. When nothing
+//! matches, [`find`] returns `no_match` with every diagnosis that applies: read_file
+//! line-number prefixes left in `old_string`, the same text present with different whitespace
+//! (with line numbers), `new_string` already present (an edit already applied), and the
+//! nearest similar region (with its line range and lines).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use memchr::memmem;
+
+use crate::error::{ErrorCode, ToolError, ToolResult};
+
+/// How a match was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    Exact,
+    IndentationFlexible,
+    LineTrimmed,
+    WhitespaceCollapsed,
+    TrimmedSubstring,
+    UnicodePunctuation,
+}
+
+impl Tier {
+    /// The tier's name as the messages show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Exact => "exact",
+            Tier::IndentationFlexible => "indentation-flexible",
+            Tier::LineTrimmed => "per-line trimmed",
+            Tier::WhitespaceCollapsed => "whitespace-collapsed",
+            Tier::TrimmedSubstring => "trimmed substring",
+            Tier::UnicodePunctuation => "Unicode punctuation",
+        }
+    }
+
+    fn explain(self) -> &'static str {
+        match self {
+            Tier::Exact => "exactly",
+            Tier::IndentationFlexible => {
+                "with different indentation (new_string was re-indented by the same shift)"
+            }
+            Tier::LineTrimmed => "ignoring leading and trailing whitespace on each line",
+            Tier::WhitespaceCollapsed => "treating every run of whitespace as one space",
+            Tier::TrimmedSubstring => "without the whitespace around old_string",
+            Tier::UnicodePunctuation => {
+                "treating typographic quotes, dashes and odd spaces as their ASCII forms (the file's own characters were kept where the edit did not change them)"
+            }
+        }
+    }
+}
+
+/// One region to replace: `start..end` in the searched text, and what goes there (`\n`s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Region {
+    pub start: usize,
+    pub end: usize,
+    pub replacement: String,
+}
+
+/// A successful search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub tier: Tier,
+    /// Ascending and disjoint.
+    pub regions: Vec<Region>,
+    /// For a tolerant match: what to tell the model (which lines, how it matched).
+    pub note: Option<String>,
+}
+
+/// Finds `old` in `text` and says what replaces it. `text`, `old` and `new` use `\n` only;
+/// `display` names the file in messages. Errors: `no_match` (with diagnostics) and
+/// `ambiguous_match` (with a `lines` field).
+pub fn find(
+    text: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    display: &str,
+) -> ToolResult<Found> {
+    if old.is_empty() {
+        return Err(ToolError::invalid_input(
+            "old_string is empty: give the exact text to replace (use write_file to write a whole file)",
+        )
+        .with("field", "old_string"));
+    }
+    let exact = exact_matches(text, old);
+    if exact.len() == 1 || (replace_all && !exact.is_empty()) {
+        let regions = exact
+            .into_iter()
+            .map(|start| Region {
+                start,
+                end: start + old.len(),
+                replacement: new.to_string(),
+            })
+            .collect();
+        return Ok(Found {
+            tier: Tier::Exact,
+            regions,
+            note: None,
+        });
+    }
+    let lines = LineIndex::new(text);
+    if exact.len() > 1 {
+        let at: Vec<usize> = exact.iter().map(|&s| lines.line_of(s)).collect();
+        return Err(ambiguous(
+            format!(
+                "old_string matches {} places in {display} (lines {}). Include more surrounding lines in old_string so it matches exactly one place, or set replace_all: true to replace every occurrence.",
+                at.len(),
+                list_lines(&at)
+            ),
+            display,
+            &at,
+        ));
+    }
+    match cascade(text, &lines, old, new) {
+        Cascade::Found(tier, region) => {
+            let (first, last) = lines.span(region.start, region.end);
+            if replace_all {
+                return Err(no_match(
+                    format!(
+                        "old_string was not found exactly in {display}, and replace_all only replaces exact occurrences. A {} match exists at {}; copy old_string exactly from read_file, or drop replace_all to replace just that one.",
+                        tier.name(),
+                        range(first, last)
+                    ),
+                    display,
+                ));
+            }
+            let note = format!(
+                "old_string did not match exactly; it matched {} {} ({} match). Verify the result with read_file.",
+                range(first, last),
+                tier.explain(),
+                tier.name()
+            );
+            Ok(Found {
+                tier,
+                regions: vec![region],
+                note: Some(note),
+            })
+        }
+        Cascade::Ambiguous(tier, regions) => {
+            let spans: Vec<(usize, usize)> =
+                regions.iter().map(|r| lines.span(r.start, r.end)).collect();
+            let firsts: Vec<usize> = spans.iter().map(|s| s.0).collect();
+            Err(ambiguous(
+                format!(
+                    "old_string was not found exactly in {display}; a {} match finds {} places ({}), and a tolerant match is only applied when it is unique. Copy old_string exactly from read_file, including more surrounding lines.",
+                    tier.name(),
+                    spans.len(),
+                    spans
+                        .iter()
+                        .take(MAX_LISTED)
+                        .map(|&(a, b)| range(a, b))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                display,
+                &firsts,
+            ))
+        }
+        Cascade::None { discarded } => Err(no_match(
+            diagnose(text, &lines, old, new, &discarded, display),
+            display,
+        )),
+    }
+}
+
+/// How many line numbers a message lists before saying "and N more".
+const MAX_LISTED: usize = 20;
+
+fn no_match(message: String, display: &str) -> ToolError {
+    ToolError::new(ErrorCode::NoMatch, message).with("path", display)
+}
+
+fn ambiguous(message: String, display: &str, lines: &[usize]) -> ToolError {
+    ToolError::new(ErrorCode::AmbiguousMatch, message)
+        .with("path", display)
+        .with("count", lines.len())
+        .with("lines", lines.to_vec())
+}
+
+fn list_lines(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines
+        .iter()
+        .take(MAX_LISTED)
+        .map(usize::to_string)
+        .collect();
+    let more = lines.len().saturating_sub(MAX_LISTED);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+fn range(first: usize, last: usize) -> String {
+    if first == last {
+        format!("line {first}")
+    } else {
+        format!("lines {first}-{last}")
+    }
+}
+
+/// Start offsets of the non-overlapping exact occurrences of `old`.
+pub fn exact_matches(text: &str, old: &str) -> Vec<usize> {
+    if old.is_empty() {
+        return Vec::new();
+    }
+    memmem::find_iter(text.as_bytes(), old.as_bytes()).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines
+
+/// Where each line of a text starts (a text ending in `\n` has no empty last line).
+pub struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        if starts.len() > 1 && starts.last() == Some(&text.len()) {
+            starts.pop();
+        }
+        if text.is_empty() {
+            starts.clear();
+        }
+        LineIndex { text, starts }
+    }
+
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// Line `i` (0-based) without its `\n`.
+    pub fn line(&self, i: usize) -> &'a str {
+        &self.text[self.starts[i]..self.end_of(i)]
+    }
+
+    /// The end of line `i`'s content.
+    fn end_of(&self, i: usize) -> usize {
+        match self.starts.get(i + 1) {
+            Some(&next) => next - 1,
+            None => {
+                let end = self.text.len();
+                end - usize::from(self.text.ends_with('\n'))
+            }
+        }
+    }
+
+    /// The start of the line after `i` (the text's end for the last line).
+    fn after(&self, i: usize) -> usize {
+        self.starts.get(i + 1).copied().unwrap_or(self.text.len())
+    }
+
+    /// The 1-based line holding offset `at`.
+    pub fn line_of(&self, at: usize) -> usize {
+        self.starts.partition_point(|&s| s <= at).max(1)
+    }
+
+    /// The 1-based first and last lines of `start..end` (a region ending just after a `\n`
+    /// ends on that line).
+    pub fn span(&self, start: usize, end: usize) -> (usize, usize) {
+        let first = self.line_of(start);
+        let last_byte = if end > start { end - 1 } else { start };
+        (first, self.line_of(last_byte).max(first))
+    }
+}
+
+/// The lines of `s` as a model writes them: a final `\n` ends the last line, it does not open
+/// an empty one. Returns the lines and whether `s` ended with `\n`.
+fn model_lines(s: &str) -> (Vec<&str>, bool) {
+    let trailing = s.ends_with('\n');
+    let body = if trailing { &s[..s.len() - 1] } else { s };
+    (body.split('\n').collect(), trailing)
+}
+
+/// The number of lines a region or string spans (a final `\n` does not start another).
+fn line_count(s: &str) -> usize {
+    model_lines(s).0.len()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cascade
+
+enum Cascade {
+    Found(Tier, Region),
+    Ambiguous(Tier, Vec<Region>),
+    /// Nothing usable; `discarded` holds the disproportionate candidates' line spans.
+    None {
+        discarded: Vec<(usize, usize)>,
+    },
+}
+
+fn cascade(text: &str, lines: &LineIndex, old: &str, new: &str) -> Cascade {
+    let mut discarded = Vec::new();
+    let old_lines = line_count(old);
+    let old_chars = old.chars().count();
+    let keep = |regions: Vec<Region>, discarded: &mut Vec<(usize, usize)>| -> Vec<Region> {
+        regions
+            .into_iter()
+            .filter(|r| {
+                let span = &text[r.start..r.end];
+                let too_big =
+                    line_count(span) >= 2 * old_lines || span.chars().count() >= old_chars + 500;
+                if too_big {
+                    discarded.push(lines.span(r.start, r.end));
+                }
+                !too_big
+            })
+            .collect()
+    };
+    let windows = trimmed_windows(lines, old);
+    let tiers: [(Tier, &dyn Fn() -> Vec<Region>); 5] = [
+        (Tier::IndentationFlexible, &|| {
+            indentation_flexible(lines, old, new, &windows)
+        }),
+        (Tier::LineTrimmed, &|| {
+            line_trimmed(lines, old, new, &windows)
+        }),
+        (Tier::WhitespaceCollapsed, &|| {
+            whitespace_collapsed(text, old, new)
+        }),
+        (Tier::TrimmedSubstring, &|| {
+            trimmed_substring(text, old, new)
+        }),
+        (Tier::UnicodePunctuation, &|| {
+            unicode_punctuation(text, old, new)
+        }),
+    ];
+    for (tier, run) in tiers {
+        let mut found = keep(run(), &mut discarded);
+        match found.len() {
+            0 => continue,
+            1 => {
+                let region = found.remove(0);
+                // A collapsed-whitespace hit that is old_string's trimmed text verbatim is
+                // described as the stricter trimmed-substring match it is.
+                let tier = if tier == Tier::WhitespaceCollapsed
+                    && text[region.start..region.end] == *old.trim()
+                {
+                    Tier::TrimmedSubstring
+                } else {
+                    tier
+                };
+                return Cascade::Found(tier, region);
+            }
+            _ => return Cascade::Ambiguous(tier, found),
+        }
+    }
+    discarded.sort();
+    discarded.dedup();
+    Cascade::None { discarded }
+}
+
+/// The windows (first line index) whose lines equal `old`'s lines after trimming each: the
+/// candidates of both line tiers (indentation-flexible ones are a subset).
+fn trimmed_windows(lines: &LineIndex, old: &str) -> Vec<usize> {
+    let (want, _) = model_lines(old);
+    let n = want.len();
+    if n > lines.len() {
+        return Vec::new();
+    }
+    let first = want[0].trim();
+    (0..=lines.len() - n)
+        .filter(|&i| {
+            lines.line(i).trim() == first
+                && want
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .all(|(j, w)| lines.line(i + j).trim() == w.trim())
+        })
+        .collect()
+}
+
+/// The region a line window covers: whole lines, and the last line's `\n` when `old` ends in
+/// one.
+fn window_region(
+    lines: &LineIndex,
+    i: usize,
+    n: usize,
+    trailing: bool,
+    replacement: String,
+) -> Region {
+    let last = i + n - 1;
+    Region {
+        start: lines.starts[i],
+        end: if trailing {
+            lines.after(last)
+        } else {
+            lines.end_of(last)
+        },
+        replacement,
+    }
+}
+
+fn is_blank(s: &str) -> bool {
+    s.trim().is_empty()
+}
+
+fn leading_ws(s: &str) -> &str {
+    &s[..s.len() - s.trim_start().len()]
+}
+
+/// The longest leading-whitespace prefix shared by the non-blank lines.
+fn common_indent<'s>(lines: impl Iterator<Item = &'s str>) -> &'s str {
+    let mut common: Option<&str> = None;
+    for line in lines.filter(|l| !is_blank(l)) {
+        let ws = leading_ws(line);
+        common = Some(match common {
+            None => ws,
+            Some(c) => {
+                let shared = c
+                    .char_indices()
+                    .zip(ws.chars())
+                    .find(|((_, a), b)| a != b)
+                    .map_or(c.len().min(ws.len()), |((i, _), _)| i);
+                &c[..shared]
+            }
+        });
+    }
+    common.unwrap_or("")
+}
+
+fn indentation_flexible(lines: &LineIndex, old: &str, new: &str, windows: &[usize]) -> Vec<Region> {
+    let (want, trailing) = model_lines(old);
+    let want_indent = common_indent(want.iter().copied());
+    windows
+        .iter()
+        .filter_map(|&i| {
+            let got: Vec<&str> = (i..i + want.len()).map(|k| lines.line(k)).collect();
+            let got_indent = common_indent(got.iter().copied());
+            let same_shape = want.iter().zip(&got).all(|(w, g)| {
+                if is_blank(w) || is_blank(g) {
+                    return is_blank(w) && is_blank(g);
+                }
+                w[want_indent.len()..] == g[got_indent.len()..]
+            });
+            same_shape.then(|| {
+                window_region(
+                    lines,
+                    i,
+                    want.len(),
+                    trailing,
+                    reindent(new, want_indent, got_indent),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Moves `new`'s lines from indentation `from` to `to`: a line starting with `from` gets `to`
+/// instead; blank lines and lines indented less than `from` are left as they are.
+fn reindent(new: &str, from: &str, to: &str) -> String {
+    new.split('\n')
+        .map(|line| match line.strip_prefix(from) {
+            Some(rest) if !is_blank(line) => format!("{to}{rest}"),
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn line_trimmed(lines: &LineIndex, old: &str, new: &str, windows: &[usize]) -> Vec<Region> {
+    let (want, trailing) = model_lines(old);
+    windows
+        .iter()
+        .map(|&i| window_region(lines, i, want.len(), trailing, new.to_string()))
+        .collect()
+}
+
+/// `new` with the whitespace removed that was trimmed from `old`: exactly `old`'s leading and
+/// trailing whitespace when `new` has it too, otherwise all of `new`'s on that side.
+fn trim_like(new: &str, old: &str) -> String {
+    let lead = leading_ws(old);
+    let trail = &old[old.trim_end().len()..];
+    let mut s = new;
+    if !lead.is_empty() {
+        s = s.strip_prefix(lead).unwrap_or_else(|| s.trim_start());
+    }
+    if !trail.is_empty() {
+        s = s.strip_suffix(trail).unwrap_or_else(|| s.trim_end());
+    }
+    s.to_string()
+}
+
+/// A text with every whitespace run squeezed to one space, and the way back.
+struct Squeezed {
+    text: String,
+    /// `(offset of the squeezed space, bytes removed up to and including that run)`.
+    runs: Vec<(usize, usize)>,
+}
+
+impl Squeezed {
+    fn new(original: &str) -> Self {
+        let mut text = String::with_capacity(original.len());
+        let mut runs = Vec::new();
+        let mut removed = 0;
+        let mut chars = original.char_indices().peekable();
+        while let Some((_, c)) = chars.next() {
+            if !c.is_whitespace() {
+                text.push(c);
+                continue;
+            }
+            let mut run = c.len_utf8();
+            while let Some(&(_, d)) = chars.peek() {
+                if !d.is_whitespace() {
+                    break;
+                }
+                run += d.len_utf8();
+                chars.next();
+            }
+            removed += run - 1;
+            runs.push((text.len(), removed));
+            text.push(' ');
+        }
+        Squeezed { text, runs }
+    }
+
+    fn to_original(&self, at: usize) -> usize {
+        let i = self.runs.partition_point(|&(pos, _)| pos < at);
+        at + if i == 0 { 0 } else { self.runs[i - 1].1 }
+    }
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn whitespace_collapsed(text: &str, old: &str, new: &str) -> Vec<Region> {
+    let want = collapse(old);
+    if want.is_empty() {
+        return Vec::new();
+    }
+    let squeezed = Squeezed::new(text);
+    let replacement = trim_like(new, old);
+    memmem::find_iter(squeezed.text.as_bytes(), want.as_bytes())
+        .map(|at| Region {
+            start: squeezed.to_original(at),
+            end: squeezed.to_original(at + want.len()),
+            replacement: replacement.clone(),
+        })
+        .collect()
+}
+
+fn trimmed_substring(text: &str, old: &str, new: &str) -> Vec<Region> {
+    let want = old.trim();
+    if want.is_empty() || want.len() == old.len() {
+        return Vec::new();
+    }
+    let replacement = trim_like(new, old);
+    exact_matches(text, want)
+        .into_iter()
+        .map(|start| Region {
+            start,
+            end: start + want.len(),
+            replacement: replacement.clone(),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unicode punctuation
+
+/// The ASCII form of a typographic character: curly and low quotes → `'` / `"`, hyphens and
+/// dashes (U+2010–2015, minus sign) → `-`, no-break and other odd spaces → ` `. Other
+/// characters are returned unchanged. One character maps to one character, so positions in
+/// characters survive normalization.
+pub fn punctuation_char(c: char) -> char {
+    match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+        other => other,
+    }
+}
+
+/// `s` with every character passed through [`punctuation_char`]; borrowed when nothing changes.
+pub fn normalize_punctuation(s: &str) -> Cow<'_, str> {
+    if s.chars().all(|c| punctuation_char(c) == c) {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.chars().map(punctuation_char).collect())
+    }
+}
+
+/// The replacement for a punctuation-normalized match: `new`, except that the characters it
+/// shares with `old` at the start and end (the part of the region the edit leaves alone) are
+/// taken from the file's `region`, so its own quotes and dashes survive there.
+pub fn keep_file_chars(region: &str, old: &str, new: &str) -> String {
+    let (r, o, n): (Vec<char>, Vec<char>, Vec<char>) = (
+        region.chars().collect(),
+        old.chars().collect(),
+        new.chars().collect(),
+    );
+    if r.len() != o.len() {
+        return new.to_string();
+    }
+    let p = o.iter().zip(&n).take_while(|(a, b)| a == b).count();
+    let max_s = o.len().min(n.len()) - p;
+    let s = o
+        .iter()
+        .rev()
+        .zip(n.iter().rev())
+        .take(max_s)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out: String = r[..p].iter().collect();
+    out.extend(&n[p..n.len() - s]);
+    out.extend(&r[r.len() - s..]);
+    out
+}
+
+fn unicode_punctuation(text: &str, old: &str, new: &str) -> Vec<Region> {
+    let (norm_text, norm_old) = (normalize_punctuation(text), normalize_punctuation(old));
+    if matches!(
+        (&norm_text, &norm_old),
+        (Cow::Borrowed(_), Cow::Borrowed(_))
+    ) {
+        return Vec::new();
+    }
+    let hits = exact_matches(&norm_text, &norm_old);
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    // Walk both texts together (one character maps to one) to turn normalized offsets into
+    // original ones; the hits ascend, so one pass serves them all.
+    let mut pairs = norm_text
+        .char_indices()
+        .map(|(n, _)| n)
+        .zip(text.char_indices().map(|(o, _)| o))
+        .peekable();
+    let mut to_original = |target: usize| -> usize {
+        while let Some(&(n, o)) = pairs.peek() {
+            if n >= target {
+                return o;
+            }
+            pairs.next();
+        }
+        text.len()
+    };
+    let mut out = Vec::with_capacity(hits.len());
+    for at in hits {
+        let start = to_original(at);
+        let end = to_original(at + norm_old.len());
+        out.push((start, end));
+    }
+    out.into_iter()
+        .map(|(start, end)| Region {
+            start,
+            end,
+            replacement: keep_file_chars(&text[start..end], old, new),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics
+
+/// The `no_match` message: what was not found, then every diagnosis that applies.
+fn diagnose(
+    text: &str,
+    lines: &LineIndex,
+    old: &str,
+    new: &str,
+    discarded: &[(usize, usize)],
+    display: &str,
+) -> String {
+    let mut hints: Vec<String> = Vec::new();
+    if let Some(stripped) = strip_line_prefixes(old) {
+        let mut hint = "old_string contains read_file line-number prefixes (like \"    12\\t\"); they are not part of the file. Remove them and copy only the text after the tab.".to_string();
+        if let Some(&at) = exact_matches(text, &stripped).first() {
+            hint.push_str(&format!(
+                " Without them it matches at line {}.",
+                lines.line_of(at)
+            ));
+        }
+        hints.push(hint);
+    }
+    let ws_lines = whitespace_insensitive(text, lines, old);
+    if !discarded.is_empty() {
+        hints.push(format!(
+            "The same text appears with different whitespace at {}, but that match spans far more than old_string (at least twice its lines, or 500+ characters more), so it was not applied. Copy old_string exactly from read_file, including indentation and line breaks.",
+            spans_text(discarded)
+        ));
+    } else if !ws_lines.is_empty() {
+        hints.push(format!(
+            "The same text appears with different whitespace at {}. Copy old_string exactly from read_file, including indentation, spaces and line breaks.",
+            spans_text(&ws_lines)
+        ));
+    }
+    if !is_blank(new) {
+        if let Some(&at) = exact_matches(text, new).first() {
+            hints.push(format!(
+                "new_string is already present at line {}: this edit may already have been applied. Read the file to check before retrying.",
+                lines.line_of(at)
+            ));
+        }
+    }
+    if hints.is_empty() || (discarded.is_empty() && ws_lines.is_empty()) {
+        if let Some(similar) = similar_region(lines, old) {
+            hints.push(similar);
+        }
+    }
+    let mut message = if text.is_empty() {
+        format!("old_string was not found in {display}: the file is empty. Use write_file to give it content.")
+    } else {
+        format!("old_string was not found in {display}.")
+    };
+    for hint in hints {
+        message.push(' ');
+        message.push_str(&hint);
+    }
+    if !text.is_empty() {
+        message.push_str(" Read the file again (read_file) and copy old_string exactly.");
+    }
+    message
+}
+
+fn spans_text(spans: &[(usize, usize)]) -> String {
+    let mut parts: Vec<String> = spans
+        .iter()
+        .take(MAX_LISTED)
+        .map(|&(a, b)| range(a, b))
+        .collect();
+    if spans.len() > MAX_LISTED {
+        parts.push(format!("and {} more", spans.len() - MAX_LISTED));
+    }
+    parts.join(", ")
+}
+
+/// `old` without read_file row prefixes (`<spaces><digits><tab>`), when most of its non-blank
+/// lines carry one; `None` otherwise.
+pub fn strip_line_prefixes(old: &str) -> Option<String> {
+    let prefix_len = |line: &str| -> Option<usize> {
+        let t = line.trim_start_matches(' ');
+        let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        (digits > 0 && t[digits..].starts_with('\t')).then(|| line.len() - t.len() + digits + 1)
+    };
+    let lines: Vec<&str> = old.split('\n').collect();
+    let nonblank = lines.iter().filter(|l| !is_blank(l)).count();
+    let prefixed = lines.iter().filter(|l| prefix_len(l).is_some()).count();
+    if prefixed == 0 || prefixed * 2 < nonblank.max(1) {
+        return None;
+    }
+    Some(
+        lines
+            .iter()
+            .map(|l| prefix_len(l).map_or(*l, |n| &l[n..]))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// Line spans where `old` occurs once all whitespace is ignored on both sides.
+fn whitespace_insensitive(text: &str, lines: &LineIndex, old: &str) -> Vec<(usize, usize)> {
+    let want: String = old.chars().filter(|c| !c.is_whitespace()).collect();
+    if want.is_empty() {
+        return Vec::new();
+    }
+    // The kept characters' original offsets, built only up to what a match needs.
+    let mut kept = String::with_capacity(text.len());
+    let mut origin: Vec<usize> = Vec::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        if !c.is_whitespace() {
+            kept.push(c);
+            origin.extend(std::iter::repeat_n(i, c.len_utf8()));
+        }
+    }
+    memmem::find_iter(kept.as_bytes(), want.as_bytes())
+        .take(MAX_LISTED + 1)
+        .map(|at| lines.span(origin[at], origin[at + want.len() - 1] + 1))
+        .collect()
+}
+
+/// "The most similar text is at lines A-B: …" for the window of `old`'s line count that shares
+/// the most words with it, when it shares at least half of them.
+fn similar_region(lines: &LineIndex, old: &str) -> Option<String> {
+    let (want, _) = model_lines(old);
+    let wanted: HashSet<&str> = words(old).take(500).collect();
+    if wanted.is_empty() || lines.is_empty() {
+        return None;
+    }
+    let n = want.len().min(lines.len());
+    let scores: Vec<usize> = (0..lines.len())
+        .map(|i| words_in(lines.line(i), &wanted))
+        .collect();
+    let mut window: usize = scores[..n].iter().sum();
+    let (mut best, mut best_at) = (window, 0);
+    for i in 1..=lines.len() - n {
+        window = window + scores[i + n - 1] - scores[i - 1];
+        if window > best {
+            (best, best_at) = (window, i);
+        }
+    }
+    if best == 0 {
+        return None;
+    }
+    let region: Vec<&str> = (best_at..best_at + n).map(|i| lines.line(i)).collect();
+    let shared: HashSet<&str> = region
+        .iter()
+        .flat_map(|l| words(l))
+        .filter(|w| wanted.contains(w))
+        .collect();
+    let share = shared.len() * 100 / wanted.len();
+    if share < 50 {
+        return None;
+    }
+    const SHOW: usize = 12;
+    let mut rows: Vec<String> = region
+        .iter()
+        .take(SHOW)
+        .enumerate()
+        .map(|(k, l)| {
+            let (cut, more) = crate::text::cut_chars(l, 240);
+            format!(
+                "{:>6}\t{cut}{}",
+                best_at + k + 1,
+                if more { " [...]" } else { "" }
+            )
+        })
+        .collect();
+    if region.len() > SHOW {
+        rows.push(format!("[... {} more lines ...]", region.len() - SHOW));
+    }
+    Some(format!(
+        "The most similar text is at {} ({share}% of old_string's words), shown as read_file shows it:\n{}\n",
+        range(best_at + 1, best_at + n),
+        rows.join("\n")
+    ))
+}
+
+fn words(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().count() >= 2)
+}
+
+fn words_in(line: &str, set: &HashSet<&str>) -> usize {
+    words(line).filter(|w| set.contains(w)).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(text: &str, found: &Found) -> String {
+        let mut out = String::new();
+        let mut done = 0;
+        for r in &found.regions {
+            out.push_str(&text[done..r.start]);
+            out.push_str(&r.replacement);
+            done = r.end;
+        }
+        out.push_str(&text[done..]);
+        out
+    }
+
+    fn edit(text: &str, old: &str, new: &str) -> (String, Tier) {
+        let f = find(text, old, new, false, "f").unwrap();
+        (apply(text, &f), f.tier)
+    }
+
+    fn fails(text: &str, old: &str) -> ToolError {
+        find(text, old, "X", false, "f").unwrap_err()
+    }
+
+    #[test]
+    fn exact_unique_and_ambiguous() {
+        assert_eq!(edit("a b c", "b", "B"), ("a B c".into(), Tier::Exact));
+        let e = fails("x\ny\nx\n", "x");
+        assert_eq!(e.code, ErrorCode::AmbiguousMatch);
+        assert_eq!(e.fields["lines"], serde_json::json!([1, 3]));
+        assert!(e.message.contains("lines 1, 3"), "{}", e.message);
+        let f = find("x\ny\nx\n", "x", "z", true, "f").unwrap();
+        assert_eq!(apply("x\ny\nx\n", &f), "z\ny\nz\n");
+    }
+
+    #[test]
+    fn indentation_flexible_reindents_new() {
+        let text = "fn a() {\n\tif x {\n\t\tgo();\n\t}\n}\n";
+        let (out, tier) = edit(text, "if x {\n\tgo();\n}\n", "if x {\n\tstop();\n}\n");
+        assert_eq!(tier, Tier::IndentationFlexible);
+        assert_eq!(out, "fn a() {\n\tif x {\n\t\tstop();\n\t}\n}\n");
+        let text = "  a\n    b\n";
+        let (out, tier) = edit(text, "a\n  b", "a\n  c");
+        assert_eq!(tier, Tier::IndentationFlexible);
+        assert_eq!(out, "  a\n    c\n");
+    }
+
+    #[test]
+    fn line_trimmed_when_indentation_is_not_uniform() {
+        let text = "x\n  a  \n b\ny\n";
+        let (out, tier) = edit(text, "a\n    b", "A\nB");
+        assert_eq!(tier, Tier::LineTrimmed);
+        assert_eq!(out, "x\nA\nB\ny\n");
+    }
+
+    #[test]
+    fn whitespace_collapsed_inside_lines() {
+        let (out, tier) = edit("let  x =   1;\n", "let x = 1;", "let x = 2;");
+        assert_eq!(tier, Tier::WhitespaceCollapsed);
+        assert_eq!(out, "let x = 2;\n");
+    }
+
+    #[test]
+    fn trimmed_substring_inside_a_line() {
+        let (out, tier) = edit("call(foo, bar)\n", "\n foo, bar\n", "\n baz\n");
+        assert_eq!(tier, Tier::TrimmedSubstring);
+        assert_eq!(out, "call(baz)\n");
+    }
+
+    #[test]
+    fn unicode_punctuation_keeps_the_files_characters() {
+        let text = "say(\u{201C}hi\u{201D}) \u{2014} done\n";
+        let (out, tier) = edit(text, "say(\"hi\") - done", "say(\"hello\") - done");
+        assert_eq!(tier, Tier::UnicodePunctuation);
+        assert_eq!(out, "say(\u{201C}hello\u{201D}) \u{2014} done\n");
+        // And the other way round: the model typed curly quotes, the file has ASCII.
+        let (out, _) = edit("it's\n", "it\u{2019}s", "it is");
+        assert_eq!(out, "it is\n");
+        assert_eq!(normalize_punctuation("a\u{00A0}b\u{2013}c"), "a b-c");
+        assert!(matches!(normalize_punctuation("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn tolerant_ambiguity_is_refused() {
+        let e = fails("  a\nz\n\ta\n", "a\n");
+        // Exact "a\n" occurs twice, so that is the exact-tier ambiguity.
+        assert_eq!(e.code, ErrorCode::AmbiguousMatch);
+        let text = "\tif a {\n\t\tgo()\n\t}\n    if a {\n    \tgo()\n    }\n";
+        let e = fails(text, "if a {\n\tgo()\n}");
+        assert_eq!(e.code, ErrorCode::AmbiguousMatch);
+        assert!(e.message.contains("indentation-flexible"), "{}", e.message);
+        assert!(e.message.contains("lines 1-3, lines 4-6"), "{}", e.message);
+        assert_eq!(e.fields["lines"], serde_json::json!([1, 4]));
+    }
+
+    #[test]
+    fn disproportionate_candidates_are_discarded_and_reported() {
+        // One line of old_string against a two-line region: spans twice its lines.
+        let text = "call(a,\n     b)\n";
+        let e = fails(text, "call(a, b)");
+        assert_eq!(e.code, ErrorCode::NoMatch);
+        assert!(e.message.contains("lines 1-2"), "{}", e.message);
+        assert!(e.message.contains("twice"), "{}", e.message);
+        // 500+ characters more.
+        let text = format!("a{}b\n", " ".repeat(600));
+        let e = fails(&text, "a b");
+        assert!(e.message.contains("500"), "{}", e.message);
+    }
+
+    #[test]
+    fn diagnoses_line_number_prefixes() {
+        let text = "alpha\nbeta\n";
+        let e = fails(text, "     1\talpha\n     2\tbeta");
+        assert!(e.message.contains("line-number prefixes"), "{}", e.message);
+        assert!(e.message.contains("matches at line 1"), "{}", e.message);
+        assert_eq!(
+            strip_line_prefixes("12\tx\n  3\ty").as_deref(),
+            Some("x\ny")
+        );
+        assert_eq!(strip_line_prefixes("x\ty"), None);
+    }
+
+    #[test]
+    fn diagnoses_whitespace_differences_with_lines() {
+        let e = fails("a\nfoo(x,y)\n", "foo(x, y)");
+        assert!(
+            e.message.contains("different whitespace at line 2"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn diagnoses_an_edit_already_applied() {
+        let e = find("one\nTWO\n", "two", "TWO", false, "f").unwrap_err();
+        assert!(
+            e.message.contains("already present at line 2"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn diagnoses_the_nearest_similar_region() {
+        let text = "fn main() {\n    let total = compute(items, 3);\n    print(total);\n}\n";
+        let e = fails(text, "let total = compute(things, 3);\nprint(total)");
+        assert!(
+            e.message.contains("most similar text is at lines 2-3"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("     2\t    let total"), "{}", e.message);
+        let e = fails("", "x");
+        assert!(e.message.contains("empty"), "{}", e.message);
+    }
+
+    #[test]
+    fn replace_all_is_exact_only() {
+        let e = find("  a  \n", "a \n", "b", true, "f").unwrap_err();
+        assert_eq!(e.code, ErrorCode::NoMatch);
+        assert!(e.message.contains("replace_all"), "{}", e.message);
+    }
+
+    #[test]
+    fn line_index() {
+        let l = LineIndex::new("a\nbb\nc");
+        assert_eq!(l.len(), 3);
+        assert_eq!(l.line(1), "bb");
+        assert_eq!(l.line_of(2), 2);
+        assert_eq!(l.span(2, 5), (2, 2));
+        assert_eq!(LineIndex::new("a\n").len(), 1);
+        assert_eq!(LineIndex::new("").len(), 0);
+    }
+
+    #[test]
+    fn keeps_file_chars_only_where_unchanged() {
+        assert_eq!(
+            keep_file_chars("\u{2018}a\u{2019}", "'a'", "'b'"),
+            "\u{2018}b\u{2019}"
+        );
+        assert_eq!(
+            keep_file_chars("x\u{2013}y", "x-y", "x-y-z"),
+            "x\u{2013}y-z"
+        );
+    }
+}
