@@ -7,6 +7,7 @@ pub mod atomic;
 pub mod bound;
 pub mod config;
 pub mod dispatch;
+pub mod editing;
 pub mod error;
 pub mod matching;
 pub mod paths;

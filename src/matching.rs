@@ -60,7 +60,9 @@ impl Tier {
             Tier::IndentationFlexible => {
                 "with different indentation (new_string was re-indented by the same shift)"
             }
-            Tier::LineTrimmed => "ignoring leading and trailing whitespace on each line",
+            Tier::LineTrimmed => {
+                "ignoring leading and trailing whitespace on each line (new_string was shifted by the difference in common indentation)"
+            }
             Tier::WhitespaceCollapsed => "treating every run of whitespace as one space",
             Tier::TrimmedSubstring => "without the whitespace around old_string",
             Tier::UnicodePunctuation => {
@@ -491,9 +493,14 @@ fn reindent(new: &str, from: &str, to: &str) -> String {
 
 fn line_trimmed(lines: &LineIndex, old: &str, new: &str, windows: &[usize]) -> Vec<Region> {
     let (want, trailing) = model_lines(old);
+    let want_indent = common_indent(want.iter().copied());
     windows
         .iter()
-        .map(|&i| window_region(lines, i, want.len(), trailing, new.to_string()))
+        .map(|&i| {
+            let got_indent = common_indent((i..i + want.len()).map(|k| lines.line(k)));
+            let replacement = reindent(new, want_indent, got_indent);
+            window_region(lines, i, want.len(), trailing, replacement)
+        })
         .collect()
 }
 
@@ -919,9 +926,13 @@ mod tests {
     #[test]
     fn line_trimmed_when_indentation_is_not_uniform() {
         let text = "x\n  a  \n b\ny\n";
-        let (out, tier) = edit(text, "a\n    b", "A\nB");
+        let (out, tier) = edit(text, "a\n    b", "A\n    B");
         assert_eq!(tier, Tier::LineTrimmed);
-        assert_eq!(out, "x\nA\nB\ny\n");
+        assert_eq!(out, "x\n A\n     B\ny\n");
+        // The common case: indentation dropped and a trailing space left over.
+        let (out, tier) = edit("    x = 1\n", "x = 1 \n", "x = 2\n");
+        assert_eq!(tier, Tier::LineTrimmed);
+        assert_eq!(out, "    x = 2\n");
     }
 
     #[test]

@@ -201,7 +201,7 @@ impl<'a> Iterator for Lines<'a> {
 }
 
 fn memchr_eol(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n' || b == b'\r')
+    memchr::memchr2(b'\n', b'\r', bytes)
 }
 
 /// Every terminator (`\r\n`, lone `\r`) turned into `\n`.

@@ -12,8 +12,11 @@ use crate::config::Config;
 use crate::error::ToolResult;
 use crate::schema::{parse_args, schema_for};
 
+pub mod edit_file;
 pub mod list_dir;
+pub mod multi_edit;
 pub mod read_file;
+pub mod write_file;
 
 /// One tool: its advertised name and description, its input, and what it does.
 pub trait Tool {
@@ -61,6 +64,9 @@ impl ToolSpec {
 pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     vec![
         ToolSpec::of::<read_file::ReadFile>(),
+        ToolSpec::of::<write_file::WriteFile>(),
+        ToolSpec::of::<edit_file::EditFile>(),
+        ToolSpec::of::<multi_edit::MultiEdit>(),
         ToolSpec::of::<list_dir::ListDir>(),
     ]
 });

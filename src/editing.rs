@@ -1,0 +1,126 @@
+//! The editing mechanics `edit_file` and `multi_edit` share: loading a file the way the editing
+//! tools may rewrite it, and applying one `old_string` → `new_string` edit to its text.
+//!
+//! An edit works on the file's text with every terminator seen as `\n` (so a model's `\n`
+//! matches a CRLF file), finds the region with [`crate::matching::find`], and splices the
+//! replacement into the original text: every byte outside the replaced regions is kept, lines
+//! of the replacement that stand for replaced lines keep their own terminators, and added lines
+//! get the file's dominant one ([`crate::text::NewlineView::splice`]).
+
+use crate::atomic;
+use crate::config::Config;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::matching;
+use crate::paths::WorkPath;
+use crate::text::{self, dominant_terminator, normalize_newlines, Editable, NewlineView};
+
+/// Loads an existing file for editing: refuses a symlink (`invalid_input`), a directory
+/// (`not_a_file`), a missing file (`not_found`), an oversized one (`too_large`), and what
+/// cannot be written back byte-exactly (`is_binary`: binary, UTF-16, not UTF-8).
+/// Call it under the path's lock.
+pub fn load(path: &WorkPath, config: &Config) -> ToolResult<Editable> {
+    if atomic::check_target(path)?.is_none() {
+        return Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "No such file: {}. Check the path with glob or list_dir; to create a file, use write_file.",
+                path.display
+            ),
+        )
+        .with("path", path.display.as_str()));
+    }
+    let bytes = text::read_capped(path, config)?;
+    text::decode_editable(bytes, &path.display)
+}
+
+/// Refuses an edit that could change nothing: `new_string` equal to `old_string` (also when
+/// they differ only in line-ending style).
+pub fn check_pair(old: &str, new: &str) -> ToolResult<()> {
+    if old == new || normalize_newlines(old) == normalize_newlines(new) {
+        return Err(ToolError::invalid_input(
+            "new_string is identical to old_string, so the edit would change nothing: give the replacement text in new_string",
+        )
+        .with("field", "new_string"));
+    }
+    Ok(())
+}
+
+/// What one edit did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// How many occurrences were replaced.
+    pub count: usize,
+    /// Set when a tolerant tier matched: which lines, how, and a request to verify.
+    pub note: Option<String>,
+}
+
+/// Replaces `old` with `new` in `text` (exact and unique, every exact occurrence with
+/// `replace_all`, or one tolerant match). `display` names the file in messages.
+pub fn apply(
+    text: &mut String,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    display: &str,
+) -> ToolResult<Applied> {
+    let (old, new) = (normalize_newlines(old), normalize_newlines(new));
+    let view = NewlineView::new(text);
+    let found = matching::find(view.text(), &old, &new, replace_all, display)?;
+    let replacements: Vec<(usize, usize, &str)> = found
+        .regions
+        .iter()
+        .map(|r| (r.start, r.end, r.replacement.as_str()))
+        .collect();
+    let edited = view.splice(&replacements, dominant_terminator(text));
+    *text = edited;
+    Ok(Applied {
+        count: found.regions.len(),
+        note: found.note,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str, old: &str, new: &str) -> ToolResult<(String, Applied)> {
+        let mut t = text.to_string();
+        let a = apply(&mut t, old, new, false, "f")?;
+        Ok((t, a))
+    }
+
+    #[test]
+    fn crlf_file_edited_with_lf_strings() {
+        let (out, a) = run("a\r\nb\r\nc\r\n", "b\nc", "B\nC\nD").unwrap();
+        assert_eq!(out, "a\r\nB\r\nC\r\nD\r\n");
+        assert_eq!(
+            a,
+            Applied {
+                count: 1,
+                note: None
+            }
+        );
+    }
+
+    #[test]
+    fn lone_cr_and_mixed_files_keep_every_untouched_terminator() {
+        let (out, _) = run("x\ry\rz\r", "y", "Y\nY2").unwrap();
+        assert_eq!(out, "x\rY\rY2\rz\r");
+        let (out, _) = run("1\r\n2\n3\r4\r\n", "2\n3", "two\nthree").unwrap();
+        assert_eq!(out, "1\r\ntwo\nthree\r4\r\n");
+    }
+
+    #[test]
+    fn tolerant_matches_carry_a_note() {
+        let (out, a) = run("    x = 1\n", "x = 1 \n", "x = 2\n").unwrap();
+        assert_eq!(out, "    x = 2\n");
+        assert!(a.note.unwrap().contains("line 1"));
+    }
+
+    #[test]
+    fn identical_pairs_are_refused() {
+        assert!(check_pair("a", "a").is_err());
+        assert!(check_pair("a\r\nb", "a\nb").is_err());
+        assert!(check_pair("a", "b").is_ok());
+    }
+}

@@ -1,0 +1,62 @@
+//! `edit_file`: replace one occurrence of a string in a file (or every exact one), atomically,
+//! keeping every other byte of the file.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::Tool;
+use crate::config::Config;
+use crate::error::ToolResult;
+use crate::{atomic, editing, paths};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// File to edit: relative to the workspace root, or absolute.
+    pub path: String,
+    /// The exact text to replace, copied from the file (read_file output without its
+    /// line-number prefixes). Include enough surrounding lines to make it unique.
+    #[schemars(length(min = 1))]
+    pub old_string: String,
+    /// The text that replaces it; must differ from old_string. Empty deletes old_string.
+    pub new_string: String,
+    /// Replace every exact occurrence instead of requiring exactly one (default false).
+    pub replace_all: Option<bool>,
+}
+
+pub struct EditFile;
+
+impl Tool for EditFile {
+    const NAME: &'static str = "edit_file";
+    const DESCRIPTION: &'static str = "Replace text in an existing file: old_string must occur exactly once (include surrounding lines to make it unique) unless replace_all is true, which replaces every exact occurrence. Copy old_string from read_file output without the line-number prefixes. If there is no exact match, a whitespace-tolerant match (indentation, trailing spaces, whitespace runs, typographic quotes and dashes) is used only when it finds exactly one place, and the result says so; a failure explains what differs and where the closest text is. The rest of the file is kept byte for byte (line endings, BOM), and the write is atomic. Use multi_edit for several changes to one file, apply_patch for changes across files, write_file to create a file or replace all of it.";
+    const MUTATING: bool = true;
+    type Args = Args;
+
+    fn run(args: Args, config: &Config) -> ToolResult<String> {
+        editing::check_pair(&args.old_string, &args.new_string)?;
+        let path = paths::resolve(config, &args.path)?;
+        let _lock = atomic::lock(&[&path.abs]);
+        let mut file = editing::load(&path, config)?;
+        let applied = editing::apply(
+            &mut file.text,
+            &args.old_string,
+            &args.new_string,
+            args.replace_all.unwrap_or(false),
+            &path.display,
+        )?;
+        atomic::write_atomic(&path, file.into_bytes())?;
+        let mut message = if applied.count == 1 {
+            format!("Replaced 1 occurrence in {}.", path.display)
+        } else {
+            format!(
+                "Replaced {} occurrences in {}.",
+                applied.count, path.display
+            )
+        };
+        if let Some(note) = applied.note {
+            message.push_str(" Note: ");
+            message.push_str(&note);
+        }
+        Ok(message)
+    }
+}

@@ -1,0 +1,43 @@
+//! `write_file`: create or overwrite a file with exactly the given content, atomically.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::Tool;
+use crate::atomic;
+use crate::config::Config;
+use crate::error::ToolResult;
+use crate::paths;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// File to create or overwrite: relative to the workspace root, or absolute. Missing parent
+    /// directories are created.
+    pub path: String,
+    /// The complete new content of the file, written exactly as given (UTF-8).
+    pub content: String,
+}
+
+pub struct WriteFile;
+
+impl Tool for WriteFile {
+    const NAME: &'static str = "write_file";
+    const DESCRIPTION: &'static str = "Create a new file, or replace the whole content of an existing one, with exactly the given text. Missing parent directories are created; an existing file keeps its permissions. The write is atomic: the file holds either its old or its new content, never a mix. Use this for new files and complete rewrites. To change part of an existing file, use edit_file (one change) or multi_edit (several changes) instead: they keep the rest of the file byte for byte and do not need the whole content resent. Refuses to write through a symbolic link.";
+    const MUTATING: bool = true;
+    type Args = Args;
+
+    fn run(args: Args, config: &Config) -> ToolResult<String> {
+        let path = paths::resolve(config, &args.path)?;
+        let _lock = atomic::lock(&[&path.abs]);
+        let existed = atomic::check_target(&path)?.is_some();
+        let bytes = args.content.into_bytes();
+        let len = bytes.len();
+        atomic::write_atomic(&path, bytes)?;
+        Ok(format!(
+            "Wrote {len} bytes to {} ({}).",
+            path.display,
+            if existed { "overwritten" } else { "created" }
+        ))
+    }
+}
