@@ -56,17 +56,17 @@ impl Tier {
 
     fn explain(self) -> &'static str {
         match self {
-            Tier::Exact => "exactly",
+            Tier::Exact => "exact",
             Tier::IndentationFlexible => {
-                "with different indentation (new_string was re-indented by the same shift)"
+                "the same lines with a different indentation; new_string was re-indented by the same shift"
             }
             Tier::LineTrimmed => {
-                "ignoring leading and trailing whitespace on each line (new_string was shifted by the difference in common indentation)"
+                "leading and trailing whitespace ignored on each line; new_string was shifted by the difference in common indentation"
             }
-            Tier::WhitespaceCollapsed => "treating every run of whitespace as one space",
-            Tier::TrimmedSubstring => "without the whitespace around old_string",
+            Tier::WhitespaceCollapsed => "every run of whitespace treated as one space",
+            Tier::TrimmedSubstring => "the whitespace around old_string ignored",
             Tier::UnicodePunctuation => {
-                "treating typographic quotes, dashes and odd spaces as their ASCII forms (the file's own characters were kept where the edit did not change them)"
+                "typographic quotes, dashes and odd spaces treated as their ASCII forms; the file's own characters were kept where the edit did not change them"
             }
         }
     }
@@ -149,10 +149,10 @@ pub fn find(
                 ));
             }
             let note = format!(
-                "old_string did not match exactly; it matched {} {} ({} match). Verify the result with read_file.",
+                "old_string did not match exactly; the {} match found it at {} ({}). Verify the result with read_file.",
+                tier.name(),
                 range(first, last),
-                tier.explain(),
-                tier.name()
+                tier.explain()
             );
             Ok(Found {
                 tier,
@@ -733,7 +733,7 @@ fn diagnose(
             ));
         }
     }
-    if hints.is_empty() || (discarded.is_empty() && ws_lines.is_empty()) {
+    if hints.is_empty() {
         if let Some(similar) = similar_region(lines, old) {
             hints.push(similar);
         }
@@ -743,12 +743,14 @@ fn diagnose(
     } else {
         format!("old_string was not found in {display}.")
     };
-    for hint in hints {
+    for hint in &hints {
         message.push(' ');
-        message.push_str(&hint);
+        message.push_str(hint);
     }
-    if !text.is_empty() {
-        message.push_str(" Read the file again (read_file) and copy old_string exactly.");
+    if !text.is_empty() && hints.is_empty() {
+        message.push_str(
+            " It must match character for character, including whitespace: read the file again with read_file and copy old_string from it.",
+        );
     }
     message
 }
@@ -860,7 +862,7 @@ fn similar_region(lines: &LineIndex, old: &str) -> Option<String> {
         rows.push(format!("[... {} more lines ...]", region.len() - SHOW));
     }
     Some(format!(
-        "The most similar text is at {} ({share}% of old_string's words), shown as read_file shows it:\n{}\n",
+        "The most similar text is at {} ({share}% of old_string's words); compare it with old_string and copy the exact text:\n{}",
         range(best_at + 1, best_at + n),
         rows.join("\n")
     ))

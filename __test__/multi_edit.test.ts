@@ -1,0 +1,173 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { err, ok, workspace } from './helpers'
+
+const binding = createRequire(import.meta.url)('../binding.js') as {
+  testOnlyFailCommitOn(name: string | null): void
+}
+const text = (root: string, rel: string) => readFileSync(join(root, rel), 'utf8')
+
+afterEach(() => binding.testOnlyFailCommitOn(null))
+
+describe('multi_edit', () => {
+  it('applies edits in order, each on the result of the previous one', async () => {
+    const { root, tools } = workspace({ 'a.txt': 'alpha\nbeta\ngamma\n' })
+    const r = await tools.callTool('multi_edit', {
+      path: 'a.txt',
+      edits: [
+        { old_string: 'alpha', new_string: 'ALPHA' },
+        { old_string: 'ALPHA\nbeta', new_string: 'ALPHA\nBETA' },
+        { old_string: 'a', new_string: 'A', replace_all: true },
+      ],
+    })
+    expect(ok(r)).toBe('Applied 3 edits to a.txt.')
+    expect(text(root, 'a.txt')).toBe('ALPHA\nBETA\ngAmmA\n')
+  })
+
+  it('says "1 edit" for one edit', async () => {
+    const { tools } = workspace({ 'a.txt': 'x\n' })
+    const r = await tools.callTool('multi_edit', {
+      path: 'a.txt',
+      edits: [{ old_string: 'x', new_string: 'y' }],
+    })
+    expect(ok(r)).toBe('Applied 1 edit to a.txt.')
+  })
+
+  it('writes nothing when an edit fails, and names the failing edit', async () => {
+    const file = 'one\ntwo\nthree\n'
+    const { root, tools } = workspace({ 'a.txt': file })
+    const e = err(
+      await tools.callTool('multi_edit', {
+        path: 'a.txt',
+        edits: [
+          { old_string: 'one', new_string: '1' },
+          { old_string: 'four', new_string: '4' },
+          { old_string: 'three', new_string: '3' },
+        ],
+      }),
+    )
+    expect(e).toMatchObject({ error: 'no_match', index: 1, path: 'a.txt' })
+    expect(e.message).toMatch(/^edit\[1\]: old_string was not found in a\.txt/)
+    expect(text(root, 'a.txt')).toBe(file)
+  })
+
+  it('names an ambiguous edit and lists its lines', async () => {
+    const { tools } = workspace({ 'a.txt': 'x\ny\nx\n' })
+    const e = err(
+      await tools.callTool('multi_edit', {
+        path: 'a.txt',
+        edits: [{ old_string: 'x', new_string: 'z' }],
+      }),
+    )
+    expect(e).toMatchObject({ error: 'ambiguous_match', index: 0, lines: [1, 3] })
+    expect(e.message).toMatch(/^edit\[0\]: /)
+  })
+
+  it('refuses an identical pair before touching the file', async () => {
+    const { tools } = workspace({ 'a.txt': 'x\n' })
+    const e = err(
+      await tools.callTool('multi_edit', {
+        path: 'a.txt',
+        edits: [
+          { old_string: 'x', new_string: 'y' },
+          { old_string: 'q', new_string: 'q' },
+        ],
+      }),
+    )
+    expect(e).toMatchObject({ error: 'invalid_input', index: 1 })
+    expect(e.message).toMatch(/^edit\[1\]: new_string is identical/)
+  })
+
+  it('requires at least one edit and non-empty old_strings', async () => {
+    const { tools } = workspace({ 'a.txt': 'x\n' })
+    expect(err(await tools.callTool('multi_edit', { path: 'a.txt', edits: [] }))).toMatchObject({
+      error: 'invalid_input',
+      field: 'edits',
+    })
+    expect(
+      err(
+        await tools.callTool('multi_edit', {
+          path: 'a.txt',
+          edits: [{ old_string: '', new_string: 'x' }],
+        }),
+      ),
+    ).toMatchObject({ error: 'invalid_input', field: 'edits[0].old_string' })
+    expect(
+      err(
+        await tools.callTool('multi_edit', {
+          path: 'a.txt',
+          edits: [{ old_string: 'x', new_string: 'y', extra: 1 }],
+        }),
+      ).error,
+    ).toBe('invalid_input')
+  })
+
+  it('adds a tolerant-match note naming the edit', async () => {
+    const { root, tools } = workspace({ 'a.py': 'def f():\n    return 1\n' })
+    const r = ok(
+      await tools.callTool('multi_edit', {
+        path: 'a.py',
+        edits: [
+          { old_string: 'def f():', new_string: 'def g():' },
+          { old_string: 'return 1 \n', new_string: 'return 2\n' },
+        ],
+      }),
+    )
+    expect(r).toMatch(
+      /^Applied 2 edits to a\.py\. Note: edit\[1\]: old_string did not match exactly/,
+    )
+    expect(r).toContain('Verify the result with read_file')
+    expect(text(root, 'a.py')).toBe('def g():\n    return 2\n')
+  })
+
+  it('keeps CRLF, lone CR and the BOM of the untouched text', async () => {
+    const file = '\uFEFFa\r\nb\rc\nd\r\n'
+    const { root, tools } = workspace({ 'm.txt': file })
+    ok(
+      await tools.callTool('multi_edit', {
+        path: 'm.txt',
+        edits: [
+          { old_string: 'a', new_string: 'A' },
+          { old_string: 'd', new_string: 'D\nE' },
+        ],
+      }),
+    )
+    expect(readFileSync(join(root, 'm.txt')).toString()).toBe('\uFEFFA\r\nb\rc\nD\r\nE\r\n')
+  })
+
+  it('is all-or-nothing when the write itself fails (injected), leaving no temp file', async () => {
+    const file = 'one\ntwo\n'
+    const { root, tools } = workspace({ 'a.txt': file })
+    binding.testOnlyFailCommitOn('a.txt')
+    const e = err(
+      await tools.callTool('multi_edit', {
+        path: 'a.txt',
+        edits: [
+          { old_string: 'one', new_string: '1' },
+          { old_string: 'two', new_string: '2' },
+        ],
+      }),
+    )
+    expect(e.error).toBe('io_error')
+    expect(text(root, 'a.txt')).toBe(file)
+    expect(readdirSync(root)).toEqual(['a.txt'])
+  })
+
+  it('refuses UTF-16 and non-UTF-8 files like edit_file', async () => {
+    const { tools } = workspace({
+      'u.txt': Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('\0a')]),
+      'l.txt': Buffer.from([0x61, 0xe9, 0x0a]),
+    })
+    const edits = [{ old_string: 'a', new_string: 'b' }]
+    expect(err(await tools.callTool('multi_edit', { path: 'u.txt', edits }))).toMatchObject({
+      error: 'is_binary',
+      encoding: 'utf-16be',
+    })
+    expect(err(await tools.callTool('multi_edit', { path: 'l.txt', edits }))).toMatchObject({
+      error: 'is_binary',
+      encoding: 'non-utf-8',
+    })
+  })
+})
