@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::matching;
 use crate::paths::WorkPath;
-use crate::text::{self, dominant_terminator, normalize_newlines, Editable, NewlineView};
+use crate::text::{self, normalize_newlines, Editable, NewlineView};
 
 /// Loads an existing file for editing: refuses a symlink (`invalid_input`), a directory
 /// (`not_a_file`), a missing file (`not_found`), an oversized one (`too_large`), and what
@@ -55,12 +55,15 @@ pub struct Applied {
 }
 
 /// Replaces `old` with `new` in `text` (exact and unique, every exact occurrence with
-/// `replace_all`, or one tolerant match). `display` names the file in messages.
+/// `replace_all`, or one tolerant match). Added lines get `dominant`, the terminator of the
+/// file as it was loaded ([`text::dominant_terminator`], computed once per call). `display`
+/// names the file in messages.
 pub fn apply(
     text: &mut String,
     old: &str,
     new: &str,
     replace_all: bool,
+    dominant: &str,
     display: &str,
 ) -> ToolResult<Applied> {
     let (old, new) = (normalize_newlines(old), normalize_newlines(new));
@@ -71,7 +74,7 @@ pub fn apply(
         .iter()
         .map(|r| (r.start, r.end, r.replacement.as_str()))
         .collect();
-    let edited = view.splice(&replacements, dominant_terminator(text));
+    let edited = view.splice(&replacements, dominant);
     *text = edited;
     Ok(Applied {
         count: found.regions.len(),
@@ -85,7 +88,8 @@ mod tests {
 
     fn run(text: &str, old: &str, new: &str) -> ToolResult<(String, Applied)> {
         let mut t = text.to_string();
-        let a = apply(&mut t, old, new, false, "f")?;
+        let dominant = text::dominant_terminator(text);
+        let a = apply(&mut t, old, new, false, dominant, "f")?;
         Ok((t, a))
     }
 

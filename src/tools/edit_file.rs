@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::config::Config;
 use crate::error::ToolResult;
-use crate::{atomic, editing, paths};
+use crate::{atomic, editing, paths, text};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -37,11 +37,13 @@ impl Tool for EditFile {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
+        let dominant = text::dominant_terminator(&file.text);
         let applied = editing::apply(
             &mut file.text,
             &args.old_string,
             &args.new_string,
             args.replace_all.unwrap_or(false),
+            dominant,
             &path.display,
         )?;
         atomic::write_atomic(&path, file.into_bytes())?;

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::config::Config;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::{atomic, editing, paths};
+use crate::{atomic, editing, paths, text};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -46,6 +46,7 @@ impl Tool for MultiEdit {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
+        let dominant = text::dominant_terminator(&file.text);
         let mut notes = Vec::new();
         for (i, edit) in args.edits.iter().enumerate() {
             let applied = editing::apply(
@@ -53,6 +54,7 @@ impl Tool for MultiEdit {
                 &edit.old_string,
                 &edit.new_string,
                 edit.replace_all.unwrap_or(false),
+                dominant,
                 &path.display,
             )
             .map_err(|e| at(i, e))?;
