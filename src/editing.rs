@@ -45,6 +45,20 @@ pub fn check_pair(old: &str, new: &str) -> ToolResult<()> {
     Ok(())
 }
 
+/// The terminator added lines get: the file's dominant one ([`text::dominant_terminator`]).
+/// Only a replacement with a line break can add a line, so the scan of the whole file is
+/// skipped when no `new_string` has one.
+pub fn dominant_for<'s>(
+    text: &str,
+    mut new_strings: impl Iterator<Item = &'s str>,
+) -> &'static str {
+    if new_strings.any(|n| n.contains(['\n', '\r'])) {
+        text::dominant_terminator(text)
+    } else {
+        "\n"
+    }
+}
+
 /// What one edit did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Applied {
@@ -56,8 +70,8 @@ pub struct Applied {
 
 /// Replaces `old` with `new` in `text` (exact and unique, every exact occurrence with
 /// `replace_all`, or one tolerant match). Added lines get `dominant`, the terminator of the
-/// file as it was loaded ([`text::dominant_terminator`], computed once per call). `display`
-/// names the file in messages.
+/// file as it was loaded ([`dominant_for`], computed once per call). `display` names the file
+/// in messages.
 pub fn apply(
     text: &mut String,
     old: &str,
@@ -74,8 +88,9 @@ pub fn apply(
         .iter()
         .map(|r| (r.start, r.end, r.replacement.as_str()))
         .collect();
-    let edited = view.splice(&replacements, dominant);
-    *text = edited;
+    let rendered = view.render(&replacements, dominant);
+    drop(view);
+    text::apply_rendered(text, rendered);
     Ok(Applied {
         count: found.regions.len(),
         note: found.note,
@@ -119,6 +134,17 @@ mod tests {
         let (out, a) = run("    x = 1\n", "x = 1 \n", "x = 2\n").unwrap();
         assert_eq!(out, "    x = 2\n");
         assert!(a.note.unwrap().contains("line 1"));
+    }
+
+    #[test]
+    fn replace_all_in_a_crlf_file() {
+        let mut t = "a\r\nx\r\na\r\n".to_string();
+        let d = dominant_for(&t, ["b\nc"].into_iter());
+        assert_eq!(d, "\r\n");
+        let a = apply(&mut t, "a", "b\nc", true, d, "f").unwrap();
+        assert_eq!(a.count, 2);
+        assert_eq!(t, "b\r\nc\r\nx\r\nb\r\nc\r\n");
+        assert_eq!(dominant_for("a\r\n", ["no break"].into_iter()), "\n");
     }
 
     #[test]

@@ -378,17 +378,54 @@ impl<'a> NewlineView<'a> {
     /// assigned by [`replacement_terminators`]: lines that correspond to replaced lines keep
     /// their own terminator, added lines get `dominant`.
     pub fn splice(&self, replacements: &[(usize, usize, &str)], dominant: &str) -> String {
-        let mut out = String::with_capacity(self.original.len() + 64);
-        let mut done = 0;
-        for &(start, end, new) in replacements {
-            let (ostart, oend) = (self.to_original(start), self.to_original(end));
-            out.push_str(&self.original[done..ostart]);
-            push_with_terminators(&mut out, &self.original[ostart..oend], new, dominant);
-            done = oend;
-        }
-        out.push_str(&self.original[done..]);
+        let mut out = self.original.to_string();
+        apply_rendered(&mut out, self.render(replacements, dominant));
         out
     }
+
+    /// The replacements of [`NewlineView::splice`] in original offsets, each with its text
+    /// rendered with terminators, ready for [`apply_rendered`] once the view is dropped.
+    pub fn render(&self, replacements: &[(usize, usize, &str)], dominant: &str) -> Vec<Rendered> {
+        replacements
+            .iter()
+            .map(|&(start, end, new)| {
+                let (ostart, oend) = (self.to_original(start), self.to_original(end));
+                let mut text = String::with_capacity(new.len());
+                push_with_terminators(&mut text, &self.original[ostart..oend], new, dominant);
+                Rendered {
+                    start: ostart,
+                    end: oend,
+                    text,
+                }
+            })
+            .collect()
+    }
+}
+
+/// One replacement in original offsets, its text already carrying the right terminators.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+/// Applies ascending, disjoint replacements to `text`. A single one is done in place, so an
+/// edit near the end of a large file moves only the bytes after it.
+pub fn apply_rendered(text: &mut String, rendered: Vec<Rendered>) {
+    if let [one] = rendered.as_slice() {
+        text.replace_range(one.start..one.end, &one.text);
+        return;
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut done = 0;
+    for r in &rendered {
+        out.push_str(&text[done..r.start]);
+        out.push_str(&r.text);
+        done = r.end;
+    }
+    out.push_str(&text[done..]);
+    *text = out;
 }
 
 /// Writes `new` (lines joined by `\n`) in place of `old` (the original text of the replaced

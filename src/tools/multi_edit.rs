@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::config::Config;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::{atomic, editing, paths, text};
+use crate::{atomic, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -46,7 +46,8 @@ impl Tool for MultiEdit {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
-        let dominant = text::dominant_terminator(&file.text);
+        let dominant =
+            editing::dominant_for(&file.text, args.edits.iter().map(|e| e.new_string.as_str()));
         let mut notes = Vec::new();
         for (i, edit) in args.edits.iter().enumerate() {
             let applied = editing::apply(
