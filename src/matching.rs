@@ -796,19 +796,50 @@ fn whitespace_insensitive(text: &str, lines: &LineIndex, old: &str) -> Vec<(usiz
     if want.is_empty() {
         return Vec::new();
     }
-    // The kept characters' original offsets, built only up to what a match needs.
-    let mut kept = String::with_capacity(text.len());
-    let mut origin: Vec<usize> = Vec::with_capacity(text.len());
-    for (i, c) in text.char_indices() {
-        if !c.is_whitespace() {
-            kept.push(c);
-            origin.extend(std::iter::repeat_n(i, c.len_utf8()));
-        }
-    }
-    memmem::find_iter(kept.as_bytes(), want.as_bytes())
+    let stripped = Stripped::new(text);
+    memmem::find_iter(stripped.text.as_bytes(), want.as_bytes())
         .take(MAX_LISTED + 1)
-        .map(|at| lines.span(origin[at], origin[at + want.len() - 1] + 1))
+        .map(|at| {
+            let start = stripped.to_original(at);
+            let last = stripped.to_original(at + want.len() - 1);
+            lines.span(start, last + 1)
+        })
         .collect()
+}
+
+/// A text with all whitespace removed, and the way back.
+struct Stripped {
+    text: String,
+    /// `(offset of the first character after a removed run, bytes removed up to there)`.
+    runs: Vec<(usize, usize)>,
+}
+
+impl Stripped {
+    fn new(original: &str) -> Self {
+        let mut text = String::with_capacity(original.len());
+        let mut runs = Vec::new();
+        let mut removed = 0;
+        let mut in_run = false;
+        for c in original.chars() {
+            if c.is_whitespace() {
+                removed += c.len_utf8();
+                in_run = true;
+            } else {
+                if in_run {
+                    runs.push((text.len(), removed));
+                    in_run = false;
+                }
+                text.push(c);
+            }
+        }
+        Stripped { text, runs }
+    }
+
+    /// The original offset of byte `at` of the stripped text.
+    fn to_original(&self, at: usize) -> usize {
+        let i = self.runs.partition_point(|&(pos, _)| pos <= at);
+        at + if i == 0 { 0 } else { self.runs[i - 1].1 }
+    }
 }
 
 /// "The most similar text is at lines A-B: …" for the window of `old`'s line count that shares
@@ -1007,6 +1038,21 @@ mod tests {
     #[test]
     fn diagnoses_whitespace_differences_with_lines() {
         let e = fails("a\nfoo(x,y)\n", "foo(x, y)");
+        assert!(
+            e.message.contains("different whitespace at line 2"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn stripped_maps_back() {
+        let s = Stripped::new("  ab \n c");
+        assert_eq!(s.text, "abc");
+        assert_eq!(s.to_original(0), 2);
+        assert_eq!(s.to_original(1), 3);
+        assert_eq!(s.to_original(2), 7);
+        let e = fails("x\n  foo ( a,b )\n", "foo(a, b)");
         assert!(
             e.message.contains("different whitespace at line 2"),
             "{}",
