@@ -147,6 +147,67 @@ mod tests {
         assert_eq!(dominant_for("a\r\n", ["no break"].into_iter()), "\n");
     }
 
+    /// Random mixed-ending texts: an edit never panics, and the bytes before and after the
+    /// replaced region are the original ones.
+    #[test]
+    fn random_mixed_endings_keep_untouched_bytes() {
+        let pieces = ["a", "b", " ", "\r\n", "\n", "\r", "é", "\t"];
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..3000 {
+            let (tl, ol, nl) = (next(40), 1 + next(6), next(6));
+            let mut gen =
+                |len: usize| -> String { (0..len).map(|_| pieces[next(pieces.len())]).collect() };
+            let (text, old, new) = (gen(tl), gen(ol), gen(nl));
+            if check_pair(&old, &new).is_err() {
+                continue;
+            }
+            let mut edited = text.clone();
+            let dominant = dominant_for(&text, [new.as_str()].into_iter());
+            let Ok(a) = apply(&mut edited, &old, &new, false, dominant, "f") else {
+                continue;
+            };
+            if a.note.is_some() {
+                continue;
+            }
+            // An exact match: everything outside the region is untouched.
+            let view = NewlineView::new(&text);
+            let norm_old = normalize_newlines(&old);
+            let at = view.text().find(norm_old.as_ref()).unwrap();
+            let (start, end) = (view.to_original(at), view.to_original(at + norm_old.len()));
+            assert!(
+                edited.starts_with(&text[..start]),
+                "{text:?} {old:?} {new:?} -> {edited:?}"
+            );
+            assert!(
+                edited.ends_with(&text[end..]),
+                "{text:?} {old:?} {new:?} -> {edited:?}"
+            );
+            // And the lines are the old ones around the new ones: no line break merged with
+            // another (a lone CR meeting an LF), except where the edit deletes everything
+            // between an untouched lone CR and an untouched LF.
+            if new.is_empty() && text[..start].ends_with('\r') && text[end..].starts_with('\n') {
+                continue;
+            }
+            let want = format!(
+                "{}{}{}",
+                normalize_newlines(&text[..start]),
+                normalize_newlines(&new),
+                normalize_newlines(&text[end..])
+            );
+            assert_eq!(
+                normalize_newlines(&edited),
+                want,
+                "{text:?} {old:?} {new:?} -> {edited:?}"
+            );
+        }
+    }
+
     #[test]
     fn identical_pairs_are_refused() {
         assert!(check_pair("a", "a").is_err());

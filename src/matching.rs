@@ -124,16 +124,19 @@ pub fn find(
     }
     let lines = LineIndex::new(text);
     if exact.len() > 1 {
-        let at: Vec<usize> = exact.iter().map(|&s| lines.line_of(s)).collect();
+        let mut at: Vec<usize> = exact.iter().map(|&s| lines.line_of(s)).collect();
+        at.dedup();
         return Err(ambiguous(
             format!(
-                "old_string matches {} places in {display} (lines {}). Include more surrounding lines in old_string so it matches exactly one place, or set replace_all: true to replace every occurrence.",
-                at.len(),
+                "old_string matches {} places in {display} ({} {}). Include more surrounding lines in old_string so it matches exactly one place, or set replace_all: true to replace every occurrence.",
+                exact.len(),
+                if at.len() == 1 { "all on line" } else { "lines" },
                 list_lines(&at)
             ),
             display,
             &at,
-        ));
+        )
+        .with("count", exact.len()));
     }
     match cascade(text, &lines, old, new) {
         Cascade::Found(tier, region) => {
@@ -940,6 +943,14 @@ mod tests {
         assert_eq!(e.code, ErrorCode::AmbiguousMatch);
         assert_eq!(e.fields["lines"], serde_json::json!([1, 3]));
         assert!(e.message.contains("lines 1, 3"), "{}", e.message);
+        let e = fails("a = 1; a = 2\n", "a =");
+        assert_eq!(e.fields["lines"], serde_json::json!([1]));
+        assert_eq!(e.fields["count"], 2);
+        assert!(
+            e.message.contains("2 places in f (all on line 1)"),
+            "{}",
+            e.message
+        );
         let f = find("x\ny\nx\n", "x", "z", true, "f").unwrap();
         assert_eq!(apply("x\ny\nx\n", &f), "z\ny\nz\n");
     }
@@ -1089,6 +1100,41 @@ mod tests {
         let e = find("  a  \n", "a \n", "b", true, "f").unwrap_err();
         assert_eq!(e.code, ErrorCode::NoMatch);
         assert!(e.message.contains("replace_all"), "{}", e.message);
+    }
+
+    /// Random texts over an alphabet of the tricky characters: `find` never panics, and every
+    /// success yields regions inside the text, on character boundaries, ascending.
+    #[test]
+    fn random_inputs_never_panic() {
+        let alphabet: Vec<char> = "ab \t\n\u{A0}\u{2019}'\"-\u{2014}\u{3000}é🎉1\t"
+            .chars()
+            .collect();
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..3000 {
+            let (text_len, old_len, new_len) = (next(60), 1 + next(12), next(12));
+            let mut gen = |len: usize| -> String {
+                (0..len).map(|_| alphabet[next(alphabet.len())]).collect()
+            };
+            let (text, old, new) = (gen(text_len), gen(old_len), gen(new_len));
+            let replace_all = next(2) == 0;
+            if let Ok(found) = find(&text, &old, &new, replace_all, "f") {
+                let mut last = 0;
+                for r in &found.regions {
+                    assert!(r.start >= last && r.start <= r.end && r.end <= text.len());
+                    assert!(text.is_char_boundary(r.start) && text.is_char_boundary(r.end));
+                    last = r.end;
+                }
+                if found.tier == Tier::Exact && !replace_all {
+                    assert_eq!(apply(&text, &found), text.replacen(&old, &new, 1));
+                }
+            }
+        }
     }
 
     #[test]

@@ -391,7 +391,14 @@ impl<'a> NewlineView<'a> {
             .map(|&(start, end, new)| {
                 let (ostart, oend) = (self.to_original(start), self.to_original(end));
                 let mut text = String::with_capacity(new.len());
-                push_with_terminators(&mut text, &self.original[ostart..oend], new, dominant);
+                push_with_terminators(
+                    &mut text,
+                    &self.original[ostart..oend],
+                    new,
+                    dominant,
+                    self.original[..ostart].ends_with('\r'),
+                    self.original[oend..].starts_with('\n'),
+                );
                 Rendered {
                     start: ostart,
                     end: oend,
@@ -429,8 +436,18 @@ pub fn apply_rendered(text: &mut String, rendered: Vec<Rendered>) {
 }
 
 /// Writes `new` (lines joined by `\n`) in place of `old` (the original text of the replaced
-/// region, with its own terminators), choosing each new line's terminator.
-fn push_with_terminators(out: &mut String, old: &str, new: &str, dominant: &str) {
+/// region, with its own terminators), choosing each new line's terminator. `after_cr` says the
+/// text before the region ends in `\r`, `before_lf` that the text after it starts with `\n`:
+/// a lone `\r` directly followed by `\n` would read as one CRLF and swallow a line, so such a
+/// `\n` (or lone `\r`) terminator is written as `\r\n` instead.
+fn push_with_terminators(
+    out: &mut String,
+    old: &str,
+    new: &str,
+    dominant: &str,
+    after_cr: bool,
+    before_lf: bool,
+) {
     if !new.contains('\n') {
         out.push_str(new);
         return;
@@ -443,7 +460,23 @@ fn push_with_terminators(out: &mut String, old: &str, new: &str, dominant: &str)
         .filter(|(_, t)| !t.is_empty())
         .map(|(_, t)| *t)
         .collect();
-    let terms = replacement_terminators(&old_lines, &old_terms, &new_segments, dominant);
+    let mut terms = replacement_terminators(&old_lines, &old_terms, &new_segments, dominant);
+    let mut prev_cr = after_cr;
+    for (i, term) in terms.iter_mut().enumerate() {
+        if !new_segments[i].is_empty() {
+            prev_cr = false;
+        }
+        if prev_cr && *term == "\n" {
+            *term = "\r\n";
+        }
+        prev_cr = *term == "\r";
+    }
+    if let Some(last) = terms.last_mut() {
+        let ends_region = new_segments.last().is_some_and(|s| s.is_empty());
+        if ends_region && before_lf && *last == "\r" {
+            *last = "\r\n";
+        }
+    }
     for (i, seg) in new_segments.iter().enumerate() {
         out.push_str(seg);
         if let Some(t) = terms.get(i) {
@@ -594,6 +627,19 @@ mod tests {
         // Deleting lines.
         let v = NewlineView::new("1\r2\r3\r");
         assert_eq!(v.splice(&[(2, 4, "")], "\r"), "1\r3\r");
+    }
+
+    #[test]
+    fn a_lone_cr_never_meets_an_lf() {
+        // The kept lone CR of "b" is followed by an added empty line: its LF becomes CRLF.
+        let v = NewlineView::new("b\ra\n");
+        assert_eq!(v.splice(&[(0, 2, "\n\n")], "\n"), "\r\r\na\n");
+        // The text before the region ends in a lone CR.
+        let v = NewlineView::new("x\ry");
+        assert_eq!(v.splice(&[(2, 3, "\nz")], "\n"), "x\r\r\nz");
+        // A CR-dominant replacement ending right before an untouched LF.
+        let v = NewlineView::new("p\rq\n");
+        assert_eq!(v.splice(&[(3, 3, "x\n")], "\r"), "p\rqx\r\n\n");
     }
 
     #[test]
