@@ -50,6 +50,7 @@ describe('multi_edit', () => {
     )
     expect(e).toMatchObject({ error: 'no_match', index: 1, path: 'a.txt' })
     expect(e.message).toMatch(/^edit\[1\]: old_string was not found in a\.txt/)
+    expect(e.message).toContain('as edit[0] left it; nothing has been written')
     expect(text(root, 'a.txt')).toBe(file)
   })
 

@@ -83,9 +83,13 @@ impl Tool for MultiEdit {
 fn at(i: usize, err: ToolError) -> ToolError {
     let mut message = format!("edit[{i}]: {}", err.message);
     if i > 0 && matches!(err.code, ErrorCode::NoMatch | ErrorCode::AmbiguousMatch) {
+        let earlier = if i == 1 {
+            "edit[0]".to_string()
+        } else {
+            format!("edits 0..{}", i - 1)
+        };
         message.push_str(&format!(
-            " (Line numbers refer to the file as edits 0..{} left it; nothing has been written.)",
-            i - 1
+            " (Line numbers refer to the file as {earlier} left it; nothing has been written.)"
         ));
     }
     ToolError { message, ..err }.with("index", i)
@@ -104,6 +108,8 @@ mod tests {
         assert!(e.message.starts_with("edit[2]: old_string"));
         assert!(e.message.contains("edits 0..1"));
         assert_eq!(e.fields["index"], 2);
+        let e = at(1, ToolError::new(ErrorCode::NoMatch, "m"));
+        assert!(e.message.contains("as edit[0] left it"), "{}", e.message);
         let e = at(0, ToolError::invalid_input("x"));
         assert_eq!(e.message, "edit[0]: x");
     }
