@@ -192,16 +192,21 @@ pub fn find(
 
 /// How many line numbers a message lists before saying "and N more".
 const MAX_LISTED: usize = 20;
+/// How many line numbers the `lines` field of `ambiguous_match` carries (`count` has the total).
+const MAX_LINES_FIELD: usize = 100;
+/// The shortest trimmed `new_string` whose presence is reported as "already applied".
+const MIN_PRESENT_CHARS: usize = 8;
 
 fn no_match(message: String, display: &str) -> ToolError {
     ToolError::new(ErrorCode::NoMatch, message).with("path", display)
 }
 
+/// `ambiguous_match` with `count` and the first [`MAX_LINES_FIELD`] line numbers in `lines`.
 fn ambiguous(message: String, display: &str, lines: &[usize]) -> ToolError {
     ToolError::new(ErrorCode::AmbiguousMatch, message)
         .with("path", display)
         .with("count", lines.len())
-        .with("lines", lines.to_vec())
+        .with("lines", lines[..lines.len().min(MAX_LINES_FIELD)].to_vec())
 }
 
 fn list_lines(lines: &[usize]) -> String {
@@ -570,6 +575,14 @@ fn whitespace_collapsed(text: &str, old: &str, new: &str) -> Vec<Region> {
     if want.is_empty() {
         return Vec::new();
     }
+    // Collapsing never changes non-whitespace, so each of old_string's words must occur in
+    // the text verbatim: a cheap test that spares squeezing a large file for nothing.
+    if old
+        .split_whitespace()
+        .any(|w| memmem::find(text.as_bytes(), w.as_bytes()).is_none())
+    {
+        return Vec::new();
+    }
     let squeezed = Squeezed::new(text);
     let replacement = trim_like(new, old);
     memmem::find_iter(squeezed.text.as_bytes(), want.as_bytes())
@@ -728,7 +741,11 @@ fn diagnose(
             spans_text(&ws_lines)
         ));
     }
-    if !is_blank(new) {
+    // A short new_string (a name, a number) occurs anywhere; only a substantive one says
+    // something about an earlier edit.
+    let substantive = new.trim().chars().count() >= MIN_PRESENT_CHARS || new.trim().contains('\n');
+    let diagnosed_old = !hints.is_empty();
+    if substantive {
         if let Some(&at) = exact_matches(text, new).first() {
             hints.push(format!(
                 "new_string is already present at line {}: this edit may already have been applied. Read the file to check before retrying.",
@@ -736,7 +753,7 @@ fn diagnose(
             ));
         }
     }
-    if hints.is_empty() {
+    if !diagnosed_old {
         if let Some(similar) = similar_region(lines, old) {
             hints.push(similar);
         }
@@ -1073,12 +1090,22 @@ mod tests {
 
     #[test]
     fn diagnoses_an_edit_already_applied() {
-        let e = find("one\nTWO\n", "two", "TWO", false, "f").unwrap_err();
+        let e = find(
+            "one\nlet x = TWO;\n",
+            "let x = two;",
+            "let x = TWO;",
+            false,
+            "f",
+        )
+        .unwrap_err();
         assert!(
             e.message.contains("already present at line 2"),
             "{}",
             e.message
         );
+        // A short new_string says nothing about an earlier edit.
+        let e = find("one\nTWO\n", "two", "TWO", false, "f").unwrap_err();
+        assert!(!e.message.contains("already present"), "{}", e.message);
     }
 
     #[test]
