@@ -25,6 +25,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use memchr::memmem;
 
@@ -866,7 +867,7 @@ impl Stripped {
 /// the most words with it, when it shares at least half of them.
 fn similar_region(lines: &LineIndex, old: &str) -> Option<String> {
     let (want, _) = model_lines(old);
-    let wanted: HashSet<&str> = words(old).take(500).collect();
+    let wanted: WordSet = words(old).take(500).collect();
     if wanted.is_empty() || lines.is_empty() {
         return None;
     }
@@ -919,12 +920,31 @@ fn similar_region(lines: &LineIndex, old: &str) -> Option<String> {
     ))
 }
 
+/// The words of `old_string`, looked up once per word of the file: a multiply-rotate hash (the
+/// keys are short and not adversarial) keeps that scan cheap on a large file.
+type WordSet<'a> = HashSet<&'a str, BuildHasherDefault<WordHasher>>;
+
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7C_C1_B7_27_22_0A_95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 fn words(s: &str) -> impl Iterator<Item = &str> {
     s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| w.chars().count() >= 2)
 }
 
-fn words_in(line: &str, set: &HashSet<&str>) -> usize {
+fn words_in(line: &str, set: &WordSet) -> usize {
     words(line).filter(|w| set.contains(w)).count()
 }
 
