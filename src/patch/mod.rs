@@ -1,0 +1,297 @@
+//! Patches: the two accepted formats, parsed into one model, and their application to a file.
+//!
+//! - [`unified`]: unified diffs (`---` / `+++` / `@@`), including git's extended headers.
+//! - [`codex`]: the `*** Begin Patch` … `*** End Patch` format.
+//!
+//! [`parse`] detects the format: a line that is exactly `*** Begin Patch` before any unified
+//! file header means the Begin-Patch format; otherwise a `--- ` / `diff --git ` / `@@` line
+//! means a unified diff. Either may arrive wrapped in a shell heredoc
+//! (`apply_patch <<'EOF'` … `EOF`) or a Markdown code fence; the wrapper is removed first.
+//!
+//! (Leading whitespace around the marker is tolerated.)
+//!
+//! Both parsers produce [`FilePatch`]es; [`apply`] locates hunks in a file ([`seek`]'s named
+//! passes) and rebuilds its bytes, keeping every untouched byte.
+
+pub mod apply;
+pub mod codex;
+pub mod seek;
+pub mod unified;
+
+use crate::error::{ToolError, ToolResult};
+
+/// Which syntax a patch was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Unified,
+    BeginPatch,
+}
+
+/// A parsed patch: its format and one block per file, in patch order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Patch {
+    pub format: Format,
+    pub files: Vec<FilePatch>,
+}
+
+/// One file's block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilePatch {
+    /// 1-based line of the patch text where the block starts.
+    pub line: usize,
+    pub op: FileOp,
+}
+
+/// What a block does to its file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileOp {
+    /// Create `path` with `lines`, each followed by `\n` — except the last when `no_eol`.
+    Add {
+        path: String,
+        lines: Vec<String>,
+        no_eol: bool,
+    },
+    /// Remove `path`. A unified diff carries the removed lines (`expect`), which must be the
+    /// whole content; the Begin-Patch format carries none.
+    Delete {
+        path: String,
+        expect: Option<Vec<String>>,
+    },
+    /// Apply `hunks` to `path`, and move it to `move_to` when given (a pure rename when there
+    /// are no hunks).
+    Update {
+        path: String,
+        move_to: Option<String>,
+        hunks: Vec<Hunk>,
+    },
+}
+
+impl FileOp {
+    /// The path the block reads (or creates).
+    pub fn path(&self) -> &str {
+        match self {
+            FileOp::Add { path, .. }
+            | FileOp::Delete { path, .. }
+            | FileOp::Update { path, .. } => path,
+        }
+    }
+}
+
+/// One hunk: context, removed and added lines, and where to look for them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Hunk {
+    /// 1-based line of the patch text where the hunk starts.
+    pub line: usize,
+    /// Begin-Patch `@@ <text>` anchors: lines to find, in order, before the hunk's own lines.
+    pub anchors: Vec<String>,
+    /// Unified diffs: the 1-based old-file line the header states (0 for an insertion at the
+    /// very start). `None` when the header has no numbers.
+    pub old_start: Option<usize>,
+    pub lines: Vec<HunkLine>,
+    /// Begin-Patch `*** End of File`: the hunk belongs at the end of the file.
+    pub end_of_file: bool,
+    /// Unified `\ No newline at end of file` after an old-side (context or removed) last line.
+    pub old_no_eol: bool,
+    /// Unified `\ No newline at end of file` after a new-side (context or added) last line.
+    pub new_no_eol: bool,
+}
+
+/// One line of a hunk, without its prefix character.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HunkLine {
+    Context(String),
+    Remove(String),
+    Add(String),
+}
+
+impl Hunk {
+    /// The lines the file must contain: context and removed lines, in order.
+    pub fn old_lines(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter_map(|l| match l {
+                HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
+                HunkLine::Add(_) => None,
+            })
+            .collect()
+    }
+
+    /// The lines the file will contain instead: context and added lines, in order.
+    pub fn new_lines(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter_map(|l| match l {
+                HunkLine::Context(t) | HunkLine::Add(t) => Some(t.as_str()),
+                HunkLine::Remove(_) => None,
+            })
+            .collect()
+    }
+
+    pub fn added(&self) -> usize {
+        self.lines
+            .iter()
+            .filter(|l| matches!(l, HunkLine::Add(_)))
+            .count()
+    }
+
+    pub fn removed(&self) -> usize {
+        self.lines
+            .iter()
+            .filter(|l| matches!(l, HunkLine::Remove(_)))
+            .count()
+    }
+}
+
+/// A parse error at a 1-based line of the patch text: `invalid_input` with a `line` field.
+pub fn syntax_error(line: usize, message: impl AsRef<str>) -> ToolError {
+    ToolError::invalid_input(format!(
+        "patch line {line}: {}. Fix the patch and send it again; nothing was written.",
+        message.as_ref()
+    ))
+    .with("line", line)
+}
+
+/// The patch text as lines: split on `\n`, with one trailing `\r` dropped from each (a patch
+/// pasted with CRLF endings), and the wrapper (heredoc or code fence) removed. Returns the
+/// lines and the 1-based patch line number of the first one.
+pub fn patch_lines(input: &str) -> (Vec<&str>, usize) {
+    let mut lines: Vec<&str> = input
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let (start, end) = unwrap_range(&lines);
+    let offset = start + 1;
+    (lines[start..end].to_vec(), offset)
+}
+
+/// The range of `lines` inside a heredoc (`apply_patch <<'EOF'` … `EOF`) or a Markdown code
+/// fence (```` ```diff ```` … ```` ``` ````), or all of them when there is no such wrapper.
+fn unwrap_range(lines: &[&str]) -> (usize, usize) {
+    let Some(first) = lines.iter().position(|l| !l.trim().is_empty()) else {
+        return (0, lines.len());
+    };
+    let Some(last) = lines.iter().rposition(|l| !l.trim().is_empty()) else {
+        return (0, lines.len());
+    };
+    if first >= last {
+        return (0, lines.len());
+    }
+    let head = lines[first].trim();
+    let tail = lines[last].trim();
+    if let Some(delimiter) = heredoc_delimiter(head) {
+        if tail == delimiter {
+            return (first + 1, last);
+        }
+    }
+    if head.starts_with("```") && !head[3..].contains('`') && tail == "```" {
+        return (first + 1, last);
+    }
+    (0, lines.len())
+}
+
+/// The delimiter of `apply_patch <<'EOF'` (also `applypatch`, `<<-`, `"EOF"`, bare `EOF`).
+fn heredoc_delimiter(line: &str) -> Option<&str> {
+    let rest = line
+        .strip_prefix("apply_patch")
+        .or_else(|| line.strip_prefix("applypatch"))?;
+    let rest = rest.trim_start().strip_prefix("<<")?;
+    let rest = rest.strip_prefix('-').unwrap_or(rest).trim();
+    let word = rest
+        .strip_prefix('\'')
+        .and_then(|r| r.strip_suffix('\''))
+        .or_else(|| rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')))
+        .unwrap_or(rest);
+    let valid = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    valid.then_some(word)
+}
+
+/// Which format the lines are in, or `None` when they hold no patch at all.
+pub fn detect(lines: &[&str]) -> Option<Format> {
+    for line in lines {
+        if line.trim() == codex::BEGIN {
+            return Some(Format::BeginPatch);
+        }
+        if line.starts_with("--- ") || line.starts_with("diff --git ") || line.starts_with("@@") {
+            return Some(Format::Unified);
+        }
+    }
+    None
+}
+
+/// Parses a patch in either format.
+pub fn parse(input: &str) -> ToolResult<Patch> {
+    let (lines, first_line) = patch_lines(input);
+    let format = detect(&lines).ok_or_else(|| {
+        ToolError::invalid_input(
+            "no patch found: pass a unified diff (--- a/file, +++ b/file, @@ hunks) or a \
+             '*** Begin Patch' … '*** End Patch' block",
+        )
+    })?;
+    let files = match format {
+        Format::Unified => unified::parse(&lines, first_line)?,
+        Format::BeginPatch => codex::parse(&lines, first_line)?,
+    };
+    if files.is_empty() {
+        return Err(ToolError::invalid_input(
+            "the patch has no hunks and no rename: nothing to apply. Add at least one hunk, \
+             file creation, deletion or move.",
+        ));
+    }
+    Ok(Patch { format, files })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unwraps_heredocs_and_fences() {
+        let (lines, first) =
+            patch_lines("apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF\n");
+        assert_eq!(lines, ["*** Begin Patch", "*** End Patch"]);
+        assert_eq!(first, 2);
+        let (lines, _) = patch_lines("applypatch <<-\"PATCH\"\r\nx\r\nPATCH");
+        assert_eq!(lines, ["x"]);
+        let (lines, _) = patch_lines("```diff\n--- a\n+++ b\n```\n");
+        assert_eq!(lines, ["--- a", "+++ b"]);
+        // A heredoc whose closing delimiter is missing is not unwrapped.
+        let (lines, _) = patch_lines("apply_patch <<EOF\nx\n");
+        assert_eq!(lines, ["apply_patch <<EOF", "x"]);
+        // Only the apply_patch command is unwrapped.
+        assert_eq!(heredoc_delimiter("cat <<EOF"), None);
+        assert_eq!(heredoc_delimiter("apply_patch << 'END_P'"), Some("END_P"));
+    }
+
+    #[test]
+    fn detects_the_format() {
+        assert_eq!(
+            detect(&["*** Begin Patch", "--- x"]),
+            Some(Format::BeginPatch)
+        );
+        assert_eq!(
+            detect(&["diff --git a/x b/x", "*** Begin Patch"]),
+            Some(Format::Unified)
+        );
+        assert_eq!(detect(&["junk", "--- a/x"]), Some(Format::Unified));
+        assert_eq!(detect(&["  *** Begin Patch  "]), Some(Format::BeginPatch));
+        assert_eq!(detect(&["hello"]), None);
+    }
+
+    #[test]
+    fn no_patch_and_empty_patch_are_invalid_input() {
+        let e = parse("hello world").unwrap_err();
+        assert!(e.message.contains("no patch found"), "{}", e.message);
+        let e = parse("*** Begin Patch\n*** End Patch\n").unwrap_err();
+        assert!(
+            e.message.contains("no hunks and no rename"),
+            "{}",
+            e.message
+        );
+    }
+}
