@@ -332,7 +332,7 @@ fn failure(
         .collect::<Vec<_>>()
         .join(", then ");
     let after = if cursor > 0 {
-        format!(" after line {cursor} (where hunk {} ended)", k - 1)
+        format!(" after line {cursor}, where hunk {} ended", k - 1)
     } else {
         String::new()
     };
@@ -366,13 +366,15 @@ fn failure(
                         .join(", ")
                 ));
             }
-            msg.push_str(" Use a line copied exactly from the file after '@@ ', or a bare '@@'.");
+            msg.push_str(
+                " Put a line copied exactly from the file after '@@ ' (or use a bare '@@')",
+            );
         }
         Miss::Lines => {
             let old = hunk.old_lines();
             let stated = hunk
                 .old_start
-                .map(|s| format!(", stated at line {s}"))
+                .map(|s| format!(" (stated at line {s})"))
                 .unwrap_or_default();
             msg.push_str(&format!(
                 "Hunk {k} of {display} does not apply: its {} context/removed line(s){stated} were not found in the file{after} (compared {passes}).\nThe hunk expects:\n",
@@ -384,12 +386,17 @@ fn failure(
                 old.len(),
             );
             let near = hunk.old_start.map_or(cursor, |s| s.saturating_sub(1));
-            match seek::closest(&target.text, &old, cursor, near) {
+            match seek::closest(&target.text, &old, 0, near) {
                 Some((start, equal)) => {
                     let shown = old.len().min(target.line_count() - start);
                     line_field = Some(start + 1);
+                    let overlap = if start < cursor {
+                        "; it overlaps lines an earlier hunk already matched: hunks must not overlap, so merge them into one"
+                    } else {
+                        ""
+                    };
                     msg.push_str(&format!(
-                        "\nThe most similar part of the file is lines {}-{} ({equal} of {} lines equal ignoring whitespace; '!' marks a line that differs):\n",
+                        "\nThe most similar part of the file is lines {}-{} ({equal} of {} lines equal ignoring whitespace; '!' marks a line that differs{overlap}):\n",
                         start + 1,
                         start + shown,
                         old.len()
@@ -407,7 +414,7 @@ fn failure(
                 }
                 None => {
                     msg.push_str(&format!(
-                        "\nNo part of the file{after} resembles those lines (the file has {} lines).",
+                        "\nNo line of the file equals any of them, even ignoring whitespace (the file has {} lines).",
                         target.line_count()
                     ));
                 }

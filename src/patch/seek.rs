@@ -123,7 +123,8 @@ pub fn candidates(from: usize, last: usize, order: Order) -> impl Iterator<Item 
 
 /// The region most like `pattern` (per-line equality ignoring surrounding whitespace), for
 /// diagnostics: its start and how many lines are equal. Ties go to the position nearest
-/// `near`. Looks at no more than about two million line pairs around `near`.
+/// `near`. Looks at no more than about two million line pairs around `near`; `None` when no
+/// line is equal anywhere.
 pub fn closest<S: AsRef<str>>(
     file: &[S],
     pattern: &[&str],
@@ -134,7 +135,8 @@ pub fn closest<S: AsRef<str>>(
     if m == 0 || file.is_empty() {
         return None;
     }
-    let last = file.len().saturating_sub(m.min(file.len()));
+    // A region may run past the end of the file (only its lines there are compared).
+    let last = file.len() - 1;
     if from > last {
         return None;
     }
@@ -253,5 +255,7 @@ mod tests {
         let file = ["a", "b", "c", "d", "e"];
         assert_eq!(closest(&file, &["c", "X", "e"], 0, 0), Some((2, 2)));
         assert_eq!(closest(&file, &["q"], 0, 0), None);
+        // A region cut by the end of the file still counts its lines there.
+        assert_eq!(closest(&file, &["X", "e", "Y"], 0, 0), Some((3, 1)));
     }
 }

@@ -389,12 +389,14 @@ impl<'a> Parser<'a> {
                 for line in &hunk.lines {
                     match line {
                         HunkLine::Remove(t) | HunkLine::Context(t) => expect.push(t.clone()),
-                        HunkLine::Add(_) => return Err(syntax_error(
-                            hunk.line,
-                            format!(
+                        HunkLine::Add(_) => {
+                            return Err(syntax_error(
+                                hunk.line,
+                                format!(
                                 "{path} is deleted (+++ /dev/null), so its hunk cannot add lines"
                             ),
-                        )),
+                            ))
+                        }
                     }
                 }
             }

@@ -18,9 +18,9 @@ use super::Tool;
 use crate::atomic::{self, Transaction};
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
-use crate::paths::{self, canonical_longest_prefix, WorkPath};
 use crate::patch::apply::{apply_hunks, check_whole_content, render_new_file, Target};
 use crate::patch::{self, FileOp, Format, Hunk};
+use crate::paths::{self, canonical_longest_prefix, WorkPath};
 use crate::text::{check_editable, read_capped};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -252,7 +252,11 @@ mod tests {
 
     #[test]
     fn every_operation_in_one_begin_patch() {
-        let (dir, c) = setup(&[("m.txt", b"a\nb\n"), ("d.txt", b"x\ny\n"), ("r.txt", b"r\n")]);
+        let (dir, c) = setup(&[
+            ("m.txt", b"a\nb\n"),
+            ("d.txt", b"x\ny\n"),
+            ("r.txt", b"r\n"),
+        ]);
         let out = run(
             &c,
             "*** Begin Patch\n*** Update File: m.txt\n@@\n a\n-b\n+B\n*** Add File: n/new.txt\n+hi\n\
@@ -288,18 +292,33 @@ mod tests {
     #[test]
     fn rules_create_rename_duplicates() {
         let (_dir, c) = setup(&[("a.txt", b"1\n"), ("b.txt", b"2\n")]);
-        let e = run(&c, "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch").unwrap_err();
+        let e = run(
+            &c,
+            "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch",
+        )
+        .unwrap_err();
         assert!(e.message.contains("already exists"), "{}", e.message);
-        let e = run(&c, "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n*** End Patch")
-            .unwrap_err();
-        assert!(e.message.contains("destination already exists"), "{}", e.message);
+        let e = run(
+            &c,
+            "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n*** End Patch",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("destination already exists"),
+            "{}",
+            e.message
+        );
         let e = run(
             &c,
             "*** Begin Patch\n*** Update File: a.txt\n*** Move to: c.txt\n*** Delete File: ./c.txt\n*** End Patch",
         )
         .unwrap_err();
         assert!(e.message.contains("more than one block"), "{}", e.message);
-        let e = run(&c, "*** Begin Patch\n*** Delete File: zz.txt\n*** End Patch").unwrap_err();
+        let e = run(
+            &c,
+            "*** Begin Patch\n*** Delete File: zz.txt\n*** End Patch",
+        )
+        .unwrap_err();
         assert_eq!(e.code, ErrorCode::NotFound);
         assert!(e.message.contains("Add File"), "{}", e.message);
     }
