@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  cpSync,
   existsSync,
   readdirSync,
   readFileSync,
@@ -9,7 +10,9 @@ import {
 } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createAgentTools } from '../index.js'
 import { err, ok, tempDir, workspace } from './helpers'
 
 const require = createRequire(import.meta.url)
@@ -33,7 +36,8 @@ function snapshot(root: string): Record<string, string> {
 describe('apply_patch: the Begin-Patch format', () => {
   it('updates a file found by an @@ context anchor', async () => {
     const { root, tools } = workspace({
-      'src/greet.ts': 'export function greet(name) {\n  return name\n}\n\nfunction other() {\n  return name\n}\n',
+      'src/greet.ts':
+        'export function greet(name) {\n  return name\n}\n\nfunction other() {\n  return name\n}\n',
     })
     const out = ok(
       await tools.callTool(
@@ -94,7 +98,8 @@ describe('apply_patch: the Begin-Patch format', () => {
 
   it('applies *** End of File chunks at the end, several chunks in order, and nested anchors', async () => {
     const { root, tools } = workspace({
-      'x.py': 'class A:\n    def f(self):\n        pass\nclass B:\n    def f(self):\n        pass\n}\n',
+      'x.py':
+        'class A:\n    def f(self):\n        pass\nclass B:\n    def f(self):\n        pass\n}\n',
     })
     ok(
       await tools.callTool(
@@ -296,7 +301,10 @@ describe('apply_patch: unified diffs', () => {
   it('prefers the occurrence nearest the stated position', async () => {
     const { root, tools } = workspace({ 'd.txt': 'x\na\nb\nc\nd\ne\nf\nx\ng\n' })
     ok(
-      await tools.callTool('apply_patch', patch('--- a/d.txt\n+++ b/d.txt\n@@ -7,1 +7,1 @@\n-x\n+y\n')),
+      await tools.callTool(
+        'apply_patch',
+        patch('--- a/d.txt\n+++ b/d.txt\n@@ -7,1 +7,1 @@\n-x\n+y\n'),
+      ),
     )
     expect(text(root, 'd.txt')).toBe('x\na\nb\nc\nd\ne\nf\ny\ng\n')
   })
@@ -729,7 +737,6 @@ describe('apply_patch: transactions', () => {
     const files = ['f1.txt', 'f2.txt', 'f3.txt', 'f4.txt']
     const root = tempDir()
     for (const f of files) writeFileSync(join(root, f), 'MARK\nend\n')
-    const { createAgentTools } = await import('../index.js')
     // Two independent instances share the process-wide locks.
     const instances = [
       createAgentTools({ workspaceRoot: root }),
@@ -740,10 +747,11 @@ describe('apply_patch: transactions', () => {
       // Each patch touches three of the four files, in a rotating order.
       const picked = [0, 1, 2].map((k) => files[(i + k) % files.length])
       if (i % 2) picked.reverse()
-      const body = picked
-        .map((f) => `*** Update File: ${f}\n@@ MARK\n+p${i}`)
-        .join('\n')
-      return instances[i % 2].callTool('apply_patch', patch(`*** Begin Patch\n${body}\n*** End Patch`))
+      const body = picked.map((f) => `*** Update File: ${f}\n@@ MARK\n+p${i}`).join('\n')
+      return instances[i % 2].callTool(
+        'apply_patch',
+        patch(`*** Begin Patch\n${body}\n*** End Patch`),
+      )
     })
     const results = await Promise.all(calls)
     for (const r of results) ok(r)
@@ -764,4 +772,30 @@ describe('apply_patch: transactions', () => {
     }
     expect(readdirSync(root).filter((f) => f.startsWith('.clarvis-tmp-'))).toEqual([])
   })
+})
+
+// Scenario fixtures: __test__/fixtures/patch/NNN_name/{input/, patch, expected/ | error.json}.
+// The patch is applied to a copy of input/; the workspace must then equal expected/, or —
+// when error.json is there — the call must fail with (at least) those envelope fields and
+// leave the workspace equal to input/.
+describe('apply_patch: scenario fixtures', () => {
+  const fixtures = fileURLToPath(new URL('./fixtures/patch', import.meta.url))
+  for (const name of readdirSync(fixtures).sort()) {
+    it(name, async () => {
+      const dir = join(fixtures, name)
+      const root = tempDir()
+      cpSync(join(dir, 'input'), root, { recursive: true })
+      const tools = createAgentTools({ workspaceRoot: root })
+      const result = await tools.callTool('apply_patch', {
+        patch: readFileSync(join(dir, 'patch'), 'utf8'),
+      })
+      if (existsSync(join(dir, 'error.json'))) {
+        expect(err(result)).toMatchObject(JSON.parse(readFileSync(join(dir, 'error.json'), 'utf8')))
+        expect(snapshot(root)).toEqual(snapshot(join(dir, 'input')))
+      } else {
+        expect(ok(result)).toMatch(/^Applied patch:\n/)
+        expect(snapshot(root)).toEqual(snapshot(join(dir, 'expected')))
+      }
+    })
+  }
 })
