@@ -43,13 +43,13 @@ describe('apply_patch: the Begin-Patch format', () => {
       await tools.callTool(
         'apply_patch',
         patch(
-          '*** Begin Patch\n*** Update File: src/greet.ts\n@@ function other() {\n-  return name\n+  return 'hi ' + name\n*** End Patch\n',
+          '*** Begin Patch\n*** Update File: src/greet.ts\n@@ function other() {\n-  return name\n+  return "hi " + name\n*** End Patch\n',
         ),
       ),
     )
     expect(out).toBe('Applied patch:\n  M src/greet.ts (+1 -1)')
     expect(text(root, 'src/greet.ts')).toBe(
-      'export function greet(name) {\n  return name\n}\n\nfunction other() {\n  return 'hi ' + name\n}\n',
+      'export function greet(name) {\n  return name\n}\n\nfunction other() {\n  return "hi " + name\n}\n',
     )
   })
 
