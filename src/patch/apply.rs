@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 
 use super::seek::{self, Order, Pass, Search};
-use super::{Hunk, HunkLine};
+use super::{line_text, Hunk, HunkLine};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::text::{dominant_terminator, split_byte_lines};
 
@@ -121,7 +121,7 @@ fn locate<'p>(target: &Target, hunk: &'p Hunk, cursor: usize) -> Result<Replacem
             prefer_end: false,
         };
         let (at, _) =
-            seek::find(&target.text, &[anchor.as_str()], search).ok_or(Miss::Anchor(i))?;
+            seek::find(&target.text, &[line_text(anchor)], search).ok_or(Miss::Anchor(i))?;
         anchor_at = Some(at);
         // The hunk's own lines may start on the anchor line itself.
         from = at;
@@ -169,7 +169,7 @@ fn old_side(lines: &[HunkLine]) -> Vec<&str> {
     lines
         .iter()
         .filter_map(|l| match l {
-            HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
+            HunkLine::Context(t) | HunkLine::Remove(t) => Some(line_text(t)),
             HunkLine::Add(_) => None,
         })
         .collect()
@@ -230,7 +230,11 @@ fn assemble(target: &Target, reps: &[Replacement]) -> Vec<u8> {
         let (content, term): (&[u8], &[u8]) = match *piece {
             Piece::Keep(i) if target.terms[i].is_empty() => (target.lines[i], dominant),
             Piece::Keep(i) => (target.lines[i], target.terms[i]),
-            Piece::Add(t) => (t.as_bytes(), dominant),
+            // A line that carried its CR in the patch (a diff of a CRLF file) ends in CRLF.
+            Piece::Add(t) => match t.strip_suffix('\r') {
+                Some(t) => (t.as_bytes(), b"\r\n"),
+                None => (t.as_bytes(), dominant),
+            },
         };
         out.extend_from_slice(content);
         match final_term {
@@ -281,9 +285,13 @@ pub fn check_whole_content(bytes: &[u8], expect: &[String], display: &str) -> To
     let target = Target::new(bytes);
     let n = target.line_count();
     let equal = n == expect.len()
-        && Pass::ALL
-            .iter()
-            .any(|pass| target.text.iter().zip(expect).all(|(f, e)| pass.same(f, e)));
+        && Pass::ALL.iter().any(|pass| {
+            target
+                .text
+                .iter()
+                .zip(expect)
+                .all(|(f, e)| pass.same(f, line_text(e)))
+        });
     if equal {
         return Ok(());
     }
@@ -299,7 +307,7 @@ pub fn check_whole_content(bytes: &[u8], expect: &[String], display: &str) -> To
             .text
             .iter()
             .zip(expect)
-            .position(|(f, e)| !Pass::Punctuation.same(f, e))
+            .position(|(f, e)| !Pass::Punctuation.same(f, line_text(e)))
             .unwrap_or(0);
         message.push_str(&format!(
             "line {} differs: the hunk removes {:?}, the file has {:?}.",
@@ -511,6 +519,15 @@ mod tests {
             apply(crlf, &[hunk(vec![rem("y"), add("Y")])]),
             b"x\r\nY\r\nz\r\n"
         );
+    }
+
+    #[test]
+    fn lines_carrying_their_cr_match_without_it_and_end_in_crlf() {
+        // As `git diff` writes a CRLF file's lines into an LF patch.
+        let out = apply(b"a\nb\n", &[hunk(vec![ctx("a\r"), rem("b\r"), add("c\r")])]);
+        assert_eq!(out, b"a\nc\r\n");
+        assert_eq!(render_new_file(&["x\r".into()], false), b"x\r\n");
+        assert!(check_whole_content(b"p\r\n", &["p\r".into()], "f").is_ok());
     }
 
     #[test]

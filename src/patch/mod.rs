@@ -110,7 +110,7 @@ impl Hunk {
         self.lines
             .iter()
             .filter_map(|l| match l {
-                HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
+                HunkLine::Context(t) | HunkLine::Remove(t) => Some(line_text(t)),
                 HunkLine::Add(_) => None,
             })
             .collect()
@@ -121,7 +121,7 @@ impl Hunk {
         self.lines
             .iter()
             .filter_map(|l| match l {
-                HunkLine::Context(t) | HunkLine::Add(t) => Some(t.as_str()),
+                HunkLine::Context(t) | HunkLine::Add(t) => Some(line_text(t)),
                 HunkLine::Remove(_) => None,
             })
             .collect()
@@ -151,20 +151,37 @@ pub fn syntax_error(line: usize, message: impl AsRef<str>) -> ToolError {
     .with("line", line)
 }
 
-/// The patch text as lines: split on `\n`, with one trailing `\r` dropped from each (a patch
-/// pasted with CRLF endings), and the wrapper (heredoc or code fence) removed. Returns the
-/// lines and the 1-based patch line number of the first one.
+/// The patch text as lines, split on `\n`, with the wrapper (heredoc or code fence) removed.
+/// Returns the lines and the 1-based patch line number of the first one.
+///
+/// When the first non-blank line ends in `\r`, the whole patch was written with CRLF endings
+/// (pasted from a Windows editor) and one trailing `\r` is dropped from every line. Otherwise a
+/// `\r` at the end of a hunk line is content: `git diff` of a CRLF file writes its lines that
+/// way, and such a line is matched without it and written with a `\r\n` terminator (see
+/// [`line_text`]).
 pub fn patch_lines(input: &str) -> (Vec<&str>, usize) {
-    let mut lines: Vec<&str> = input
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
+    let mut lines: Vec<&str> = input.split('\n').collect();
+    let crlf_patch = lines
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.ends_with('\r'));
+    if crlf_patch {
+        for line in &mut lines {
+            *line = line.strip_suffix('\r').unwrap_or(line);
+        }
+    }
     if lines.last() == Some(&"") {
         lines.pop();
     }
     let (start, end) = unwrap_range(&lines);
     let offset = start + 1;
     (lines[start..end].to_vec(), offset)
+}
+
+/// A hunk line's text as matched against the file: without the `\r` of a CRLF line that a
+/// diff of a CRLF file carries.
+pub fn line_text(text: &str) -> &str {
+    text.strip_suffix('\r').unwrap_or(text)
 }
 
 /// The range of `lines` inside a heredoc (`apply_patch <<'EOF'` … `EOF`) or a Markdown code
@@ -258,6 +275,10 @@ mod tests {
         assert_eq!(first, 2);
         let (lines, _) = patch_lines("applypatch <<-\"PATCH\"\r\nx\r\nPATCH");
         assert_eq!(lines, ["x"]);
+        // CR that belongs to the content (a diff of a CRLF file) is kept.
+        let (lines, _) = patch_lines("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\r\n+b\r\n");
+        assert_eq!(lines[3..], ["-a\r", "+b\r"]);
+        assert_eq!(line_text("b\r"), "b");
         let (lines, _) = patch_lines("```diff\n--- a\n+++ b\n```\n");
         assert_eq!(lines, ["--- a", "+++ b"]);
         // A heredoc whose closing delimiter is missing is not unwrapped.
