@@ -694,6 +694,32 @@ describe('apply_patch: transactions', () => {
     expect(snapshot(root)).toEqual(before)
   })
 
+  it('refuses a patch that makes a path both a file and a parent directory', async () => {
+    const { root, tools } = workspace(threeFiles)
+    const before = snapshot(root)
+    const e = err(
+      await tools.callTool(
+        'apply_patch',
+        patch(
+          [
+            '*** Begin Patch',
+            '*** Update File: one.txt',
+            '-1',
+            '+uno',
+            '*** Add File: blocker',
+            '+I want to be a file',
+            '*** Add File: blocker/new.txt',
+            '+new',
+            '*** End Patch',
+          ].join('\n'),
+        ),
+      ),
+    )
+    expect(e).toMatchObject({ error: 'invalid_input', path: 'blocker/new.txt' })
+    expect(e.message).toContain('both a file and a directory')
+    expect(snapshot(root)).toEqual(before)
+  })
+
   it('a commit failing half-way (test-only hook) rolls back the files already installed', async () => {
     const { root, tools } = workspace({ ...threeFiles, 'mv-src.txt': 'm\n' })
     const before = snapshot(root)

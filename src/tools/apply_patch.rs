@@ -115,7 +115,38 @@ fn resolve_blocks<'p>(patch: &'p patch::Patch, config: &Config) -> ToolResult<Ve
             format: patch.format,
         });
     }
+    check_nesting(&blocks)?;
     Ok(blocks)
+}
+
+/// Refuses a patch that leaves a file at a path another block needs as a directory
+/// (`Add File: x` with `Add File: x/y`): caught here with a clear message rather than half-way
+/// through the commit.
+fn check_nesting(blocks: &[Block]) -> ToolResult<()> {
+    let mut files: HashMap<&std::path::Path, &str> = HashMap::new();
+    for b in blocks {
+        match (b.op, &b.to) {
+            (FileOp::Delete { .. }, _) => {}
+            (_, Some(to)) => {
+                files.insert(&to.abs, &to.display);
+            }
+            (_, None) => {
+                files.insert(&b.path.abs, &b.path.display);
+            }
+        }
+    }
+    for b in blocks {
+        for p in std::iter::once(&b.path).chain(&b.to) {
+            if let Some(file) = p.abs.ancestors().skip(1).find_map(|a| files.get(a)) {
+                return Err(ToolError::invalid_input(format!(
+                    "{file} is a file after this patch, but {} would be inside it; a path cannot be both a file and a directory. Nothing was written.",
+                    p.display
+                ))
+                .with("path", p.display.as_str()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks one block under the locks, stages its change in `tx`, and returns its result row.
@@ -314,6 +345,17 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.message.contains("more than one block"), "{}", e.message);
+        let e = run(
+            &c,
+            "*** Begin Patch\n*** Add File: n\n+x\n*** Add File: n/m.txt\n+y\n*** End Patch",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("both a file and a directory"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.fields["path"], "n/m.txt");
         let e = run(
             &c,
             "*** Begin Patch\n*** Delete File: zz.txt\n*** End Patch",
