@@ -264,6 +264,7 @@ impl<'a> Parser<'a> {
             }
             let within_counts = counted && (old_left > 0 || new_left > 0);
             if !within_counts && !self.continues_hunk(counted) {
+                self.check_no_stray_changes()?;
                 break;
             }
             if within_counts && self.at_strict_boundary() {
@@ -275,7 +276,10 @@ impl<'a> Parser<'a> {
                 Some(' ') => HunkLine::Context(line[1..].to_string()),
                 Some('-') => HunkLine::Remove(line[1..].to_string()),
                 Some('+') => HunkLine::Add(line[1..].to_string()),
-                Some(_) => break,
+                Some(_) => {
+                    self.check_no_stray_changes()?;
+                    break;
+                }
             };
             match item {
                 HunkLine::Context(_) => {
@@ -295,6 +299,36 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(hunk)
+    }
+
+    /// A hunk ends at the current line, which is not a hunk line. When `-` / `+` lines follow
+    /// it before the next header, it is a context line that lost its leading space, and ending
+    /// the hunk here would silently drop those changes: that is an error.
+    fn check_no_stray_changes(&self) -> ToolResult<()> {
+        if self.at_boundary() {
+            return Ok(());
+        }
+        let mut k = 0;
+        while let Some(line) = self.at(k) {
+            let header =
+                line.starts_with("--- ") && self.at(k + 1).is_some_and(|n| n.starts_with("+++ "));
+            if header || line.starts_with("diff --git ") || line.starts_with("@@") {
+                break;
+            }
+            let dashes = line.trim_end().chars().all(|c| c == '-');
+            if (line.starts_with('-') || line.starts_with('+')) && !dashes {
+                let stray = self.peek().unwrap_or_default();
+                return Err(syntax_error(
+                    self.lineno(),
+                    format!(
+                        "'{}' is between hunk lines but does not start with ' ', '-' or '+'; a context line needs a leading space (an empty line is an empty context line). If it is not part of the patch, remove it",
+                        stray.chars().take(80).collect::<String>()
+                    ),
+                ));
+            }
+            k += 1;
+        }
+        Ok(())
     }
 
     /// Past the header's counts (or with none): whether the current line still belongs to
@@ -723,6 +757,19 @@ mod tests {
         );
         let files = ok("From abc\nSubject: x\n---\n x | 2 +-\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n-- \n2.40.0\n");
         assert_eq!(update(&files[0]).2[0].lines.len(), 2);
+    }
+
+    #[test]
+    fn a_context_line_without_its_space_is_an_error_not_a_silent_cut() {
+        let lines: Vec<&str> = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\nfn b() {\n-c\n+d\n"
+            .lines()
+            .collect();
+        let e = parse(&lines, 1).unwrap_err();
+        assert_eq!(e.fields["line"], 5);
+        assert!(e.message.contains("leading space"), "{}", e.message);
+        // Prose after the last hunk, and a format-patch trailer, are fine.
+        ok("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\nThat is all.\n");
+        ok("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n-- \n2.40.0\n\nFrom x\n---\n x | 2 +-\n");
     }
 
     #[test]
