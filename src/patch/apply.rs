@@ -114,21 +114,33 @@ fn locate<'p>(target: &Target, hunk: &'p Hunk, cursor: usize) -> Result<Replacem
     let n = target.line_count();
     let mut from = cursor;
     let mut anchor_at = None;
+    let mut anchor_missing = None;
     for (i, anchor) in hunk.anchors.iter().enumerate() {
         let search = Search {
             from: anchor_at.map_or(cursor, |a: usize| a + 1),
             order: Order::Forward,
             prefer_end: false,
         };
-        let (at, _) =
-            seek::find(&target.text, &[line_text(anchor)], search).ok_or(Miss::Anchor(i))?;
-        anchor_at = Some(at);
-        // The hunk's own lines may start on the anchor line itself.
-        from = at;
+        match seek::find(&target.text, &[line_text(anchor)], search) {
+            Some((at, _)) => {
+                anchor_at = Some(at);
+                // The hunk's own lines may start on the anchor line itself.
+                from = at;
+            }
+            None => {
+                anchor_missing = Some(i);
+                anchor_at = None;
+                from = cursor;
+                break;
+            }
+        }
     }
+    let miss = || anchor_missing.map_or(Miss::Lines, Miss::Anchor);
     let mut lines: &[HunkLine] = &hunk.lines;
-    let old: Vec<&str> = old_side(lines);
-    if old.is_empty() {
+    if old_side(lines).is_empty() {
+        if anchor_missing.is_some() {
+            return Err(miss());
+        }
         // A pure insertion: after the anchor, at the stated position, or at the end.
         let at = match (anchor_at, hunk.old_start) {
             (Some(a), _) => a + 1,
@@ -137,32 +149,47 @@ fn locate<'p>(target: &Target, hunk: &'p Hunk, cursor: usize) -> Result<Replacem
         };
         return Ok(replacement(at.max(cursor), lines, hunk));
     }
-    let search = Search {
-        from,
-        order: match hunk.old_start {
-            Some(s) => Order::Nearest(s.saturating_sub(1)),
-            None => Order::Forward,
-        },
-        prefer_end: hunk.end_of_file || hunk.old_no_eol,
-    };
-    if let Some((start, _)) = seek::find(&target.text, &old, search) {
-        return Ok(replacement(start, lines, hunk));
-    }
-    // Trailing empty context lines are often an artifact of how the patch was written.
+    // Trailing empty context lines are often an artifact of how the patch was written: the
+    // hunk is retried without them.
+    let mut variants = vec![lines];
     while let Some((HunkLine::Context(t), rest)) = lines.split_last() {
-        if !t.trim().is_empty() {
+        if !t.trim().is_empty() || old_side(rest).is_empty() {
             break;
         }
         lines = rest;
-        let old = old_side(lines);
-        if old.is_empty() {
-            break;
-        }
-        if let Some((start, _)) = seek::find(&target.text, &old, search) {
-            return Ok(replacement(start, lines, hunk));
+        variants.push(lines);
+    }
+    // After the anchors first. When the lines are not there (the anchor named a line below the
+    // change, say) or an anchor is missing, the search starts again where the previous hunk
+    // ended — but then only a match that is the only one there counts, since the anchor that
+    // should have told occurrences apart is no help.
+    let guided = anchor_missing.is_none();
+    let mut starts = vec![(from, guided)];
+    if !hunk.anchors.is_empty() && guided {
+        starts.push((cursor, false));
+    }
+    for (from, guided) in starts {
+        let search = Search {
+            from,
+            order: match hunk.old_start {
+                Some(s) => Order::Nearest(s.saturating_sub(1)),
+                None => Order::Forward,
+            },
+            prefer_end: hunk.end_of_file || hunk.old_no_eol,
+        };
+        for lines in &variants {
+            let old = old_side(lines);
+            let found = if guided {
+                seek::find(&target.text, &old, search)
+            } else {
+                seek::find_unique(&target.text, &old, search)
+            };
+            if let Some((start, _)) = found {
+                return Ok(replacement(start, lines, hunk));
+            }
         }
     }
-    Err(Miss::Lines)
+    Err(miss())
 }
 
 fn old_side(lines: &[HunkLine]) -> Vec<&str> {
@@ -608,6 +635,31 @@ mod tests {
     }
 
     #[test]
+    fn a_misleading_anchor_falls_back_to_the_previous_hunks_end() {
+        // The anchor names a line below the change.
+        let file = b"fn a\n  x\nfn b\n";
+        let mut h = hunk(vec![rem("  x"), add("  y")]);
+        h.anchors = vec!["fn b".into()];
+        assert_eq!(apply(file, &[h]), b"fn a\n  y\nfn b\n");
+    }
+
+    #[test]
+    fn a_missing_anchor_is_tolerated_only_for_unique_lines() {
+        let mut h = hunk(vec![rem("  x"), add("  y")]);
+        h.anchors = vec!["fn typo".into()];
+        assert_eq!(apply(b"fn a\n  x\n", &[h.clone()]), b"fn a\n  y\n");
+        let e = apply_hunks(b"fn a\n  x\nfn b\n  x\n", &[h], "f").unwrap_err();
+        assert!(
+            e.message.contains("'@@ fn typo' was not found"),
+            "{}",
+            e.message
+        );
+        let mut ins = hunk(vec![add("new")]);
+        ins.anchors = vec!["fn typo".into()];
+        assert!(apply_hunks(b"fn a\n", &[ins], "f").is_err());
+    }
+
+    #[test]
     fn stated_positions_pick_the_nearest_occurrence() {
         let file = b"x\n1\n2\n3\nx\n";
         let mut h = hunk(vec![rem("x"), add("y")]);
@@ -668,7 +720,7 @@ mod tests {
     fn anchor_failures_name_the_anchor() {
         let mut h = hunk(vec![rem("x")]);
         h.anchors = vec!["fn nope".into()];
-        let e = apply_hunks(b"x\n", &[h], "f").unwrap_err();
+        let e = apply_hunks(b"x\nx\n", &[h], "f").unwrap_err();
         assert!(
             e.message.contains("'@@ fn nope' was not found"),
             "{}",

@@ -31,6 +31,8 @@ impl Pass {
             Pass::Exact => file == patch,
             Pass::TrimEnd => file.trim_end() == patch.trim_end(),
             Pass::Trim => file.trim() == patch.trim(),
+            // ASCII text has nothing to fold: the `Trim` pass already compared it.
+            Pass::Punctuation if file.is_ascii() && patch.is_ascii() => file.trim() == patch.trim(),
             Pass::Punctuation => file
                 .trim()
                 .chars()
@@ -76,6 +78,40 @@ pub struct Search {
 /// order where every line is equal under the first pass that succeeds anywhere.
 /// An empty pattern is never found.
 pub fn find<S: AsRef<str>>(file: &[S], pattern: &[&str], search: Search) -> Option<(usize, Pass)> {
+    find_in_passes(file, pattern, search, &Pass::ALL)
+}
+
+/// Like [`find`], but only when the match is the only one at or after `search.from` under
+/// the pass that found it (for searches that lost the guidance of an anchor).
+pub fn find_unique<S: AsRef<str>>(
+    file: &[S],
+    pattern: &[&str],
+    search: Search,
+) -> Option<(usize, Pass)> {
+    let (at, pass) = find(file, pattern, search)?;
+    let forward = Search {
+        from: search.from,
+        order: Order::Forward,
+        prefer_end: false,
+    };
+    let first = find_in_passes(file, pattern, forward, &[pass])?.0;
+    let again = Search {
+        from: first + 1,
+        ..forward
+    };
+    match find_in_passes(file, pattern, again, &[pass]) {
+        None => Some((at, pass)),
+        Some(_) => None,
+    }
+}
+
+/// [`find`] restricted to `passes`.
+fn find_in_passes<S: AsRef<str>>(
+    file: &[S],
+    pattern: &[&str],
+    search: Search,
+    passes: &[Pass],
+) -> Option<(usize, Pass)> {
     let m = pattern.len();
     if m == 0 || m > file.len() {
         return None;
@@ -84,7 +120,7 @@ pub fn find<S: AsRef<str>>(file: &[S], pattern: &[&str], search: Search) -> Opti
     if search.from > last {
         return None;
     }
-    for pass in Pass::ALL {
+    for &pass in passes {
         let matches_at = |i: usize| {
             pattern
                 .iter()
@@ -237,6 +273,20 @@ mod tests {
         assert_eq!(order, [3, 2, 4, 1, 5]);
         let order: Vec<_> = candidates(2, 4, Order::Forward).collect();
         assert_eq!(order, [2, 3, 4]);
+    }
+
+    #[test]
+    fn unique_matches_only() {
+        let s = search(0, Order::Forward);
+        assert_eq!(
+            find_unique(&["a", "b", "a"], &["b"], s),
+            Some((1, Pass::Exact))
+        );
+        assert_eq!(find_unique(&["a", "b", "a"], &["a"], s), None);
+        assert_eq!(
+            find_unique(&["a", "b", "a"], &["a"], search(1, Order::Forward)),
+            Some((2, Pass::Exact))
+        );
     }
 
     #[test]
