@@ -19,7 +19,8 @@
 //!
 //! - Paths: `a/` (old) and `b/` (new) prefixes are stripped when the pair carries them
 //!   (`/dev/null` pairs with either), as is a tab-separated timestamp; git's quoted paths
-//!   (`"a/sp ace\tx"`) are unquoted. `rename from` / `rename to` name the paths exactly.
+//!   (`"a/sp ace\tx"`) are unquoted. `rename from` / `rename to` name the paths exactly. A
+//!   timestamp at the Unix epoch (`diff -N`'s mark of a missing file) means `/dev/null`.
 //! - `/dev/null` as the old path (or `new file mode`) is a create; as the new path (or
 //!   `deleted file mode`) a delete, whose removed lines must be the whole file; differing
 //!   old and new paths (or `rename from/to`) a rename, with or without hunks.
@@ -495,13 +496,55 @@ fn block_paths(h: &Headers) -> (Option<String>, Option<String>) {
 }
 
 /// The path of a `---` / `+++` line: unquoted, without a tab-separated timestamp.
+/// A timestamp of the Unix epoch — how `diff -N` marks a side where the file does not exist —
+/// turns the path into `/dev/null`.
 fn header_path(rest: &str) -> String {
     let rest = rest.trim_start();
     if rest.starts_with('"') {
         return unquote(rest);
     }
-    let path = rest.split('\t').next().unwrap_or(rest);
+    let (path, stamp) = rest.split_once('\t').unwrap_or((rest, ""));
+    if is_epoch(stamp) {
+        return DEV_NULL.to_string();
+    }
     path.trim_end().to_string()
+}
+
+/// `1970-01-01 00:00:00[.000000000] +0000`, or the same instant in another time zone
+/// (`1969-12-31 19:00:00 -0500`, `1970-01-01 01:00:00 +0100`).
+fn is_epoch(stamp: &str) -> bool {
+    let mut parts = stamp.split_whitespace();
+    let (Some(date), Some(time), zone) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    let hms: Vec<i64> = time
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .split(':')
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let [h, m, sec] = hms[..] else {
+        return false;
+    };
+    let day_seconds = match date {
+        "1970-01-01" => 0,
+        "1969-12-31" => -86_400,
+        _ => return false,
+    };
+    let offset = zone
+        .filter(|z| z.len() == 5 && (z.starts_with('+') || z.starts_with('-')))
+        .and_then(|z| {
+            let sign = if z.starts_with('-') { -1 } else { 1 };
+            let hh: i64 = z.get(1..3)?.parse().ok()?;
+            let mm: i64 = z.get(3..5)?.parse().ok()?;
+            Some(sign * (hh * 3600 + mm * 60))
+        })
+        .unwrap_or(0);
+    let fractional_zero = time
+        .split_once('.')
+        .is_none_or(|(_, f)| f.chars().all(|c| c == '0'));
+    fractional_zero && day_seconds + h * 3600 + m * 60 + sec - offset == 0
 }
 
 /// The two paths of `diff --git <old> <new>`, quoted or not. Unquoted paths with spaces are
@@ -643,6 +686,21 @@ mod tests {
         assert_eq!((path, move_to), ("src/x.rs", None));
         assert_eq!(hunks[0].old_start, Some(1));
         assert_eq!(hunks[0].lines.len(), 3);
+    }
+
+    #[test]
+    fn epoch_timestamps_of_diff_n_mean_no_file() {
+        assert!(is_epoch("1970-01-01 00:00:00.000000000 +0000"));
+        assert!(is_epoch("1969-12-31 19:00:00.000000000 -0500"));
+        assert!(is_epoch("1970-01-01 01:00:00 +0100"));
+        assert!(!is_epoch("1970-01-01 00:00:01 +0000"));
+        assert!(!is_epoch("2024-01-01 00:00:00 +0000"));
+        assert!(!is_epoch(""));
+        assert!(!is_epoch("1970-01-01 00:00:00 +0é0"));
+        let files = ok("--- a/n.txt\t1970-01-01 00:00:00.000000000 +0000\n+++ b/n.txt\t2024-05-01 10:00:00.000000000 +0000\n@@ -0,0 +1 @@\n+hi\n\
+                        --- a/d.txt\t2024-05-01 10:00:00.000000000 +0000\n+++ b/d.txt\t1970-01-01 00:00:00.000000000 +0000\n@@ -1 +0,0 @@\n-bye\n");
+        assert!(matches!(&files[0].op, FileOp::Add { path, .. } if path == "n.txt"));
+        assert!(matches!(&files[1].op, FileOp::Delete { path, .. } if path == "d.txt"));
     }
 
     #[test]
