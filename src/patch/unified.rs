@@ -532,15 +532,23 @@ fn is_epoch(stamp: &str) -> bool {
         "1969-12-31" => -86_400,
         _ => return false,
     };
-    let offset = zone
-        .filter(|z| z.len() == 5 && (z.starts_with('+') || z.starts_with('-')))
-        .and_then(|z| {
-            let sign = if z.starts_with('-') { -1 } else { 1 };
-            let hh: i64 = z.get(1..3)?.parse().ok()?;
-            let mm: i64 = z.get(3..5)?.parse().ok()?;
-            Some(sign * (hh * 3600 + mm * 60))
-        })
-        .unwrap_or(0);
+    let offset = match zone {
+        None => 0,
+        Some(z) => {
+            let sign = match z.chars().next() {
+                Some('+') => 1,
+                Some('-') => -1,
+                _ => return false,
+            };
+            let (Some(Ok(hh)), Some(Ok(mm))) = (
+                z.get(1..3).map(str::parse::<i64>),
+                z.get(3..5).map(str::parse::<i64>),
+            ) else {
+                return false;
+            };
+            sign * (hh * 3600 + mm * 60)
+        }
+    };
     let fractional_zero = time
         .split_once('.')
         .is_none_or(|(_, f)| f.chars().all(|c| c == '0'));
