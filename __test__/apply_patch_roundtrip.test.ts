@@ -3,7 +3,7 @@
 // patch is applied by apply_patch to a copy of the original tree, and the result must equal the
 // edited tree byte for byte. The same diffs, rewritten in the Begin-Patch format, must give the
 // same result.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -160,17 +160,39 @@ function gitDiff(before: Tree, after: Tree): string {
   return git(repo, 'diff', '--cached', '-M50%', '--no-color', '--no-ext-diff')
 }
 
-describe('apply_patch round trips against git diff', () => {
-  for (const format of ['unified', 'begin-patch'] as const) {
-    it(`reproduces ${format === 'unified' ? 'git diff' : 'git diff rewritten as Begin-Patch'} results on 40 random trees`, async () => {
-      for (let seed = 1; seed <= 40; seed++) {
-        const { before, after } = scenario(seed, format === 'unified')
-        const diff = gitDiff(before, after)
-        if (!diff.trim()) continue
+/** GNU `diff -ruN a b`: no renames, epoch timestamps for missing files. */
+function gnuDiff(before: Tree, after: Tree): string {
+  const dir = tempDir('atn-diff-')
+  writeTree(join(dir, 'a'), before)
+  writeTree(join(dir, 'b'), after)
+  mkdirSync(join(dir, 'a'), { recursive: true })
+  mkdirSync(join(dir, 'b'), { recursive: true })
+  const r = spawnSync('diff', ['-ruN', 'a', 'b'], {
+    cwd: dir,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  })
+  if (r.status !== 0 && r.status !== 1) throw new Error(`diff failed: ${r.stderr}`)
+  return r.stdout
+}
+
+const variants = {
+  'git diff': (b: Tree, a: Tree) => gitDiff(b, a),
+  'diff -ruN': (b: Tree, a: Tree) => gnuDiff(b, a),
+  'git diff rewritten as Begin-Patch': (b: Tree, a: Tree) => toBeginPatch(gitDiff(b, a)),
+}
+
+describe('apply_patch round trips against git diff and GNU diff', () => {
+  for (const [name, make] of Object.entries(variants)) {
+    it(`reproduces ${name} results on 25 random trees`, async () => {
+      const beginPatch = name.includes('Begin-Patch')
+      for (let seed = 1; seed <= 25; seed++) {
+        const { before, after } = scenario(seed, !beginPatch)
+        const text = make(before, after)
+        if (!text.trim() || text.trim() === '*** Begin Patch\n*** End Patch') continue
         const root = tempDir()
         writeTree(root, before)
         const tools = createAgentTools({ workspaceRoot: root })
-        const text = format === 'unified' ? diff : toBeginPatch(diff)
         const result = await tools.callTool('apply_patch', { patch: text })
         if (result.isError) throw new Error(`seed ${seed}: ${result.text}\n${text}`)
         ok(result)
