@@ -1,8 +1,8 @@
 // Round trips against real tools: random edits to a random tree are turned into a patch by
-// `git diff` (renames detected, CRLF files, missing final newlines, creates and deletes), the
-// patch is applied by apply_patch to a copy of the original tree, and the result must equal the
-// edited tree byte for byte. The same diffs, rewritten in the Begin-Patch format, must give the
-// same result.
+// `git diff` (renames detected, CRLF files, missing final newlines, creates and deletes) and by
+// GNU `diff -ruN` (epoch timestamps for missing files); the patch is applied by apply_patch to a
+// copy of the original tree, and the result must equal the edited tree byte for byte. The git
+// diffs rewritten in the Begin-Patch format must give the same result.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
