@@ -582,7 +582,7 @@ describe('apply_patch: bytes', () => {
     expect(b.error).toBe('is_binary')
   })
 
-  it('edits a Latin-1 file byte-exactly and refuses to write U+FFFD over its bytes', async () => {
+  it('edits a Latin-1 file byte-exactly, refusing U+FFFD and non-ASCII added text', async () => {
     const latin1 = Buffer.from('café\nold\nnaïve\n', 'latin1')
     const { root, tools } = workspace({ 'l1.txt': latin1 })
     // The model saw "caf\uFFFD" through read_file; it may use that as context.
@@ -599,8 +599,17 @@ describe('apply_patch: bytes', () => {
         patch('*** Begin Patch\n*** Update File: l1.txt\n-na\uFFFDve\n+na\uFFFDve!\n*** End Patch'),
       ),
     )
-    expect(e.error).toBe('invalid_input')
+    expect(e).toMatchObject({ error: 'invalid_input', path: 'l1.txt', hunk: 1 })
     expect(e.message).toContain('not valid UTF-8')
+    expect(e.message).toContain('U+FFFD')
+    // Non-ASCII text would be written as UTF-8 into a Latin-1 file: refused too.
+    const mixed = err(
+      await tools.callTool(
+        'apply_patch',
+        patch('*** Begin Patch\n*** Update File: l1.txt\n-new\n+neu über\n*** End Patch'),
+      ),
+    )
+    expect(mixed.message).toContain('non-ASCII')
     expect(bytes(root, 'l1.txt')).toEqual(Buffer.from('café\nnew\nnaïve\n', 'latin1'))
   })
 

@@ -96,7 +96,7 @@ pub fn apply_hunks(bytes: &[u8], hunks: &[Hunk], display: &str) -> ToolResult<Ve
         reps.push(rep);
     }
     if target.lossy {
-        refuse_replacement_chars(&reps, display)?;
+        refuse_foreign_text(&reps, display)?;
     }
     Ok(assemble(&target, &reps))
 }
@@ -272,17 +272,29 @@ fn assemble(target: &Target, reps: &[Replacement]) -> Vec<u8> {
     out
 }
 
-/// A file that is not valid UTF-8 was matched through U+FFFD stand-ins: writing a patch line
-/// that carries one would replace the file's real bytes with U+FFFD, so that is refused.
-fn refuse_replacement_chars(reps: &[Replacement], display: &str) -> ToolResult<()> {
+/// Added text for a file that is not valid UTF-8 (Latin-1, Shift_JIS, …), whose untouched bytes
+/// are kept as they are. Two kinds of added line are refused: one carrying U+FFFD — the
+/// stand-in read_file shows for bytes it cannot decode, so writing it would replace the file's
+/// real bytes — and one with other non-ASCII text, which would be written as UTF-8 into a file
+/// in another encoding. ASCII lines are the same bytes in every such encoding and are allowed.
+fn refuse_foreign_text(reps: &[Replacement], display: &str) -> ToolResult<()> {
     for (k, rep) in reps.iter().enumerate() {
-        if rep
-            .pieces
-            .iter()
-            .any(|p| matches!(p, Piece::Add(t) if t.contains('\u{FFFD}')))
-        {
+        let added = rep.pieces.iter().filter_map(|p| match p {
+            Piece::Add(t) => Some(*t),
+            Piece::Keep(_) => None,
+        });
+        let why = added.fold(None, |why, t| {
+            if t.contains('\u{FFFD}') {
+                Some("adds lines containing U+FFFD (\u{FFFD}), the stand-in read_file shows for bytes it cannot decode; writing them would destroy the original bytes. Keep those lines unchanged as context")
+            } else if why.is_none() && !t.is_ascii() {
+                Some("adds non-ASCII text, which would be written as UTF-8 into a file in another encoding (Latin-1, Shift_JIS, …). Keep added lines ASCII, or convert the file to UTF-8 first (e.g. iconv in bash)")
+            } else {
+                why
+            }
+        });
+        if let Some(why) = why {
             return Err(ToolError::invalid_input(format!(
-                "{display} is not valid UTF-8, and hunk {} adds lines containing U+FFFD (�) — the stand-in read_file shows for bytes it cannot decode. Writing them would destroy the original bytes. Leave those lines unchanged (as context), or edit them with bash (e.g. sed or iconv). Nothing was written.",
+                "{display} is not valid UTF-8, and hunk {} {why}. Nothing was written.",
                 k + 1
             ))
             .with("path", display)
@@ -590,6 +602,9 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidInput);
         assert!(e.message.contains("not valid UTF-8"), "{}", e.message);
+        assert!(e.message.contains("U+FFFD"), "{}", e.message);
+        let e = apply_hunks(file, &[hunk(vec![rem("old"), add("neu café")])], "f").unwrap_err();
+        assert!(e.message.contains("non-ASCII"), "{}", e.message);
     }
 
     #[test]
