@@ -137,6 +137,17 @@ describe('apply_patch: the Begin-Patch format', () => {
       ),
     )
     expect(text(root, 'h.txt')).toBe('two\n')
+    // With `cd <dir> &&` in front, relative paths are relative to <dir>.
+    const out = ok(
+      await tools.callTool(
+        'apply_patch',
+        patch(
+          'cd sub && apply_patch <<EOF\n*** Begin Patch\n*** Add File: new.txt\n+n\n*** End Patch\nEOF',
+        ),
+      ),
+    )
+    expect(out).toBe('Applied patch:\n  A sub/new.txt (+1 -0)')
+    expect(text(root, 'sub/new.txt')).toBe('n\n')
   })
 
   it('matches in passes: trailing whitespace, both ends, then Unicode punctuation — keeping the file’s own context text', async () => {

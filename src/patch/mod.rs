@@ -6,7 +6,8 @@
 //! [`parse`] detects the format: a line that is exactly `*** Begin Patch` before any unified
 //! file header means the Begin-Patch format; otherwise a `--- ` / `diff --git ` / `@@` line
 //! means a unified diff. Either may arrive wrapped in a shell heredoc
-//! (`apply_patch <<'EOF'` … `EOF`) or a Markdown code fence; the wrapper is removed first.
+//! (`apply_patch <<'EOF'` … `EOF`, optionally after `cd <dir> && `, which makes relative paths
+//! relative to `<dir>`) or a Markdown code fence; the wrapper is removed first.
 //!
 //! (Leading whitespace around the marker is tolerated.)
 //!
@@ -32,6 +33,9 @@ pub enum Format {
 pub struct Patch {
     pub format: Format,
     pub files: Vec<FilePatch>,
+    /// The directory of a `cd <dir> && apply_patch <<'EOF'` wrapper: relative paths in the
+    /// patch are relative to it.
+    pub base: Option<String>,
 }
 
 /// One file's block.
@@ -160,6 +164,12 @@ pub fn syntax_error(line: usize, message: impl AsRef<str>) -> ToolError {
 /// way, and such a line is matched without it and written with a `\r\n` terminator (see
 /// [`line_text`]).
 pub fn patch_lines(input: &str) -> (Vec<&str>, usize) {
+    let (lines, first, _) = patch_text(input);
+    (lines, first)
+}
+
+/// [`patch_lines`], plus the directory of a `cd <dir> && apply_patch <<'EOF'` wrapper.
+pub fn patch_text(input: &str) -> (Vec<&str>, usize, Option<&str>) {
     let mut lines: Vec<&str> = input.split('\n').collect();
     let crlf_patch = lines
         .iter()
@@ -173,9 +183,9 @@ pub fn patch_lines(input: &str) -> (Vec<&str>, usize) {
     if lines.last() == Some(&"") {
         lines.pop();
     }
-    let (start, end) = unwrap_range(&lines);
+    let (start, end, base) = unwrap_range(&lines);
     let offset = start + 1;
-    (lines[start..end].to_vec(), offset)
+    (lines[start..end].to_vec(), offset, base)
 }
 
 /// A hunk line's text as matched against the file: without the `\r` of a CRLF line that a
@@ -186,46 +196,58 @@ pub fn line_text(text: &str) -> &str {
 
 /// The range of `lines` inside a heredoc (`apply_patch <<'EOF'` … `EOF`) or a Markdown code
 /// fence (```` ```diff ```` … ```` ``` ````), or all of them when there is no such wrapper.
-fn unwrap_range(lines: &[&str]) -> (usize, usize) {
+fn unwrap_range<'a>(lines: &[&'a str]) -> (usize, usize, Option<&'a str>) {
+    let all = (0, lines.len(), None);
     let Some(first) = lines.iter().position(|l| !l.trim().is_empty()) else {
-        return (0, lines.len());
+        return all;
     };
     let Some(last) = lines.iter().rposition(|l| !l.trim().is_empty()) else {
-        return (0, lines.len());
+        return all;
     };
     if first >= last {
-        return (0, lines.len());
+        return all;
     }
     let head = lines[first].trim();
     let tail = lines[last].trim();
-    if let Some(delimiter) = heredoc_delimiter(head) {
+    if let Some((base, delimiter)) = heredoc(head) {
         if tail == delimiter {
-            return (first + 1, last);
+            return (first + 1, last, base);
         }
     }
     if head.starts_with("```") && !head[3..].contains('`') && tail == "```" {
-        return (first + 1, last);
+        return (first + 1, last, None);
     }
-    (0, lines.len())
+    all
 }
 
-/// The delimiter of `apply_patch <<'EOF'` (also `applypatch`, `<<-`, `"EOF"`, bare `EOF`).
-fn heredoc_delimiter(line: &str) -> Option<&str> {
-    let rest = line
+/// The directory (of a `cd <dir> && ` prefix) and delimiter of `apply_patch <<'EOF'` (also
+/// `applypatch`, `<<-`, `"EOF"`, bare `EOF`).
+fn heredoc(line: &str) -> Option<(Option<&str>, &str)> {
+    let (base, command) = match line.strip_prefix("cd ").and_then(|r| r.split_once("&&")) {
+        Some((dir, command)) => (Some(unquote_word(dir.trim())?), command.trim_start()),
+        None => (None, line),
+    };
+    let rest = command
         .strip_prefix("apply_patch")
-        .or_else(|| line.strip_prefix("applypatch"))?;
+        .or_else(|| command.strip_prefix("applypatch"))?;
     let rest = rest.trim_start().strip_prefix("<<")?;
     let rest = rest.strip_prefix('-').unwrap_or(rest).trim();
-    let word = rest
+    let word = unquote_word(rest)?;
+    let valid = word
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    valid.then_some((base, word))
+}
+
+/// A shell word without its quotes (`'x'`, `"x"` or `x`); `None` when empty or half-quoted.
+fn unquote_word(word: &str) -> Option<&str> {
+    let inner = word
         .strip_prefix('\'')
         .and_then(|r| r.strip_suffix('\''))
-        .or_else(|| rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')))
-        .unwrap_or(rest);
-    let valid = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    valid.then_some(word)
+        .or_else(|| word.strip_prefix('"').and_then(|r| r.strip_suffix('"')))
+        .unwrap_or(word);
+    let bare = !inner.contains(['\'', '"']) && !inner.is_empty();
+    bare.then_some(inner)
 }
 
 /// Which format the lines are in, or `None` when they hold no patch at all.
@@ -243,7 +265,7 @@ pub fn detect(lines: &[&str]) -> Option<Format> {
 
 /// Parses a patch in either format.
 pub fn parse(input: &str) -> ToolResult<Patch> {
-    let (lines, first_line) = patch_lines(input);
+    let (lines, first_line, base) = patch_text(input);
     let format = detect(&lines).ok_or_else(|| {
         ToolError::invalid_input(
             "no patch found: pass a unified diff (--- a/file, +++ b/file, @@ hunks) or a \
@@ -260,7 +282,11 @@ pub fn parse(input: &str) -> ToolResult<Patch> {
              file creation, deletion or move.",
         ));
     }
-    Ok(Patch { format, files })
+    Ok(Patch {
+        format,
+        files,
+        base: base.map(str::to_string),
+    })
 }
 
 #[cfg(test)]
@@ -285,8 +311,15 @@ mod tests {
         let (lines, _) = patch_lines("apply_patch <<EOF\nx\n");
         assert_eq!(lines, ["apply_patch <<EOF", "x"]);
         // Only the apply_patch command is unwrapped.
-        assert_eq!(heredoc_delimiter("cat <<EOF"), None);
-        assert_eq!(heredoc_delimiter("apply_patch << 'END_P'"), Some("END_P"));
+        assert_eq!(heredoc("cat <<EOF"), None);
+        assert_eq!(heredoc("apply_patch << 'END_P'"), Some((None, "END_P")));
+        assert_eq!(
+            heredoc("cd 'sub dir' && apply_patch <<\"EOF\""),
+            Some((Some("sub dir"), "EOF"))
+        );
+        assert_eq!(heredoc("cd && apply_patch <<EOF"), None);
+        let (lines, first, base) = patch_text("cd pkg && apply_patch <<'EOF'\nx\nEOF");
+        assert_eq!((lines, first, base), (vec!["x"], 2, Some("pkg")));
     }
 
     #[test]

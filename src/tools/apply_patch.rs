@@ -85,9 +85,16 @@ fn resolve_blocks<'p>(patch: &'p patch::Patch, config: &Config) -> ToolResult<Ve
         }
         Ok(())
     };
+    // `cd <dir> && apply_patch <<'EOF'`: relative paths are relative to <dir>.
+    let resolve = |raw: &str| match &patch.base {
+        Some(base) if !std::path::Path::new(raw).is_absolute() => {
+            paths::resolve(config, &format!("{base}/{raw}"))
+        }
+        _ => paths::resolve(config, raw),
+    };
     let mut blocks = Vec::with_capacity(patch.files.len());
     for fp in &patch.files {
-        let path = paths::resolve(config, fp.op.path())?;
+        let path = resolve(fp.op.path())?;
         claim(&path)?;
         let mut to = None;
         if let FileOp::Update {
@@ -96,7 +103,7 @@ fn resolve_blocks<'p>(patch: &'p patch::Patch, config: &Config) -> ToolResult<Ve
             ..
         } = &fp.op
         {
-            let dest = paths::resolve(config, dest)?;
+            let dest = resolve(dest)?;
             if dest.abs != path.abs {
                 claim(&dest)?;
                 to = Some(dest);
@@ -304,6 +311,27 @@ mod tests {
         assert_eq!(read("s.txt"), "r\n");
         assert!(!dir.path().join("d.txt").exists());
         assert!(!dir.path().join("r.txt").exists());
+    }
+
+    #[test]
+    fn a_cd_heredoc_makes_paths_relative_to_its_directory() {
+        let (dir, c) = setup(&[("pkg/a.txt", b"1\n")]);
+        let out = run(
+            &c,
+            "cd pkg && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n-1\n+2\n*** Add File: b.txt\n+b\n*** End Patch\nEOF\n",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "Applied patch:\n  M pkg/a.txt (+1 -1)\n  A pkg/b.txt (+1 -0)"
+        );
+        assert_eq!(fs::read(dir.path().join("pkg/a.txt")).unwrap(), b"2\n");
+        let e = run(
+            &c,
+            "cd .. && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\nEOF",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathEscape);
     }
 
     #[test]
