@@ -2,7 +2,8 @@
 //! applied all together or not at all.
 //!
 //! The call parses the patch ([`crate::patch`]), resolves and confines every path, refuses a
-//! path named by two blocks, locks every path it touches, then — under the locks — reads each
+//! path named by two blocks or needed both as a file and as a directory, locks every path it
+//! touches (process-wide, before reading anything), then — under the locks — reads each
 //! file, checks it (exists or not as the block requires, not a symlink, not binary or UTF-16,
 //! under the size cap) and computes its new bytes. Only when every block succeeded does one
 //! [`Transaction`] commit them; any failure before or during the commit leaves every file as it
