@@ -349,3 +349,133 @@ mod tests {
         );
     }
 }
+
+/// Random patch-like text through both parsers and the application: errors are fine, panics
+/// are not.
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+
+    const PIECES: &[&str] = &[
+        "--- a/x",
+        "+++ b/x",
+        "--- /dev/null",
+        "+++ /dev/null",
+        "--- a/y\t1970-01-01 00:00:00 +0000",
+        "@@ -1,2 +1,2 @@",
+        "@@ -0,0 +1 @@",
+        "@@ -3 +3,0 @@ fn",
+        "@@ -1,a +1 @@",
+        "@@",
+        "@@ anchor",
+        " a",
+        " b\r",
+        "-a",
+        "-b",
+        "+c",
+        "+é“”",
+        "\\ No newline at end of file",
+        "*** Begin Patch",
+        "*** End Patch",
+        "*** Update File: x",
+        "*** Add File: y",
+        "*** Delete File: x",
+        "*** Move to: z",
+        "*** End of File",
+        "diff --git a/x b/x",
+        "diff --git \"a/q\\303\" \"b/q",
+        "rename from x",
+        "rename to z",
+        "new file mode 100644",
+        "deleted file mode 100644",
+        "apply_patch <<'EOF'",
+        "cd d && apply_patch <<EOF",
+        "EOF",
+        "```",
+        "",
+        "\r",
+        "-- ",
+        "junk",
+    ];
+
+    const HUNK_PIECES: &[&str] = &[
+        " a",
+        " b",
+        " b\r",
+        "-a",
+        "-b",
+        "-b ",
+        "+c",
+        "+é“”",
+        "\\ No newline at end of file",
+        "",
+        "@@",
+        "@@ a",
+        "@@ -2 +2 @@",
+    ];
+
+    #[test]
+    fn random_patches_never_panic() {
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let files: [&[u8]; 5] = [
+            b"",
+            b"a\nb\n",
+            b"a\r\nb",
+            b"\xEF\xBB\xBFa\rb\r",
+            b"x\xE9\na\n",
+        ];
+        let mut parsed = 0;
+        for _ in 0..20_000 {
+            let len = next(14);
+            let frame = next(3);
+            let vocabulary = if frame < 2 { HUNK_PIECES } else { PIECES };
+            let mut text: Vec<&str> = (0..len)
+                .map(|_| vocabulary[next(vocabulary.len())])
+                .collect();
+            // Most texts get a valid frame, so that the bodies reach the application.
+            match frame {
+                0 => {
+                    text.insert(0, "@@");
+                    text.insert(0, "+++ b/x");
+                    text.insert(0, "--- a/x");
+                }
+                1 => {
+                    text.insert(0, "*** Update File: x");
+                    text.insert(0, "*** Begin Patch");
+                    text.push("*** End Patch");
+                }
+                _ => {}
+            }
+            let Ok(patch) = parse(&text.join("\n")) else {
+                continue;
+            };
+            parsed += 1;
+            for fp in &patch.files {
+                let file = files[next(files.len())];
+                match &fp.op {
+                    FileOp::Update { hunks, .. } => {
+                        let _ = apply::apply_hunks(file, hunks, "x");
+                    }
+                    FileOp::Delete {
+                        expect: Some(expect),
+                        ..
+                    } => {
+                        let _ = apply::check_whole_content(file, expect, "x");
+                    }
+                    FileOp::Add { lines, no_eol, .. } => {
+                        let _ = apply::render_new_file(lines, *no_eol);
+                    }
+                    FileOp::Delete { expect: None, .. } => {}
+                }
+            }
+        }
+        // Enough random texts are valid patches for the application to be exercised.
+        assert!(parsed > 5_000, "only {parsed} random patches parsed");
+    }
+}
