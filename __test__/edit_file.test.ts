@@ -299,14 +299,40 @@ describe('edit_file: byte preservation', () => {
     expect(read(root, 'u.txt').equals(le)).toBe(true)
   })
 
-  it('refuses a non-UTF-8 (Latin-1) file clearly instead of writing U+FFFD', async () => {
-    const latin1 = Buffer.from('caf\xe9\nbar\n', 'latin1')
+  it('edits a non-UTF-8 (Latin-1) file byte-exactly', async () => {
+    const latin1 = Buffer.from('caf\xe9 = 1\r\nbar\r\nna\xefve\r\n', 'latin1')
     const { root, tools } = workspace({ 'l.txt': latin1 })
-    const e = err(
-      await tools.callTool('edit_file', { path: 'l.txt', old_string: 'bar', new_string: 'baz' }),
+    const r = await tools.callTool('edit_file', {
+      path: 'l.txt',
+      old_string: 'bar',
+      new_string: 'baz\nqux',
+    })
+    expect(ok(r)).toBe('Replaced 1 occurrence in l.txt.')
+    expect(
+      read(root, 'l.txt').equals(
+        Buffer.from('caf\xe9 = 1\r\nbaz\r\nqux\r\nna\xefve\r\n', 'latin1'),
+      ),
+    ).toBe(true)
+  })
+
+  it('refuses, in a non-UTF-8 file, U+FFFD in old_string and non-ASCII new_string', async () => {
+    const latin1 = Buffer.from('caf\xe9 = 1\nbar\n', 'latin1')
+    const { root, tools } = workspace({ 'l.txt': latin1 })
+    const fffd = err(
+      await tools.callTool('edit_file', {
+        path: 'l.txt',
+        old_string: 'caf\uFFFD = 1',
+        new_string: 'cafe = 2',
+      }),
     )
-    expect(e).toMatchObject({ error: 'is_binary', encoding: 'non-utf-8', line: 1 })
-    expect(e.message).toContain('not valid UTF-8')
+    expect(fffd).toMatchObject({ error: 'invalid_input', path: 'l.txt' })
+    expect(fffd.message).toContain('not valid UTF-8')
+    expect(fffd.message).toContain('U+FFFD')
+    const utf8 = err(
+      await tools.callTool('edit_file', { path: 'l.txt', old_string: 'bar', new_string: 'bär' }),
+    )
+    expect(utf8.error).toBe('invalid_input')
+    expect(utf8.message).toContain('non-ASCII')
     expect(read(root, 'l.txt').equals(latin1)).toBe(true)
   })
 

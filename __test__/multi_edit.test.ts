@@ -156,19 +156,33 @@ describe('multi_edit', () => {
     expect(readdirSync(root)).toEqual(['a.txt'])
   })
 
-  it('refuses UTF-16 and non-UTF-8 files like edit_file', async () => {
-    const { tools } = workspace({
+  it('refuses UTF-16, and edits a non-UTF-8 file byte-exactly like edit_file', async () => {
+    const { root, tools } = workspace({
       'u.txt': Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('\0a')]),
-      'l.txt': Buffer.from([0x61, 0xe9, 0x0a]),
+      'l.txt': Buffer.from([0x61, 0xe9, 0x0a, 0x62, 0x0a]),
     })
-    const edits = [{ old_string: 'a', new_string: 'b' }]
+    const edits = [
+      { old_string: 'a', new_string: 'A' },
+      { old_string: 'b', new_string: 'B' },
+    ]
     expect(err(await tools.callTool('multi_edit', { path: 'u.txt', edits }))).toMatchObject({
       error: 'is_binary',
       encoding: 'utf-16be',
     })
-    expect(err(await tools.callTool('multi_edit', { path: 'l.txt', edits }))).toMatchObject({
-      error: 'is_binary',
-      encoding: 'non-utf-8',
-    })
+    expect(ok(await tools.callTool('multi_edit', { path: 'l.txt', edits }))).toBe(
+      'Applied 2 edits to l.txt.',
+    )
+    expect([...readFileSync(join(root, 'l.txt'))]).toEqual([0x41, 0xe9, 0x0a, 0x42, 0x0a])
+    const e = err(
+      await tools.callTool('multi_edit', {
+        path: 'l.txt',
+        edits: [
+          { old_string: 'A', new_string: 'a' },
+          { old_string: 'B', new_string: 'ß' },
+        ],
+      }),
+    )
+    expect(e).toMatchObject({ error: 'invalid_input', index: 1 })
+    expect(e.message).toMatch(/^edit\[1\]: l\.txt is not valid UTF-8/)
   })
 })

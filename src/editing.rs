@@ -45,7 +45,29 @@ pub fn check_pair(old: &str, new: &str) -> ToolResult<()> {
     Ok(())
 }
 
-/// The terminator added lines get: the file's dominant one ([`text::dominant_terminator`]).
+/// For a file that is not valid UTF-8 ([`Editable::raw_bytes`]), refuses what could not be
+/// edited byte-exactly, as apply_patch does for added lines: U+FFFD in `old_string` (read_file's
+/// stand-in for bytes it cannot decode, which never matches those bytes) and non-ASCII text in
+/// `new_string` (it would be written as UTF-8 into a file in another encoding). ASCII is the
+/// same bytes in every such encoding.
+pub fn check_raw(file: &Editable, old: &str, new: &str, display: &str) -> ToolResult<()> {
+    if !file.raw_bytes {
+        return Ok(());
+    }
+    let why = if old.contains('\u{FFFD}') {
+        "old_string contains U+FFFD (\u{FFFD}), the stand-in read_file shows for the bytes it cannot decode; it cannot match those bytes. Choose an old_string next to them rather than across them"
+    } else if !new.is_ascii() {
+        "new_string contains non-ASCII text, which would be written as UTF-8 into a file in another encoding (Latin-1, Shift_JIS, …). Keep new_string ASCII, or convert the file to UTF-8 first (e.g. iconv through bash)"
+    } else {
+        return Ok(());
+    };
+    Err(ToolError::invalid_input(format!(
+        "{display} is not valid UTF-8 (its undecodable bytes are kept exactly as they are), and {why}. Nothing was written."
+    ))
+    .with("path", display))
+}
+
+/// The terminator added lines get: the file's dominant one ([`text::dominant_terminator_in`]).
 /// Only a replacement with a line break can add a line, so the scan of the whole file is
 /// skipped when no `new_string` has one.
 pub fn dominant_for<'s>(
@@ -53,7 +75,7 @@ pub fn dominant_for<'s>(
     mut new_strings: impl Iterator<Item = &'s str>,
 ) -> &'static str {
     if new_strings.any(|n| n.contains(['\n', '\r'])) {
-        text::dominant_terminator(text)
+        text::dominant_terminator_in(text)
     } else {
         "\n"
     }
@@ -103,7 +125,7 @@ mod tests {
 
     fn run(text: &str, old: &str, new: &str) -> ToolResult<(String, Applied)> {
         let mut t = text.to_string();
-        let dominant = text::dominant_terminator(text);
+        let dominant = text::dominant_terminator_in(text);
         let a = apply(&mut t, old, new, false, dominant, "f")?;
         Ok((t, a))
     }
@@ -206,6 +228,23 @@ mod tests {
                 "{text:?} {old:?} {new:?} -> {edited:?}"
             );
         }
+    }
+
+    #[test]
+    fn non_utf8_files_are_edited_byte_exactly() {
+        let bytes = b"caf\xE9\r\nold\r\n\x82\n".to_vec();
+        let mut file = text::decode_editable(bytes, "f").unwrap();
+        assert!(check_raw(&file, "old", "new\nline", "f").is_ok());
+        let d = dominant_for(&file.text, ["new\nline"].into_iter());
+        apply(&mut file.text, "old", "new\nline", false, d, "f").unwrap();
+        assert_eq!(file.into_bytes(), b"caf\xE9\r\nnew\r\nline\r\n\x82\n");
+        let file = text::decode_editable(b"caf\xE9\n".to_vec(), "f").unwrap();
+        let e = check_raw(&file, "caf\u{FFFD}", "x", "f").unwrap_err();
+        assert!(e.message.contains("U+FFFD"), "{}", e.message);
+        let e = check_raw(&file, "caf", "café", "f").unwrap_err();
+        assert!(e.message.contains("non-ASCII"), "{}", e.message);
+        let utf8 = text::decode_editable("café\n".as_bytes().to_vec(), "f").unwrap();
+        assert!(check_raw(&utf8, "caf\u{FFFD}", "café", "f").is_ok());
     }
 
     #[test]

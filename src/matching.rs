@@ -903,6 +903,11 @@ fn similar_region(lines: &LineIndex, old: &str) -> Option<String> {
         .enumerate()
         .map(|(k, l)| {
             let (cut, more) = crate::text::cut_chars(l, 240);
+            // Undecodable bytes of a non-UTF-8 file show as read_file shows them.
+            let cut: String = cut
+                .chars()
+                .map(|c| if c >= '\u{10FF00}' { '\u{FFFD}' } else { c })
+                .collect();
             format!(
                 "{:>6}\t{cut}{}",
                 best_at + k + 1,

@@ -160,6 +160,28 @@ pub fn binary_error(display: &str) -> ToolError {
     .with("path", display)
 }
 
+/// Refuses what the editing tools must not rewrite: a binary file (`is_binary`) and a UTF-16
+/// file (`is_binary` with an `encoding` field). UTF-8 — and any other byte-oriented
+/// encoding, which is edited byte-exactly — passes.
+pub fn check_editable(bytes: &[u8], display: &str) -> ToolResult<()> {
+    if looks_binary(bytes) {
+        return Err(binary_error(display));
+    }
+    let encoding = Encoding::detect(bytes);
+    if encoding.is_utf16() {
+        return Err(ToolError::new(
+            ErrorCode::IsBinary,
+            format!(
+                "{display} is {} text; the editing tools only rewrite UTF-8 files. Convert it to UTF-8 first (e.g. with iconv in bash), or edit it there.",
+                encoding.name()
+            ),
+        )
+        .with("path", display)
+        .with("encoding", encoding.name()));
+    }
+    Ok(())
+}
+
 /// Reads and decodes a text file for display: the capped read, then binary refusal.
 pub fn read_text(path: &WorkPath, config: &Config) -> ToolResult<Decoded> {
     let bytes = read_capped(path, config)?;
@@ -204,6 +226,58 @@ fn memchr_eol(bytes: &[u8]) -> Option<usize> {
     memchr::memchr2(b'\n', b'\r', bytes)
 }
 
+/// [`split_lines`] over raw bytes, for files that may not be valid UTF-8: `(line, terminator)`
+/// pairs with terminators `\r\n`, `\n` or a lone `\r` (the last one possibly empty). Editing
+/// through these slices keeps every untouched byte, whatever the encoding.
+pub fn split_byte_lines(bytes: &[u8]) -> ByteLines<'_> {
+    ByteLines { rest: bytes }
+}
+
+pub struct ByteLines<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for ByteLines<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let bytes = self.rest;
+        let (line, term, used) = match memchr_eol(bytes) {
+            Some(i) if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') => {
+                (&bytes[..i], &bytes[i..i + 2], i + 2)
+            }
+            Some(i) => (&bytes[..i], &bytes[i..i + 1], i + 1),
+            None => (bytes, &bytes[..0], bytes.len()),
+        };
+        self.rest = &bytes[used..];
+        Some((line, term))
+    }
+}
+
+/// The terminator new lines of a file take: the most frequent of `\n`, `\r\n` and lone `\r`
+/// among `terminators` (ties prefer `\n`, then `\r\n`); `\n` when there is none.
+pub fn dominant_terminator<'a, I: IntoIterator<Item = &'a [u8]>>(terminators: I) -> &'static str {
+    let (mut lf, mut crlf, mut cr) = (0usize, 0usize, 0usize);
+    for term in terminators {
+        match term {
+            b"\n" => lf += 1,
+            b"\r\n" => crlf += 1,
+            b"\r" => cr += 1,
+            _ => {}
+        }
+    }
+    if lf >= crlf && lf >= cr {
+        "\n"
+    } else if crlf >= cr {
+        "\r\n"
+    } else {
+        "\r"
+    }
+}
+
 /// Every terminator (`\r\n`, lone `\r`) turned into `\n`.
 pub fn normalize_newlines(text: &str) -> Cow<'_, str> {
     if !text.contains('\r') {
@@ -223,18 +297,50 @@ pub fn cut_chars(line: &str, max_chars: usize) -> (&str, bool) {
 // ---------------------------------------------------------------------------------------------
 // Editing: the text the mutating tools rewrite, and how it goes back to bytes.
 
-/// A file the editing tools may rewrite: valid UTF-8, its BOM (if any) stripped and remembered,
+/// A file the editing tools may rewrite, as text: its BOM (if any) stripped and remembered,
 /// every line terminator untouched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Editable {
     pub bom: bool,
     pub text: String,
+    /// The file is not valid UTF-8 (Latin-1, Shift_JIS, …): each byte that does not decode is
+    /// held in `text` as the character [`raw_byte_char`] and written back as that very byte.
+    pub raw_bytes: bool,
+}
+
+/// The first of the 256 characters (U+10FF00 + byte, plane 16's private use area) that stand
+/// for undecodable bytes in an [`Editable`].
+const RAW_BYTE_BASE: u32 = 0x10_FF00;
+
+/// The character that holds undecodable byte `b` in an [`Editable`]'s text.
+pub fn raw_byte_char(b: u8) -> char {
+    // U+10FF00..=U+10FFFF are all scalar values, so this never falls back.
+    char::from_u32(RAW_BYTE_BASE + u32::from(b)).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+fn raw_byte_of(c: char) -> Option<u8> {
+    u8::try_from(u32::from(c).checked_sub(RAW_BYTE_BASE)?).ok()
 }
 
 impl Editable {
-    /// The bytes to write back: the BOM again (if the file had one), then the text.
+    /// The bytes to write back: the BOM again (if the file had one), then the text, with every
+    /// undecodable byte restored.
     pub fn into_bytes(self) -> Vec<u8> {
-        encode_utf8(self.bom, self.text)
+        if !self.raw_bytes {
+            return encode_utf8(self.bom, self.text);
+        }
+        let mut out = Vec::with_capacity(UTF8_BOM.len() + self.text.len());
+        if self.bom {
+            out.extend_from_slice(UTF8_BOM);
+        }
+        let mut buf = [0u8; 4];
+        for c in self.text.chars() {
+            match raw_byte_of(c) {
+                Some(b) => out.push(b),
+                None => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+            }
+        }
+        out
     }
 }
 
@@ -249,78 +355,53 @@ pub fn encode_utf8(bom: bool, text: String) -> Vec<u8> {
     out
 }
 
-/// Decodes a file for editing, refusing what could not be written back byte-exactly:
-/// binary files (`is_binary`), UTF-16 (`is_binary` with `encoding`), and bytes that are not
-/// valid UTF-8 (`is_binary` with `encoding: "non-utf-8"` and the offending line): editing
-/// those through a UTF-8 view would replace them with U+FFFD. Takes the bytes by value so a
-/// valid UTF-8 file is not copied.
+/// Decodes a file for editing so that it can be written back byte-exactly. Refuses binary and
+/// UTF-16 files ([`check_editable`]). A file that is not valid UTF-8 is kept byte for byte:
+/// each undecodable byte becomes [`raw_byte_char`] (`raw_bytes` is set); one whose text already
+/// holds such characters is refused (`is_binary`, `encoding: "non-utf-8"`). Takes the bytes by
+/// value so a valid UTF-8 file is not copied.
 pub fn decode_editable(bytes: Vec<u8>, display: &str) -> ToolResult<Editable> {
-    if looks_binary(&bytes) {
-        return Err(binary_error(display));
-    }
-    let encoding = Encoding::detect(&bytes);
-    if encoding.is_utf16() {
-        return Err(ToolError::new(
-            ErrorCode::IsBinary,
-            format!(
-                "{display} is {} text; the editing tools only rewrite UTF-8 files (read_file can show it). Convert it to UTF-8 first (e.g. with iconv through bash), or change it with bash.",
-                if encoding == Encoding::Utf16Le { "UTF-16LE" } else { "UTF-16BE" }
-            ),
-        )
-        .with("path", display)
-        .with("encoding", encoding.name()));
-    }
+    check_editable(&bytes, display)?;
     let bom = bytes.starts_with(UTF8_BOM);
     let mut bytes = bytes;
     if bom {
         bytes.drain(..UTF8_BOM.len());
     }
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(Editable { bom, text }),
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let body = e.as_bytes();
-            let line = 1 + body[..at].iter().filter(|&&b| b == b'\n').count();
-            Err(ToolError::new(
+    let bytes = match String::from_utf8(bytes) {
+        Ok(text) => {
+            return Ok(Editable {
+                bom,
+                text,
+                raw_bytes: false,
+            })
+        }
+        Err(e) => e.into_bytes(),
+    };
+    let mut text = String::with_capacity(bytes.len() + bytes.len() / 4);
+    for chunk in bytes.utf8_chunks() {
+        if chunk.valid().chars().any(|c| raw_byte_of(c).is_some()) {
+            return Err(ToolError::new(
                 ErrorCode::IsBinary,
                 format!(
-                    "{display} is not valid UTF-8 (byte 0x{:02X} on line {line}; probably Latin-1, Windows-1252 or Shift_JIS). The editing tools refuse to rewrite it, because those bytes would be replaced with U+FFFD. Convert it to UTF-8 first (e.g. iconv -f latin1 -t utf-8 through bash), or change it with bash.",
-                    body[at]
+                    "{display} is not valid UTF-8 and also holds characters U+10FF00-U+10FFFF, which the editing tools use to carry its undecodable bytes; it cannot be edited byte-exactly. Change it with bash."
                 ),
             )
             .with("path", display)
-            .with("encoding", "non-utf-8")
-            .with("line", line))
+            .with("encoding", "non-utf-8"));
         }
+        text.push_str(chunk.valid());
+        text.extend(chunk.invalid().iter().map(|&b| raw_byte_char(b)));
     }
+    Ok(Editable {
+        bom,
+        text,
+        raw_bytes: true,
+    })
 }
 
-/// The terminator new lines get: the most frequent of `\n`, `\r\n` and lone `\r` in `text`
-/// (ties go to `\n`, then `\r\n`); `\n` when the text has none.
-pub fn dominant_terminator(text: &str) -> &'static str {
-    let (mut lf, mut crlf, mut cr) = (0usize, 0usize, 0usize);
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while let Some(off) = memchr_eol(&bytes[i..]) {
-        let at = i + off;
-        if bytes[at] == b'\n' {
-            lf += 1;
-            i = at + 1;
-        } else if bytes.get(at + 1) == Some(&b'\n') {
-            crlf += 1;
-            i = at + 2;
-        } else {
-            cr += 1;
-            i = at + 1;
-        }
-    }
-    if crlf > lf && crlf >= cr {
-        "\r\n"
-    } else if cr > lf && cr > crlf {
-        "\r"
-    } else {
-        "\n"
-    }
+/// [`dominant_terminator`] over every terminator in `text`.
+pub fn dominant_terminator_in(text: &str) -> &'static str {
+    dominant_terminator(split_byte_lines(text.as_bytes()).map(|(_, t)| t))
 }
 
 /// A text with every terminator seen as `\n` (what matching works on), plus the way back to
@@ -573,29 +654,51 @@ mod tests {
     }
 
     #[test]
-    fn editable_refuses_what_it_cannot_write_back() {
+    fn editable_round_trips_every_byte() {
         let e = decode_editable(b"\xEF\xBB\xBFhi\r\n".to_vec(), "a").unwrap();
-        assert_eq!((e.bom, e.text.as_str()), (true, "hi\r\n"));
+        assert_eq!(
+            (e.bom, e.text.as_str(), e.raw_bytes),
+            (true, "hi\r\n", false)
+        );
         assert_eq!(e.into_bytes(), b"\xEF\xBB\xBFhi\r\n");
         let e = decode_editable(b"\xFF\xFEh\0".to_vec(), "a").unwrap_err();
         assert_eq!(
             (e.code, &e.fields["encoding"]),
             (ErrorCode::IsBinary, &"utf-16le".into())
         );
-        let e = decode_editable(b"ok\ncaf\xE9\n".to_vec(), "a").unwrap_err();
+        let latin1 = b"ok\ncaf\xE9 \x82\x80\n\xEF\xBB\xBF\xC3".to_vec();
+        let e = decode_editable(latin1.clone(), "a").unwrap();
+        assert!(e.raw_bytes);
+        assert_eq!(
+            e.text.chars().filter(|&c| raw_byte_of(c).is_some()).count(),
+            4
+        );
+        assert!(e.text.starts_with("ok\ncaf"));
+        assert_eq!(e.into_bytes(), latin1);
+        let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+        with_bom.extend_from_slice(&latin1);
+        assert_eq!(
+            decode_editable(with_bom.clone(), "a").unwrap().into_bytes(),
+            with_bom
+        );
+        let clash = "\u{10FF41}"
+            .as_bytes()
+            .iter()
+            .chain(b"\xE9")
+            .copied()
+            .collect();
+        let e = decode_editable(clash, "a").unwrap_err();
         assert_eq!(e.fields["encoding"], "non-utf-8");
-        assert_eq!(e.fields["line"], 2);
-        assert!(e.message.contains("0xE9"), "{}", e.message);
         let e = decode_editable(b"a\0b".to_vec(), "a").unwrap_err();
         assert_eq!(e.code, ErrorCode::IsBinary);
     }
 
     #[test]
     fn dominant_terminators() {
-        assert_eq!(dominant_terminator("a"), "\n");
-        assert_eq!(dominant_terminator("a\r\nb\r\nc\n"), "\r\n");
-        assert_eq!(dominant_terminator("a\r\nb\n"), "\n");
-        assert_eq!(dominant_terminator("a\rb\rc\r\n"), "\r");
+        assert_eq!(dominant_terminator_in("a"), "\n");
+        assert_eq!(dominant_terminator_in("a\r\nb\r\nc\n"), "\r\n");
+        assert_eq!(dominant_terminator_in("a\r\nb\n"), "\n");
+        assert_eq!(dominant_terminator_in("a\rb\rc\r\n"), "\r");
     }
 
     #[test]
@@ -617,7 +720,10 @@ mod tests {
         let orig = "a\r\nb\rc\r\nd\n";
         let v = NewlineView::new(orig);
         let start = v.text().find("b\n").unwrap();
-        let out = v.splice(&[(start, start + 2, "B\nB2\n")], dominant_terminator(orig));
+        let out = v.splice(
+            &[(start, start + 2, "B\nB2\n")],
+            dominant_terminator_in(orig),
+        );
         assert_eq!(out, "a\r\nB\rB2\r\nc\r\nd\n");
         // Inserting a line above keeps the following lines' terminators by alignment.
         let orig = "x\ny\r\nz";
@@ -648,6 +754,44 @@ mod tests {
         assert_eq!(t, ["X", "\r", "\n"]);
         let t = replacement_terminators(&["a", ""], &["\r"], &["q", "r", ""], "X");
         assert_eq!(t, ["\r", "X"]);
+    }
+
+    #[test]
+    fn byte_lines_keep_terminators_and_invalid_bytes() {
+        let got: Vec<_> = split_byte_lines(b"a\xE9\r\nb\rc\nd").collect();
+        let want: [(&[u8], &[u8]); 4] = [
+            (b"a\xE9", b"\r\n"),
+            (b"b", b"\r"),
+            (b"c", b"\n"),
+            (b"d", b""),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(split_byte_lines(b"").count(), 0);
+        assert_eq!(split_byte_lines(b"x\n").count(), 1);
+    }
+
+    #[test]
+    fn dominant_terminator_counts_and_breaks_ties() {
+        let t = |v: &[&'static [u8]]| dominant_terminator(v.iter().copied());
+        assert_eq!(t(&[]), "\n");
+        assert_eq!(t(&[b""]), "\n");
+        assert_eq!(t(&[b"\r\n", b"\r\n", b"\n"]), "\r\n");
+        assert_eq!(t(&[b"\r\n", b"\n"]), "\n");
+        assert_eq!(t(&[b"\r", b"\r", b"\r\n"]), "\r");
+    }
+
+    #[test]
+    fn editable_refuses_binary_and_utf16() {
+        assert!(check_editable(b"plain\n", "a").is_ok());
+        assert!(check_editable(b"caf\xE9\n", "a").is_ok());
+        assert_eq!(
+            check_editable(b"a\0b", "a").unwrap_err().code,
+            ErrorCode::IsBinary
+        );
+        let e = check_editable(b"\xFF\xFEa\0", "u").unwrap_err();
+        assert_eq!(e.code, ErrorCode::IsBinary);
+        assert_eq!(e.fields["encoding"], "utf-16le");
+        assert_eq!(e.fields["path"], "u");
     }
 
     #[test]

@@ -37,6 +37,7 @@ impl Tool for EditFile {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
+        editing::check_raw(&file, &args.old_string, &args.new_string, &path.display)?;
         let dominant = editing::dominant_for(&file.text, [args.new_string.as_str()].into_iter());
         let applied = editing::apply(
             &mut file.text,

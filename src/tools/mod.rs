@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::error::ToolResult;
 use crate::schema::{parse_args, schema_for};
 
+pub mod apply_patch;
 pub mod edit_file;
 pub mod list_dir;
 pub mod multi_edit;
@@ -67,6 +68,7 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         ToolSpec::of::<write_file::WriteFile>(),
         ToolSpec::of::<edit_file::EditFile>(),
         ToolSpec::of::<multi_edit::MultiEdit>(),
+        ToolSpec::of::<apply_patch::ApplyPatch>(),
         ToolSpec::of::<list_dir::ListDir>(),
     ]
 });

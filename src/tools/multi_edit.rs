@@ -46,6 +46,10 @@ impl Tool for MultiEdit {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
+        for (i, edit) in args.edits.iter().enumerate() {
+            editing::check_raw(&file, &edit.old_string, &edit.new_string, &path.display)
+                .map_err(|e| at(i, e))?;
+        }
         let dominant =
             editing::dominant_for(&file.text, args.edits.iter().map(|e| e.new_string.as_str()));
         let mut notes = Vec::new();
