@@ -12,8 +12,8 @@
 //!    - *whitespace-collapsed*: the same text with every whitespace run seen as one space;
 //!    - *trimmed substring*: `old_string` without its surrounding whitespace.
 //! 3. **Unicode punctuation**: typographic quotes, dashes and odd spaces seen as their ASCII
-//!    forms ([`normalize_punctuation`]); the file's own characters are kept wherever the edit
-//!    does not change them.
+//!    forms ([`crate::punctuation::fold_punctuation`], shared with apply_patch); the file's own
+//!    characters are kept wherever the edit does not change them.
 //!
 //! A tolerant candidate is discarded when it spans at least twice the lines of `old_string` or
 //! 500+ characters more than it. A tier applies only when exactly one candidate remains; two or
@@ -30,6 +30,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use memchr::memmem;
 
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::punctuation::fold_punctuation;
 
 /// How a match was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -614,29 +615,6 @@ fn trimmed_substring(text: &str, old: &str, new: &str) -> Vec<Region> {
 // ---------------------------------------------------------------------------------------------
 // Unicode punctuation
 
-/// The ASCII form of a typographic character: curly and low quotes → `'` / `"`, hyphens and
-/// dashes (U+2010–2015, minus sign) → `-`, no-break and other odd spaces → ` `. Other
-/// characters are returned unchanged. One character maps to one character, so positions in
-/// characters survive normalization.
-pub fn punctuation_char(c: char) -> char {
-    match c {
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
-        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-        '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
-        other => other,
-    }
-}
-
-/// `s` with every character passed through [`punctuation_char`]; borrowed when nothing changes.
-pub fn normalize_punctuation(s: &str) -> Cow<'_, str> {
-    if s.chars().all(|c| punctuation_char(c) == c) {
-        Cow::Borrowed(s)
-    } else {
-        Cow::Owned(s.chars().map(punctuation_char).collect())
-    }
-}
-
 /// The replacement for a punctuation-normalized match: `new`, except that the characters it
 /// shares with `old` at the start and end (the part of the region the edit leaves alone) are
 /// taken from the file's `region`, so its own quotes and dashes survive there.
@@ -665,7 +643,7 @@ pub fn keep_file_chars(region: &str, old: &str, new: &str) -> String {
 }
 
 fn unicode_punctuation(text: &str, old: &str, new: &str) -> Vec<Region> {
-    let (norm_text, norm_old) = (normalize_punctuation(text), normalize_punctuation(old));
+    let (norm_text, norm_old) = (fold_punctuation(text), fold_punctuation(old));
     if matches!(
         (&norm_text, &norm_old),
         (Cow::Borrowed(_), Cow::Borrowed(_))
@@ -1044,8 +1022,6 @@ mod tests {
         // And the other way round: the model typed curly quotes, the file has ASCII.
         let (out, _) = edit("it's\n", "it\u{2019}s", "it is");
         assert_eq!(out, "it is\n");
-        assert_eq!(normalize_punctuation("a\u{00A0}b\u{2013}c"), "a b-c");
-        assert!(matches!(normalize_punctuation("plain"), Cow::Borrowed(_)));
     }
 
     #[test]
