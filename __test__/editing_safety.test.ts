@@ -59,7 +59,7 @@ describe('concurrency', () => {
 })
 
 describe('crash safety', () => {
-  it('every file is entirely old or entirely new after SIGKILL at random moments (200 trials)', async () => {
+  it('every file is entirely old or entirely new after SIGKILL at random moments (200 trials; write_file, edit_file, multi_edit, apply_patch)', async () => {
     const { files } = versions()
     const child = join(__dirname, 'fixtures', 'crash_child.cjs')
     const trials = 200
