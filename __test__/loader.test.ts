@@ -1,0 +1,53 @@
+// The loader's failure: a copy of the package without any compiled addon must throw one clear
+// error that lists every attempt and says how to fix it.
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { tempDir } from './helpers'
+
+const root = join(__dirname, '..')
+
+describe('loading the addon', () => {
+  it('throws one error naming every attempt and how to fix it, the loader error as cause', () => {
+    const pkg = tempDir('atn-noaddon-')
+    for (const f of ['index.js', 'binding.js', 'package.json']) {
+      copyFileSync(join(root, f), join(pkg, f))
+    }
+    const probe = `
+      try { require(${JSON.stringify(join(pkg, 'index.js'))}); console.log('loaded') }
+      catch (e) {
+        console.log(JSON.stringify({ message: e.message, code: e.code, cause: e.cause && e.cause.message }))
+      }`
+    const env = { ...process.env }
+    delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+    const r = spawnSync(process.execPath, ['-e', probe], { cwd: pkg, env, encoding: 'utf8' })
+    expect(r.status).toBe(0)
+    const err = JSON.parse(r.stdout)
+    expect(err.code).toBe('ERR_AGENT_TOOLS_NATIVE_LOAD')
+    expect(err.cause).toMatch(/Cannot find native binding/)
+    const lines: string[] = err.message.split('\n')
+    expect(lines[0]).toBe(
+      `agent-tools-native: cannot load the native addon on ${process.platform}-${process.arch} (Node ${process.version}).`,
+    )
+    // Every attempt, in order: the local build first, then the platform package.
+    const attempts = lines.filter((l) => l.startsWith('  - '))
+    const platform = readdirPlatform()
+    expect(attempts[0]).toContain(`./agent-tools-native.${platform}.node`)
+    expect(attempts[1]).toContain(`agent-tools-native-${platform}`)
+    expect(err.message).toContain(
+      'Prebuilt packages exist for: linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc.',
+    )
+    expect(err.message).toContain('build from source with Rust')
+    expect(err.message).toContain('`npm run build`')
+  })
+})
+
+/** The platform suffix of the addon built in this checkout, e.g. `linux-x64-gnu`. */
+function readdirPlatform(): string {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const names = readdirSync(root)
+  const built = names.find((f) => f.startsWith(`${pkg.napi.binaryName}.`) && f.endsWith('.node'))
+  if (!built) throw new Error('no built addon next to package.json: run `npm run build` first')
+  return built.slice(pkg.napi.binaryName.length + 1, -'.node'.length)
+}
