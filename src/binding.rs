@@ -74,6 +74,13 @@ pub async fn test_only_panic() -> NativeOutcome {
     .await
 }
 
+/// Test-only: while `name` is set, a commit fails with `io_error` when it is about to install
+/// a file of that name, so tests can prove multi-file rollback. `null` clears it.
+#[napi]
+pub fn test_only_fail_commit_on(name: Option<String>) {
+    crate::atomic::set_fail_on(name);
+}
+
 /// Every built tool as JSON: `[{name, description, inputSchema, mutating, bounded}]`.
 #[napi]
 pub fn tool_defs_json() -> String {

@@ -3,6 +3,7 @@
 //! Everything but [`binding`] is plain Rust: each tool is a pure function of (arguments,
 //! config) in `tools/`, built on shared mechanics that live in one module each.
 
+pub mod atomic;
 pub mod bound;
 pub mod config;
 pub mod dispatch;
