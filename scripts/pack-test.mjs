@@ -176,7 +176,7 @@ agent.callTool('list_dir', {}).then(async (r) => {
   )
   assert.equal(run(process.execPath, ['cjs.cjs'], app), 'cjs ok\n')
 
-  step('TypeScript: tsc --noEmit --strict, then run the compiled file')
+  step('TypeScript: tsc --noEmit --strict, then run it')
   writeFileSync(
     join(app, 'tsconfig.json'),
     JSON.stringify(
@@ -186,7 +186,6 @@ agent.callTool('list_dir', {}).then(async (r) => {
           module: 'nodenext',
           moduleResolution: 'nodenext',
           types: ['node'],
-          outDir: 'out',
         },
         files: ['typed.ts'],
       },
@@ -223,8 +222,20 @@ console.log('ts ok')
   )
   const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc')
   run(process.execPath, [tsc, '--noEmit', '--strict', '-p', '.'], app)
-  run(process.execPath, [tsc, '--strict', '-p', '.'], app)
-  assert.equal(run(process.execPath, [join('out', 'typed.js')], app), 'ts ok\n')
+  // Type-checked above; to run it, only strip the types (a second full tsc run is slow).
+  run(
+    process.execPath,
+    [
+      '-e',
+      `const ts = require('typescript'), fs = require('node:fs')
+const out = ts.transpileModule(fs.readFileSync('typed.ts', 'utf8'), {
+  compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+})
+fs.writeFileSync('typed.js', out.outputText)`,
+    ],
+    app,
+  )
+  assert.equal(run(process.execPath, ['typed.js'], app), 'ts ok\n')
 
   step('the bin: CLI call and list, and an MCP handshake')
   const bin = join(app, 'node_modules', '.bin', pkg.name)
