@@ -208,6 +208,10 @@ main(process.argv.slice(2)).then(
     if (err instanceof UsageError) {
       process.stderr.write(`${BIN}: ${err.message}\nRun '${BIN}${helpTopic} --help' for usage.\n`)
       process.exitCode = 2
+    } else if (err?.code === 'ERR_AGENT_TOOLS_NATIVE_LOAD') {
+      // The message already lists every attempt and the fix; a stack trace would bury it.
+      process.stderr.write(`${err.message}\n`)
+      process.exitCode = 1
     } else {
       process.stderr.write(`${BIN}: ${err?.stack ?? err}\n`)
       process.exitCode = 1

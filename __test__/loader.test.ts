@@ -41,6 +41,32 @@ describe('loading the addon', () => {
     expect(err.message).toContain('build from source with Rust')
     expect(err.message).toContain('`npm run build`')
   })
+
+  it('the CLI prints that error without a stack trace, exit 1; --help still works', () => {
+    const pkg = tempDir('atn-noaddon-cli-')
+    for (const f of ['index.js', 'binding.js', 'package.json', 'cli.js', 'mcp.js']) {
+      copyFileSync(join(root, f), join(pkg, f))
+    }
+    const env = { ...process.env }
+    delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+    const list = spawnSync(process.execPath, [join(pkg, 'cli.js'), 'list'], {
+      cwd: pkg,
+      env,
+      encoding: 'utf8',
+    })
+    expect(list.status).toBe(1)
+    expect(list.stdout).toBe('')
+    expect(list.stderr).toMatch(/^agent-tools-native: cannot load the native addon/)
+    expect(list.stderr).toContain('`npm run build`')
+    expect(list.stderr).not.toMatch(/^\s+at /m)
+    const help = spawnSync(process.execPath, [join(pkg, 'cli.js'), '--help'], {
+      cwd: pkg,
+      env,
+      encoding: 'utf8',
+    })
+    expect(help.status).toBe(0)
+    expect(help.stdout).toMatch(/^Usage: agent-tools-native/)
+  })
 })
 
 /** The platform suffix of the addon built in this checkout, e.g. `linux-x64-gnu`. */
