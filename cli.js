@@ -8,17 +8,21 @@ const { readFileSync } = require('node:fs')
 
 const BIN = 'agent-tools-native'
 
-const CONFIG_HELP = `Options (every command):
+const OPTIONS_HELP = `Options (every command):
   --workspace <dir>          the directory the tools work in (default: $WORKSPACE_ROOT,
                              else the current directory); also --workspace=<dir>
   --read-only                only the read tools (read_file, list_dir, glob, grep)
   --allow-outside-workspace  let paths leave the workspace (confined by default)
-  -h, --help                 show help
+  -h, --help                 show help`
 
-Environment (a flag wins over its variable):
+const ENV_HELP = `Environment (a flag wins over its variable):
   WORKSPACE_ROOT, READ_ONLY, ALLOW_OUTSIDE_WORKSPACE, MAX_OUTPUT_BYTES, MAX_FILE_BYTES,
   BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS
   (booleans: 1/true/yes/on or 0/false/no/off; integers: plain digits)`
+
+const CONFIG_HELP = `${OPTIONS_HELP}
+
+${ENV_HELP}`
 
 const EXIT_HELP = `Exit status: 0 success, 1 the tool call returned an error result (or an unexpected
 failure), 2 bad usage or a bad configuration.`
@@ -34,8 +38,10 @@ Commands:
   mcp                   serve the tools over the Model Context Protocol (stdio)
   help [command]        show help for a command
 
-${CONFIG_HELP}
-  --version             print the version
+${OPTIONS_HELP}
+  --version                  print the version
+
+${ENV_HELP}
 
 ${EXIT_HELP}`,
   list: `Usage: ${BIN} list [options]
