@@ -32,14 +32,20 @@ function nativeLoadError(err) {
     // The list only decorates the message.
   }
   const here = `${process.platform}-${process.arch}`
+  // A source checkout (Cargo.toml beside this file) builds in place; an installed copy has no
+  // Rust sources, so the build happens in a checkout that is then installed.
+  const fix = require('node:fs').existsSync(require('node:path').join(__dirname, 'Cargo.toml'))
+    ? 'To fix: build the addon from source with Rust (https://rustup.rs): run `npm run build` ' +
+      `in ${__dirname}.`
+    : 'To fix: on one of those platforms, reinstall with optional dependencies enabled ' +
+      '(`npm install` without --omit=optional / --no-optional) so npm fetches ' +
+      '`agent-tools-native-<platform>`; anywhere else, build from source with Rust ' +
+      '(https://rustup.rs): in a checkout of the agent-tools-native sources run ' +
+      '`npm ci && npm run build`, then install that checkout (`npm install <path-to-checkout>`).'
   const error = new Error(
     `agent-tools-native: cannot load the native addon on ${here} (Node ${process.version}).\n` +
       `Tried:\n${attempts.join('\n')}\n` +
-      `Prebuilt packages exist for: ${prebuilt.join(', ') || '(unknown)'}.\n` +
-      'To fix: on one of those platforms, reinstall with optional dependencies enabled ' +
-      '(`npm install` without --omit=optional / --no-optional) so npm fetches ' +
-      '`agent-tools-native-<platform>`; anywhere else, build from source with Rust ' +
-      '(https://rustup.rs): run `npm run build` in the agent-tools-native package directory.',
+      `Prebuilt packages exist for: ${prebuilt.join(', ') || '(unknown)'}.\n${fix}`,
   )
   error.code = 'ERR_AGENT_TOOLS_NATIVE_LOAD'
   error.cause = err

@@ -38,8 +38,31 @@ describe('loading the addon', () => {
     expect(err.message).toContain(
       'Prebuilt packages exist for: linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc.',
     )
-    expect(err.message).toContain('build from source with Rust')
-    expect(err.message).toContain('`npm run build`')
+    expect(lines.at(-1)).toMatch(/^To fix: .*reinstall with optional dependencies enabled/)
+    expect(lines.at(-1)).toContain('build from source with Rust')
+    expect(lines.at(-1)).toContain('`npm ci && npm run build`')
+  })
+
+  it('in a source checkout, says to run `npm run build` in it', () => {
+    const pkg = tempDir('atn-checkout-')
+    for (const f of ['index.js', 'binding.js', 'package.json', 'Cargo.toml']) {
+      copyFileSync(join(root, f), join(pkg, f))
+    }
+    const env = { ...process.env }
+    delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+    const r = spawnSync(
+      process.execPath,
+      ['-e', `require(${JSON.stringify(join(pkg, 'index.js'))})`],
+      {
+        cwd: pkg,
+        env,
+        encoding: 'utf8',
+      },
+    )
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toContain(
+      `To fix: build the addon from source with Rust (https://rustup.rs): run \`npm run build\` in ${pkg}.`,
+    )
   })
 
   it('the CLI prints that error without a stack trace, exit 1; --help still works', () => {
@@ -57,7 +80,7 @@ describe('loading the addon', () => {
     expect(list.status).toBe(1)
     expect(list.stdout).toBe('')
     expect(list.stderr).toMatch(/^agent-tools-native: cannot load the native addon/)
-    expect(list.stderr).toContain('`npm run build`')
+    expect(list.stderr).toContain('npm run build')
     expect(list.stderr).not.toMatch(/^\s+at /m)
     const help = spawnSync(process.execPath, [join(pkg, 'cli.js'), '--help'], {
       cwd: pkg,
