@@ -44,6 +44,12 @@ export declare function ripgrepOnPath(): boolean
 /** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
 export declare function sweepSpillDirNative(root: string): Promise<void>
 
+/**
+ * Test-only: while `name` is set, a commit fails with `io_error` when it is about to install
+ * a file of that name, so tests can prove multi-file rollback. `null` clears it.
+ */
+export declare function testOnlyFailCommitOn(name?: string | undefined | null): void
+
 /** Test-only: a tool that panics, run through the same guard as every tool. */
 export declare function testOnlyPanic(): Promise<NativeOutcome>
 

@@ -845,5 +845,6 @@ module.exports.handlerNative = nativeBinding.handlerNative
 module.exports.resolveConfigJson = nativeBinding.resolveConfigJson
 module.exports.ripgrepOnPath = nativeBinding.ripgrepOnPath
 module.exports.sweepSpillDirNative = nativeBinding.sweepSpillDirNative
+module.exports.testOnlyFailCommitOn = nativeBinding.testOnlyFailCommitOn
 module.exports.testOnlyPanic = nativeBinding.testOnlyPanic
 module.exports.toolDefsJson = nativeBinding.toolDefsJson

@@ -160,6 +160,28 @@ pub fn binary_error(display: &str) -> ToolError {
     .with("path", display)
 }
 
+/// Refuses what the editing tools must not rewrite: a binary file (`is_binary`) and a UTF-16
+/// file (`is_binary` with an `encoding` field). UTF-8 — and any other byte-oriented
+/// encoding, which is edited byte-exactly — passes.
+pub fn check_editable(bytes: &[u8], display: &str) -> ToolResult<()> {
+    if looks_binary(bytes) {
+        return Err(binary_error(display));
+    }
+    let encoding = Encoding::detect(bytes);
+    if encoding.is_utf16() {
+        return Err(ToolError::new(
+            ErrorCode::IsBinary,
+            format!(
+                "{display} is {} text; the editing tools only rewrite UTF-8 files. Convert it to UTF-8 first (e.g. with iconv in bash), or edit it there.",
+                encoding.name()
+            ),
+        )
+        .with("path", display)
+        .with("encoding", encoding.name()));
+    }
+    Ok(())
+}
+
 /// Reads and decodes a text file for display: the capped read, then binary refusal.
 pub fn read_text(path: &WorkPath, config: &Config) -> ToolResult<Decoded> {
     let bytes = read_capped(path, config)?;
@@ -202,6 +224,58 @@ impl<'a> Iterator for Lines<'a> {
 
 fn memchr_eol(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == b'\n' || b == b'\r')
+}
+
+/// [`split_lines`] over raw bytes, for files that may not be valid UTF-8: `(line, terminator)`
+/// pairs with terminators `\r\n`, `\n` or a lone `\r` (the last one possibly empty). Editing
+/// through these slices keeps every untouched byte, whatever the encoding.
+pub fn split_byte_lines(bytes: &[u8]) -> ByteLines<'_> {
+    ByteLines { rest: bytes }
+}
+
+pub struct ByteLines<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for ByteLines<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let bytes = self.rest;
+        let (line, term, used) = match memchr_eol(bytes) {
+            Some(i) if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') => {
+                (&bytes[..i], &bytes[i..i + 2], i + 2)
+            }
+            Some(i) => (&bytes[..i], &bytes[i..i + 1], i + 1),
+            None => (bytes, &bytes[..0], bytes.len()),
+        };
+        self.rest = &bytes[used..];
+        Some((line, term))
+    }
+}
+
+/// The terminator new lines of a file take: the most frequent of `\n`, `\r\n` and lone `\r`
+/// among `terminators` (ties prefer `\n`, then `\r\n`); `\n` when there is none.
+pub fn dominant_terminator<'a, I: IntoIterator<Item = &'a [u8]>>(terminators: I) -> &'static str {
+    let (mut lf, mut crlf, mut cr) = (0usize, 0usize, 0usize);
+    for term in terminators {
+        match term {
+            b"\n" => lf += 1,
+            b"\r\n" => crlf += 1,
+            b"\r" => cr += 1,
+            _ => {}
+        }
+    }
+    if lf >= crlf && lf >= cr {
+        "\n"
+    } else if crlf >= cr {
+        "\r\n"
+    } else {
+        "\r"
+    }
 }
 
 /// Every terminator (`\r\n`, lone `\r`) turned into `\n`.
@@ -257,6 +331,44 @@ mod tests {
         assert_eq!(split_lines("").count(), 0);
         assert_eq!(split_lines("\n").collect::<Vec<_>>(), [("", "\n")]);
         assert_eq!(split_lines("x\n").count(), 1);
+    }
+
+    #[test]
+    fn byte_lines_keep_terminators_and_invalid_bytes() {
+        let got: Vec<_> = split_byte_lines(b"a\xE9\r\nb\rc\nd").collect();
+        let want: [(&[u8], &[u8]); 4] = [
+            (b"a\xE9", b"\r\n"),
+            (b"b", b"\r"),
+            (b"c", b"\n"),
+            (b"d", b""),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(split_byte_lines(b"").count(), 0);
+        assert_eq!(split_byte_lines(b"x\n").count(), 1);
+    }
+
+    #[test]
+    fn dominant_terminator_counts_and_breaks_ties() {
+        let t = |v: &[&'static [u8]]| dominant_terminator(v.iter().copied());
+        assert_eq!(t(&[]), "\n");
+        assert_eq!(t(&[b""]), "\n");
+        assert_eq!(t(&[b"\r\n", b"\r\n", b"\n"]), "\r\n");
+        assert_eq!(t(&[b"\r\n", b"\n"]), "\n");
+        assert_eq!(t(&[b"\r", b"\r", b"\r\n"]), "\r");
+    }
+
+    #[test]
+    fn editable_refuses_binary_and_utf16() {
+        assert!(check_editable(b"plain\n", "a").is_ok());
+        assert!(check_editable(b"caf\xE9\n", "a").is_ok());
+        assert_eq!(
+            check_editable(b"a\0b", "a").unwrap_err().code,
+            ErrorCode::IsBinary
+        );
+        let e = check_editable(b"\xFF\xFEa\0", "u").unwrap_err();
+        assert_eq!(e.code, ErrorCode::IsBinary);
+        assert_eq!(e.fields["encoding"], "utf-16le");
+        assert_eq!(e.fields["path"], "u");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::error::ToolResult;
 use crate::schema::{parse_args, schema_for};
 
+pub mod apply_patch;
 pub mod list_dir;
 pub mod read_file;
 
@@ -61,6 +62,7 @@ impl ToolSpec {
 pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     vec![
         ToolSpec::of::<read_file::ReadFile>(),
+        ToolSpec::of::<apply_patch::ApplyPatch>(),
         ToolSpec::of::<list_dir::ListDir>(),
     ]
 });

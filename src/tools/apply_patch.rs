@@ -1,0 +1,396 @@
+//! `apply_patch`: a unified diff or a `*** Begin Patch` block across any number of files,
+//! applied all together or not at all.
+//!
+//! The call parses the patch ([`crate::patch`]), resolves and confines every path, refuses a
+//! path named by two blocks or needed both as a file and as a directory, locks every path it
+//! touches (process-wide, before reading anything), then — under the locks — reads each
+//! file, checks it (exists or not as the block requires, not a symlink, not binary or UTF-16,
+//! under the size cap) and computes its new bytes. Only when every block succeeded does one
+//! [`Transaction`] commit them; any failure before or during the commit leaves every file as it
+//! was.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::Tool;
+use crate::atomic::{self, Transaction};
+use crate::config::Config;
+use crate::error::{ToolError, ToolResult};
+use crate::patch::apply::{apply_hunks, check_whole_content, render_new_file, Target};
+use crate::patch::{self, FileOp, Format, Hunk};
+use crate::paths::{self, canonical_longest_prefix, WorkPath};
+use crate::text::{check_editable, read_capped};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The patch: a unified diff (`--- a/path`, `+++ b/path`, `@@ -l,s +l,s @@` hunks, as
+    /// `git diff` writes them) or a `*** Begin Patch` … `*** End Patch` block. Paths are
+    /// relative to the workspace root, or absolute. A surrounding `apply_patch <<'EOF'` …
+    /// `EOF` heredoc is accepted.
+    pub patch: String,
+}
+
+pub struct ApplyPatch;
+
+impl Tool for ApplyPatch {
+    const NAME: &'static str = "apply_patch";
+    const DESCRIPTION: &'static str = "Apply a patch that edits, creates, deletes or renames one or more files in one atomic step: every file changes or none does. Use it for changes across several files or several places of a file; for one replacement in one file edit_file is simpler, and write_file replaces a whole file.\n\nTwo formats are accepted (detected automatically):\n1. A unified diff, as `git diff` or `diff -u` writes it: `--- a/path` and `+++ b/path` lines, then `@@ -start,count +start,count @@` hunks of ' ' (context), '-' (removed) and '+' (added) lines. `--- /dev/null` creates a file, `+++ /dev/null` deletes it (list every line as '-'), different old and new paths rename it.\n2. The Begin-Patch format:\n*** Begin Patch\n*** Update File: src/app.py\n@@ def main():\n-    print(\"hi\")\n+    print(\"hello\")\n*** Add File: notes.txt\n+first line\n*** Delete File: old.txt\n*** End Patch\n(`*** Move to: <path>` after an Update File line renames; `@@ <line>` names a line above the change to find it by; `*** End of File` marks a change at the end.)\n\nCopy 2-3 unchanged context lines around each change exactly from the file (read it first with read_file, without its line-number prefixes). A hunk is found even a few lines away from its stated position, and whitespace or typographic-quote differences in context lines are tolerated. On failure the error names the file and hunk and shows the expected lines next to the file's actual ones; nothing is written. Creating an existing file, renaming onto an existing file, or naming a file in two blocks is refused.";
+    const MUTATING: bool = true;
+    type Args = Args;
+
+    fn run(args: Args, config: &Config) -> ToolResult<String> {
+        let patch = patch::parse(&args.patch)?;
+        let blocks = resolve_blocks(&patch, config)?;
+        let mut lock_paths: Vec<&std::path::Path> = Vec::new();
+        for b in &blocks {
+            lock_paths.push(&b.path.abs);
+            if let Some(to) = &b.to {
+                lock_paths.push(&to.abs);
+            }
+        }
+        let _locks = atomic::lock(&lock_paths);
+        let mut tx = Transaction::new();
+        let mut rows = Vec::with_capacity(blocks.len());
+        for block in &blocks {
+            rows.push(plan(block, config, &mut tx)?);
+        }
+        tx.commit()?;
+        Ok(format!("Applied patch:\n{}", rows.join("\n")))
+    }
+}
+
+/// One block with its paths resolved.
+struct Block<'p> {
+    op: &'p FileOp,
+    path: WorkPath,
+    /// The rename destination, when it differs from `path`.
+    to: Option<WorkPath>,
+    format: Format,
+}
+
+/// Resolves and confines every path; refuses a path named by two blocks (a rename names two).
+fn resolve_blocks<'p>(patch: &'p patch::Patch, config: &Config) -> ToolResult<Vec<Block<'p>>> {
+    let mut seen: HashMap<PathBuf, String> = HashMap::new();
+    let mut claim = |wp: &WorkPath| -> ToolResult<()> {
+        let key = canonical_longest_prefix(&wp.abs);
+        if let Some(first) = seen.insert(key, wp.display.clone()) {
+            return Err(ToolError::invalid_input(format!(
+                "{} is named by more than one block of the patch (also as {first}); give each file exactly one block, with all its hunks in it. Nothing was written.",
+                wp.display
+            ))
+            .with("path", wp.display.as_str()));
+        }
+        Ok(())
+    };
+    // `cd <dir> && apply_patch <<'EOF'`: relative paths are relative to <dir>.
+    let resolve = |raw: &str| match &patch.base {
+        Some(base) if !std::path::Path::new(raw).is_absolute() => {
+            paths::resolve(config, &format!("{base}/{raw}"))
+        }
+        _ => paths::resolve(config, raw),
+    };
+    let mut blocks = Vec::with_capacity(patch.files.len());
+    for fp in &patch.files {
+        let path = resolve(fp.op.path())?;
+        claim(&path)?;
+        let mut to = None;
+        if let FileOp::Update {
+            move_to: Some(dest),
+            hunks,
+            ..
+        } = &fp.op
+        {
+            let dest = resolve(dest)?;
+            if dest.abs != path.abs {
+                claim(&dest)?;
+                to = Some(dest);
+            } else if hunks.is_empty() {
+                return Err(ToolError::invalid_input(format!(
+                    "the block for {} moves it onto itself and has no hunks: nothing to apply",
+                    path.display
+                ))
+                .with("path", path.display.as_str()));
+            }
+        }
+        blocks.push(Block {
+            op: &fp.op,
+            path,
+            to,
+            format: patch.format,
+        });
+    }
+    check_nesting(&blocks)?;
+    Ok(blocks)
+}
+
+/// Refuses a patch that leaves a file at a path another block needs as a directory
+/// (`Add File: x` with `Add File: x/y`): caught here with a clear message rather than half-way
+/// through the commit.
+fn check_nesting(blocks: &[Block]) -> ToolResult<()> {
+    let mut files: HashMap<&std::path::Path, &str> = HashMap::new();
+    for b in blocks {
+        match (b.op, &b.to) {
+            (FileOp::Delete { .. }, _) => {}
+            (_, Some(to)) => {
+                files.insert(&to.abs, &to.display);
+            }
+            (_, None) => {
+                files.insert(&b.path.abs, &b.path.display);
+            }
+        }
+    }
+    for b in blocks {
+        for p in std::iter::once(&b.path).chain(&b.to) {
+            if let Some(file) = p.abs.ancestors().skip(1).find_map(|a| files.get(a)) {
+                return Err(ToolError::invalid_input(format!(
+                    "{file} is a file after this patch, but {} would be inside it; a path cannot be both a file and a directory. Nothing was written.",
+                    p.display
+                ))
+                .with("path", p.display.as_str()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks one block under the locks, stages its change in `tx`, and returns its result row.
+fn plan(block: &Block, config: &Config, tx: &mut Transaction) -> ToolResult<String> {
+    let path = &block.path;
+    match block.op {
+        FileOp::Add { lines, no_eol, .. } => {
+            if atomic::check_target(path)?.is_some() {
+                return Err(ToolError::invalid_input(format!(
+                    "cannot create {0}: it already exists. To change it, use {1} block instead; to replace it whole, use write_file. Nothing was written.",
+                    path.display,
+                    update_hint(block.format)
+                ))
+                .with("path", path.display.as_str()));
+            }
+            tx.write(path, render_new_file(lines, *no_eol));
+            Ok(format!("  A {} (+{} -0)", path.display, lines.len()))
+        }
+        FileOp::Delete { expect, .. } => {
+            let bytes = read_existing(path, config, block.format)?;
+            check_editable(&bytes, &path.display)?;
+            if let Some(expect) = expect {
+                check_whole_content(&bytes, expect, &path.display)?;
+            }
+            let removed = Target::new(&bytes).line_count();
+            tx.delete(path);
+            Ok(format!("  D {} (+0 -{removed})", path.display))
+        }
+        FileOp::Update { hunks, .. } => {
+            let bytes = read_existing(path, config, block.format)?;
+            if let Some(to) = &block.to {
+                if atomic::check_target(to)?.is_some() {
+                    return Err(ToolError::invalid_input(format!(
+                        "cannot rename {} to {}: the destination already exists. Choose another name, or remove that file first with a separate call. Nothing was written.",
+                        path.display, to.display
+                    ))
+                    .with("path", to.display.as_str()));
+                }
+            }
+            let new_bytes = if hunks.is_empty() {
+                // A pure rename moves the exact bytes, whatever they are.
+                bytes
+            } else {
+                check_editable(&bytes, &path.display)?;
+                apply_hunks(&bytes, hunks, &path.display)?
+            };
+            let counts = counts(hunks);
+            Ok(match &block.to {
+                Some(to) => {
+                    tx.rename(path, to, new_bytes);
+                    if hunks.is_empty() {
+                        format!("  R {} -> {}", path.display, to.display)
+                    } else {
+                        format!("  R {} -> {} {counts}", path.display, to.display)
+                    }
+                }
+                None => {
+                    tx.write(path, new_bytes);
+                    format!("  M {} {counts}", path.display)
+                }
+            })
+        }
+    }
+}
+
+/// Reads a file a block changes: it must exist, be a regular file (not a symlink), and fit
+/// under `maxFileBytes`.
+fn read_existing(path: &WorkPath, config: &Config, format: Format) -> ToolResult<Vec<u8>> {
+    if atomic::check_target(path)?.is_none() {
+        return Err(ToolError::new(
+            crate::error::ErrorCode::NotFound,
+            format!(
+                "No such file: {0}. To create it, use {1}.",
+                path.display,
+                create_hint(format, &path.display)
+            ),
+        )
+        .with("path", path.display.as_str()));
+    }
+    read_capped(path, config)
+}
+
+fn update_hint(format: Format) -> &'static str {
+    match format {
+        Format::Unified => "a '--- a/<path>' / '+++ b/<path>'",
+        Format::BeginPatch => "an '*** Update File: <path>'",
+    }
+}
+
+fn create_hint(format: Format, display: &str) -> String {
+    match format {
+        Format::Unified => format!("'--- /dev/null' and '+++ b/{display}'"),
+        Format::BeginPatch => format!("'*** Add File: {display}'"),
+    }
+}
+
+/// `(+added -removed)` over a block's hunks.
+fn counts(hunks: &[Hunk]) -> String {
+    let added: usize = hunks.iter().map(Hunk::added).sum();
+    let removed: usize = hunks.iter().map(Hunk::removed).sum();
+    format!("(+{added} -{removed})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{with_defaults, Options};
+    use crate::error::ErrorCode;
+    use std::fs;
+
+    fn setup(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Config) {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, content) in files {
+            let p = dir.path().join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, content).unwrap();
+        }
+        let config = with_defaults(Options {
+            workspace_root: Some(dir.path().to_string_lossy().into_owned()),
+            ..Options::default()
+        })
+        .unwrap();
+        (dir, config)
+    }
+
+    fn run(config: &Config, patch: &str) -> ToolResult<String> {
+        ApplyPatch::run(
+            Args {
+                patch: patch.into(),
+            },
+            config,
+        )
+    }
+
+    #[test]
+    fn every_operation_in_one_begin_patch() {
+        let (dir, c) = setup(&[
+            ("m.txt", b"a\nb\n"),
+            ("d.txt", b"x\ny\n"),
+            ("r.txt", b"r\n"),
+        ]);
+        let out = run(
+            &c,
+            "*** Begin Patch\n*** Update File: m.txt\n@@\n a\n-b\n+B\n*** Add File: n/new.txt\n+hi\n\
+             *** Delete File: d.txt\n*** Update File: r.txt\n*** Move to: s.txt\n*** End Patch\n",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "Applied patch:\n  M m.txt (+1 -1)\n  A n/new.txt (+1 -0)\n  D d.txt (+0 -2)\n  R r.txt -> s.txt"
+        );
+        let read = |p: &str| fs::read_to_string(dir.path().join(p)).unwrap();
+        assert_eq!(read("m.txt"), "a\nB\n");
+        assert_eq!(read("n/new.txt"), "hi\n");
+        assert_eq!(read("s.txt"), "r\n");
+        assert!(!dir.path().join("d.txt").exists());
+        assert!(!dir.path().join("r.txt").exists());
+    }
+
+    #[test]
+    fn a_cd_heredoc_makes_paths_relative_to_its_directory() {
+        let (dir, c) = setup(&[("pkg/a.txt", b"1\n")]);
+        let out = run(
+            &c,
+            "cd pkg && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n-1\n+2\n*** Add File: b.txt\n+b\n*** End Patch\nEOF\n",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "Applied patch:\n  M pkg/a.txt (+1 -1)\n  A pkg/b.txt (+1 -0)"
+        );
+        assert_eq!(fs::read(dir.path().join("pkg/a.txt")).unwrap(), b"2\n");
+        let e = run(
+            &c,
+            "cd .. && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\nEOF",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathEscape);
+    }
+
+    #[test]
+    fn a_failing_hunk_writes_nothing() {
+        let (dir, c) = setup(&[("a.txt", b"1\n"), ("b.txt", b"2\n")]);
+        let e = run(
+            &c,
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-1\n+one\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-9\n+nine\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::PatchFailed);
+        assert_eq!(e.fields["file"], "b.txt");
+        assert_eq!(e.fields["hunk"], 1);
+        assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), b"1\n");
+    }
+
+    #[test]
+    fn rules_create_rename_duplicates() {
+        let (_dir, c) = setup(&[("a.txt", b"1\n"), ("b.txt", b"2\n")]);
+        let e = run(
+            &c,
+            "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("already exists"), "{}", e.message);
+        let e = run(
+            &c,
+            "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n*** End Patch",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("destination already exists"),
+            "{}",
+            e.message
+        );
+        let e = run(
+            &c,
+            "*** Begin Patch\n*** Update File: a.txt\n*** Move to: c.txt\n*** Delete File: ./c.txt\n*** End Patch",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("more than one block"), "{}", e.message);
+        let e = run(
+            &c,
+            "*** Begin Patch\n*** Add File: n\n+x\n*** Add File: n/m.txt\n+y\n*** End Patch",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("both a file and a directory"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.fields["path"], "n/m.txt");
+        let e = run(
+            &c,
+            "*** Begin Patch\n*** Delete File: zz.txt\n*** End Patch",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert!(e.message.contains("Add File"), "{}", e.message);
+    }
+}
