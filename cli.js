@@ -1,41 +1,226 @@
 #!/usr/bin/env node
-'use strict'
-// agent-tools-native CLI: `call <tool> <json-args>` prints the result text (exit 1 on an error
-// result). Workspace flags and environment variables are those of buildConfig.
 
-const { buildConfig, dispatch, StartupError } = require('./index.js')
+// agent-tools-native CLI: `list`, `call <tool> [json]`, `mcp`. Plain JavaScript so it runs
+// without a build step. Exit status: 0 ok, 1 an error result from `call`, 2 bad usage or a bad
+// configuration (the message says which and how to fix it).
 
-const USAGE = `usage: agent-tools-native call <tool> '<json args>' [--workspace <dir>] [--read-only] [--allow-outside-workspace]`
+const { readFileSync } = require('node:fs')
 
-function usage(message) {
-  process.stderr.write(`agent-tools-native: ${message}\n${USAGE}\n`)
-  process.exit(2)
+const BIN = 'agent-tools-native'
+
+const OPTIONS_HELP = `Options (every command):
+  --workspace <dir>          the directory the tools work in (default: $WORKSPACE_ROOT,
+                             else the current directory); also --workspace=<dir>
+  --read-only                only the read tools (read_file, list_dir, glob, grep)
+  --allow-outside-workspace  let paths leave the workspace (confined by default)
+  -h, --help                 show help`
+
+const ENV_HELP = `Environment (a flag wins over its variable):
+  WORKSPACE_ROOT, READ_ONLY, ALLOW_OUTSIDE_WORKSPACE, MAX_OUTPUT_BYTES, MAX_FILE_BYTES,
+  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS
+  (booleans: 1/true/yes/on or 0/false/no/off; integers: plain digits)`
+
+const CONFIG_HELP = `${OPTIONS_HELP}
+
+${ENV_HELP}`
+
+const EXIT_HELP = `Exit status: 0 success, 1 the tool call returned an error result (or an unexpected
+failure), 2 bad usage or a bad configuration.`
+
+const HELP = {
+  main: `Usage: ${BIN} <command> [options]
+
+The file-and-shell tools for LLM coding agents, from a shell or as an MCP server.
+
+Commands:
+  list                  print the active tool surface as JSON
+  call <tool> [json]    run one tool call and print its result text
+  mcp                   serve the tools over the Model Context Protocol (stdio)
+  help [command]        show help for a command
+
+${OPTIONS_HELP}
+  --version                  print the version
+
+${ENV_HELP}
+
+${EXIT_HELP}`,
+  list: `Usage: ${BIN} list [options]
+
+Prints the active tool surface as a JSON array of { name, description, inputSchema }: every
+tool, or only the read tools with --read-only.
+
+${CONFIG_HELP}
+
+${EXIT_HELP}`,
+  call: `Usage: ${BIN} call <tool> [json] [options]
+
+Runs one tool call and prints the result text on stdout. <json> is the arguments object
+(default {}); '-' reads it from stdin. On an error result the text is the JSON error envelope
+{"error": <code>, "message": ...} and the exit status is 1.
+
+Examples:
+  ${BIN} call list_dir '{"path": "src"}' --workspace .
+  ${BIN} call read_file '{"path": "README.md", "offset": -20}'
+  echo '{"path": "a.txt"}' | ${BIN} call read_file -
+
+${CONFIG_HELP}
+
+${EXIT_HELP}`,
+  mcp: `Usage: ${BIN} mcp [options]
+
+Serves the active tool surface as a Model Context Protocol server over stdio (JSON-RPC on
+stdin/stdout; diagnostics on stderr). With --read-only the mutating tools are neither listed
+nor callable. A tool result is returned as text content, with isError set on an error envelope.
+
+Register it with an MCP client, e.g.:
+  claude mcp add agent-tools -- npx -y ${BIN} mcp --workspace /path/to/repo
+
+${CONFIG_HELP}
+
+Exit status: 0 when the client closes the connection, 2 bad usage or a bad configuration.`,
+}
+
+const COMMANDS = new Set(['list', 'call', 'mcp'])
+/** Flags handed on to buildConfig (with `--workspace`'s value). */
+const CONFIG_FLAGS = new Set(['--read-only', '--allow-outside-workspace'])
+
+class UsageError extends Error {}
+
+/** The command being run, once known: its help is the one a usage error points to. */
+let helpTopic = ''
+
+/** Splits argv into the command, its positional arguments, the config flags and --help. */
+function parseArgs(argv) {
+  const positional = []
+  const configArgv = []
+  let help = false
+  let version = false
+  let onlyPositional = false
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (onlyPositional || arg === '-' || !arg.startsWith('-')) positional.push(arg)
+    else if (arg === '--') onlyPositional = true
+    else if (arg === '-h' || arg === '--help') help = true
+    else if (arg === '--version') version = true
+    else if (CONFIG_FLAGS.has(arg)) configArgv.push(arg)
+    else if (arg === '--workspace') {
+      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
+        throw new UsageError('--workspace needs a directory: --workspace <dir>')
+      }
+      configArgv.push(arg, argv[++i])
+    } else if (arg.startsWith('--workspace=')) configArgv.push(arg)
+    else throw new UsageError(`unknown option ${arg}`)
+  }
+  const [command, ...rest] = positional
+  return { command, rest, configArgv, help, version }
+}
+
+function out(text) {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+}
+
+function loadApi() {
+  return require('./index.js')
+}
+
+function buildConfigOrUsage(configArgv) {
+  const { buildConfig, StartupError } = loadApi()
+  try {
+    return buildConfig(configArgv, process.env)
+  } catch (err) {
+    if (err instanceof StartupError) throw new UsageError(`bad configuration: ${err.message}`)
+    throw err
+  }
+}
+
+function parseCallArgs(json) {
+  const text = json === '-' ? readFileSync(0, 'utf8') : json
+  let args
+  try {
+    args = JSON.parse(text)
+  } catch (err) {
+    throw new UsageError(
+      `the arguments are not valid JSON (${err.message}); pass an object, e.g. '{"path": "."}'`,
+    )
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    throw new UsageError(`the arguments must be a JSON object, e.g. '{"path": "."}', got ${text}`)
+  }
+  return args
 }
 
 async function main(argv) {
-  const positional = []
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--workspace') i++
-    else if (!argv[i].startsWith('--')) positional.push(argv[i])
+  const { command, rest, configArgv, help, version } = parseArgs(argv)
+  if (version) {
+    out(require('./package.json').version)
+    return 0
   }
-  const [command, name, json = '{}'] = positional
-  if (command !== 'call' || !name) usage('expected a command')
-  let args
-  try {
-    args = JSON.parse(json)
-  } catch (err) {
-    usage(`arguments are not valid JSON: ${err.message}`)
+  if (command === 'help') {
+    const topic = rest[0] ?? 'main'
+    if (!HELP[topic]) throw new UsageError(`no help for unknown command ${topic}`)
+    out(HELP[topic])
+    return 0
   }
-  let config
-  try {
-    config = buildConfig(argv, process.env)
-  } catch (err) {
-    if (err instanceof StartupError) usage(err.message)
-    throw err
+  if (command === undefined) {
+    if (help) {
+      out(HELP.main)
+      return 0
+    }
+    throw new UsageError('expected a command: list, call or mcp')
   }
-  const result = await dispatch(name, args, config)
-  process.stdout.write(`${result.text}\n`)
-  process.exitCode = result.isError ? 1 : 0
+  if (!COMMANDS.has(command)) {
+    throw new UsageError(`unknown command ${command}; expected list, call or mcp`)
+  }
+  if (help) {
+    out(HELP[command])
+    return 0
+  }
+  helpTopic = ` ${command}`
+
+  if (command === 'list') {
+    if (rest.length > 0) throw new UsageError(`list takes no arguments, got ${rest.join(' ')}`)
+    const config = buildConfigOrUsage(configArgv)
+    out(JSON.stringify(loadApi().listTools(config), null, 2))
+    return 0
+  }
+
+  if (command === 'call') {
+    const [name, json = '{}', ...extra] = rest
+    if (!name) throw new UsageError('call needs a tool name: call <tool> [json]')
+    if (extra.length > 0) {
+      throw new UsageError(
+        `call takes one JSON argument, got extra ${extra.join(' ')} (quote the JSON as one argument)`,
+      )
+    }
+    const args = parseCallArgs(json)
+    const config = buildConfigOrUsage(configArgv)
+    const result = await loadApi().dispatch(name, args, config)
+    out(result.text)
+    return result.isError ? 1 : 0
+  }
+
+  // mcp
+  if (rest.length > 0) throw new UsageError(`mcp takes no arguments, got ${rest.join(' ')}`)
+  const config = buildConfigOrUsage(configArgv)
+  await require('./mcp.js').serveStdio(config)
+  return 0
 }
 
-main(process.argv.slice(2))
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (err) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${BIN}: ${err.message}\nRun '${BIN}${helpTopic} --help' for usage.\n`)
+      process.exitCode = 2
+    } else if (err?.code === 'ERR_AGENT_TOOLS_NATIVE_LOAD') {
+      // The message already lists every attempt and the fix; a stack trace would bury it.
+      process.stderr.write(`${err.message}\n`)
+      process.exitCode = 1
+    } else {
+      process.stderr.write(`${BIN}: ${err?.stack ?? err}\n`)
+      process.exitCode = 1
+    }
+  },
+)

@@ -141,6 +141,10 @@ describe('dispatch', () => {
       expect(e.message).toMatch(message)
     }
     expect(err(await at.callTool('read_file', [] as never)).message).toMatch(/must be an object/)
+    expect(err(await at.callTool('read_file', {}))).toMatchObject({ field: 'path' })
+    expect(err(await at.callTool('read_file', { path: 'a.txt', zz: 1 }))).toMatchObject({
+      field: 'zz',
+    })
   })
 
   it('accepts string-encoded integers', async () => {

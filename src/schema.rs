@@ -148,20 +148,22 @@ fn validate_object(
     if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
         if let Some(unknown) = obj.keys().find(|k| !props.contains_key(*k)) {
             let allowed: Vec<&str> = props.keys().map(String::as_str).collect();
+            let name = join_path(at, unknown);
             return Err(ToolError::invalid_input(format!(
-                "unknown field `{}`; allowed fields: {}",
-                join_path(at, unknown),
+                "unknown field `{name}`; allowed fields: {}",
                 allowed.join(", ")
-            )));
+            ))
+            .with("field", name));
         }
     }
     if let Some(Value::Array(required)) = schema.get("required") {
         for name in required.iter().filter_map(Value::as_str) {
             if !obj.contains_key(name) {
-                return Err(ToolError::invalid_input(format!(
-                    "missing required field `{}`",
-                    join_path(at, name)
-                )));
+                let name = join_path(at, name);
+                return Err(
+                    ToolError::invalid_input(format!("missing required field `{name}`"))
+                        .with("field", name),
+                );
             }
         }
     }

@@ -1,0 +1,34 @@
+// The README's examples live in examples/ (readme.test.ts checks the README shows them
+// verbatim). Importing them here (usage.ts for its side effects only) compiles each one under
+// the strict tsconfig against the real types of the OpenAI, Anthropic and AI SDK packages.
+import type Anthropic from '@anthropic-ai/sdk'
+import type { LanguageModel, ToolSet } from 'ai'
+import type OpenAI from 'openai'
+import { describe, expectTypeOf, it } from 'vitest'
+import { anthropicTools, runWithClaude } from '../examples/anthropic'
+import { openaiTools, runWithOpenAI } from '../examples/openai'
+import '../examples/usage'
+import { aiTools, runWithAiSdk } from '../examples/vercel-ai'
+
+describe('README examples', () => {
+  it('OpenAI function calling: the tool list and an agent loop', () => {
+    expectTypeOf(openaiTools).toEqualTypeOf<OpenAI.Chat.ChatCompletionTool[]>()
+    expectTypeOf(runWithOpenAI).toEqualTypeOf<
+      (task: string, maxTurns?: number) => Promise<string>
+    >()
+  })
+
+  it('Anthropic tool use: the tool list and an agent loop', () => {
+    expectTypeOf(anthropicTools).toEqualTypeOf<Anthropic.Tool[]>()
+    expectTypeOf(runWithClaude).toEqualTypeOf<
+      (task: string, maxTurns?: number) => Promise<string>
+    >()
+  })
+
+  it('Vercel AI SDK: tool() with a JSON schema, and generateText running the loop', () => {
+    expectTypeOf(aiTools).toEqualTypeOf<ToolSet>()
+    expectTypeOf(runWithAiSdk).toEqualTypeOf<
+      (model: LanguageModel, task: string) => Promise<string>
+    >()
+  })
+})

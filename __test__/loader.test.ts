@@ -1,0 +1,102 @@
+// The loader's failure: a copy of the package without any compiled addon must throw one clear
+// error that lists every attempt and says how to fix it.
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { tempDir } from './helpers'
+
+const root = join(__dirname, '..')
+
+describe('loading the addon', () => {
+  it('throws one error naming every attempt and how to fix it, the loader error as cause', () => {
+    const pkg = tempDir('atn-noaddon-')
+    for (const f of ['index.js', 'binding.js', 'package.json']) {
+      copyFileSync(join(root, f), join(pkg, f))
+    }
+    const probe = `
+      try { require(${JSON.stringify(join(pkg, 'index.js'))}); console.log('loaded') }
+      catch (e) {
+        console.log(JSON.stringify({ message: e.message, code: e.code, cause: e.cause && e.cause.message }))
+      }`
+    const env = { ...process.env }
+    delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+    const r = spawnSync(process.execPath, ['-e', probe], { cwd: pkg, env, encoding: 'utf8' })
+    expect(r.status).toBe(0)
+    const err = JSON.parse(r.stdout)
+    expect(err.code).toBe('ERR_AGENT_TOOLS_NATIVE_LOAD')
+    expect(err.cause).toMatch(/Cannot find native binding/)
+    const lines: string[] = err.message.split('\n')
+    expect(lines[0]).toBe(
+      `agent-tools-native: cannot load the native addon on ${process.platform}-${process.arch} (Node ${process.version}).`,
+    )
+    // Every attempt, in order: the local build first, then the platform package.
+    const attempts = lines.filter((l) => l.startsWith('  - '))
+    const platform = readdirPlatform()
+    expect(attempts[0]).toContain(`./agent-tools-native.${platform}.node`)
+    expect(attempts[1]).toContain(`agent-tools-native-${platform}`)
+    expect(err.message).toContain(
+      'Prebuilt packages exist for: linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc.',
+    )
+    expect(lines.at(-1)).toMatch(/^To fix: .*reinstall with optional dependencies enabled/)
+    expect(lines.at(-1)).toContain('build from source with Rust')
+    expect(lines.at(-1)).toContain('`npm ci && npm run build`')
+  })
+
+  it('in a source checkout, says to run `npm run build` in it', () => {
+    const pkg = tempDir('atn-checkout-')
+    for (const f of ['index.js', 'binding.js', 'package.json', 'Cargo.toml']) {
+      copyFileSync(join(root, f), join(pkg, f))
+    }
+    const env = { ...process.env }
+    delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+    const r = spawnSync(
+      process.execPath,
+      ['-e', `require(${JSON.stringify(join(pkg, 'index.js'))})`],
+      {
+        cwd: pkg,
+        env,
+        encoding: 'utf8',
+      },
+    )
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toContain(
+      `To fix: build the addon from source with Rust (https://rustup.rs): run \`npm run build\` in ${pkg}.`,
+    )
+  })
+
+  it('the CLI prints that error without a stack trace, exit 1; --help still works', () => {
+    const pkg = tempDir('atn-noaddon-cli-')
+    for (const f of ['index.js', 'binding.js', 'package.json', 'cli.js', 'mcp.js']) {
+      copyFileSync(join(root, f), join(pkg, f))
+    }
+    const env = { ...process.env }
+    delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+    const list = spawnSync(process.execPath, [join(pkg, 'cli.js'), 'list'], {
+      cwd: pkg,
+      env,
+      encoding: 'utf8',
+    })
+    expect(list.status).toBe(1)
+    expect(list.stdout).toBe('')
+    expect(list.stderr).toMatch(/^agent-tools-native: cannot load the native addon/)
+    expect(list.stderr).toContain('npm run build')
+    expect(list.stderr).not.toMatch(/^\s+at /m)
+    const help = spawnSync(process.execPath, [join(pkg, 'cli.js'), '--help'], {
+      cwd: pkg,
+      env,
+      encoding: 'utf8',
+    })
+    expect(help.status).toBe(0)
+    expect(help.stdout).toMatch(/^Usage: agent-tools-native/)
+  })
+})
+
+/** The platform suffix of the addon built in this checkout, e.g. `linux-x64-gnu`. */
+function readdirPlatform(): string {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const names = readdirSync(root)
+  const built = names.find((f) => f.startsWith(`${pkg.napi.binaryName}.`) && f.endsWith('.node'))
+  if (!built) throw new Error('no built addon next to package.json: run `npm run build` first')
+  return built.slice(pkg.napi.binaryName.length + 1, -'.node'.length)
+}

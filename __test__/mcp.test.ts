@@ -1,0 +1,202 @@
+// Starts `agent-tools-native mcp` as a child process and drives it with the official SDK client
+// over stdio, as an MCP host does.
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createAgentTools, readOnlyTools, tools } from '../index.js'
+import { CLI, cleanEnv, MUTATING_TOOL_NAMES } from './cli-helpers'
+import { tempDir, writeTree } from './helpers'
+
+const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'))
+
+const open: Client[] = []
+afterEach(async () => {
+  for (const client of open.splice(0)) await client.close()
+})
+
+function fixture(): string {
+  const root = tempDir('atn-mcp-')
+  writeTree(root, { 'a.txt': 'one\ntwo\n', 'src/b.ts': 'export {}\n' })
+  return root
+}
+
+/** A connected client (initialize done) talking to a fresh server process. */
+async function connect(args: string[], env: Record<string, string> = {}): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args],
+    env: cleanEnv(env),
+    stderr: 'pipe',
+  })
+  const client = new Client({ name: 'agent-tools-native-test', version: '1.0.0' })
+  await client.connect(transport)
+  open.push(client)
+  return client
+}
+
+type TextContent = { type: 'text'; text: string }
+
+/** The one text content of a tools/call result. */
+function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
+  const [content, ...more] = result.content as TextContent[]
+  expect(more).toEqual([])
+  expect(content?.type).toBe('text')
+  return content?.text ?? ''
+}
+
+describe('mcp server', () => {
+  it('initializes: server info, tools capability, instructions naming the workspace', async () => {
+    const root = fixture()
+    const client = await connect(['--workspace', root])
+    expect(client.getServerVersion()).toEqual({ name: 'agent-tools-native', version })
+    expect(client.getServerCapabilities()?.tools).toBeDefined()
+    expect(client.getInstructions()).toContain(root)
+  })
+
+  it('lists every tool with its description and input schema', async () => {
+    const root = fixture()
+    const client = await connect(['--workspace', root])
+    const { tools: listed } = await client.listTools()
+    expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name))
+    const expected = createAgentTools({ workspaceRoot: root }).listTools()
+    for (const [i, tool] of listed.entries()) {
+      expect(tool.description).toBe(expected[i]?.description)
+      expect(tool.inputSchema).toEqual(expected[i]?.inputSchema)
+      expect(tool.annotations?.readOnlyHint).toBe(readOnlyTools.some((t) => t.name === tool.name))
+    }
+  })
+
+  it('lists only the read tools in read-only mode (flag or environment)', async () => {
+    const root = fixture()
+    for (const client of [
+      await connect(['--workspace', root, '--read-only']),
+      await connect([], { WORKSPACE_ROOT: root, READ_ONLY: '1' }),
+    ]) {
+      const names = (await client.listTools()).tools.map((t) => t.name)
+      expect(names).toEqual(readOnlyTools.map((t) => t.name))
+      for (const name of MUTATING_TOOL_NAMES) expect(names).not.toContain(name)
+    }
+  })
+
+  it('calls a tool: the result text as text content, isError false', async () => {
+    const root = fixture()
+    const client = await connect(['--workspace', root])
+    const read = await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } })
+    expect(read.isError).toBe(false)
+    expect(textOf(read)).toBe('     1\tone\n     2\ttwo')
+    const listed = await client.callTool({ name: 'list_dir', arguments: {} })
+    expect(textOf(listed)).toBe('src/\na.txt\t8')
+    // Same answer as the library gives for the same call.
+    const direct = await createAgentTools({ workspaceRoot: root }).callTool('read_file', {
+      path: 'a.txt',
+      offset: 2,
+    })
+    const viaMcp = await client.callTool({
+      name: 'read_file',
+      arguments: { path: 'a.txt', offset: 2 },
+    })
+    expect({ isError: viaMcp.isError, text: textOf(viaMcp) }).toEqual(direct)
+  })
+
+  it('maps a tool error to isError with the JSON envelope as text', async () => {
+    const root = fixture()
+    const client = await connect(['--workspace', root])
+    const r = await client.callTool({ name: 'read_file', arguments: { path: 'missing.txt' } })
+    expect(r.isError).toBe(true)
+    expect(JSON.parse(textOf(r))).toMatchObject({ error: 'not_found', path: 'missing.txt' })
+    const outside = await client.callTool({ name: 'list_dir', arguments: { path: '..' } })
+    expect(outside.isError).toBe(true)
+    expect(JSON.parse(textOf(outside)).error).toBe('path_escape')
+  })
+
+  it('answers invalid arguments with an invalid_input envelope naming the field', async () => {
+    const root = fixture()
+    const client = await connect(['--workspace', root])
+    const wrongType = await client.callTool({
+      name: 'read_file',
+      arguments: { path: 'a.txt', limit: 'many' },
+    })
+    expect(wrongType.isError).toBe(true)
+    expect(JSON.parse(textOf(wrongType))).toMatchObject({ error: 'invalid_input', field: 'limit' })
+    const unknownField = await client.callTool({
+      name: 'list_dir',
+      arguments: { path: '.', recursive: true },
+    })
+    expect(unknownField.isError).toBe(true)
+    expect(JSON.parse(textOf(unknownField)).error).toBe('invalid_input')
+    const missing = await client.callTool({ name: 'read_file', arguments: {} })
+    expect(missing.isError).toBe(true)
+    const envelope = JSON.parse(textOf(missing))
+    expect(envelope.error).toBe('invalid_input')
+    expect(envelope.message).toContain('path')
+  })
+
+  it('answers an unknown tool, and a mutating tool in read-only mode, with not_found', async () => {
+    const root = fixture()
+    const client = await connect(['--workspace', root])
+    const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} })
+    expect(unknown.isError).toBe(true)
+    expect(JSON.parse(textOf(unknown))).toEqual({
+      error: 'not_found',
+      message: 'Unknown tool: no_such_tool',
+    })
+    const readOnly = await connect(['--workspace', root, '--read-only'])
+    for (const name of MUTATING_TOOL_NAMES) {
+      const r = await readOnly.callTool({
+        name,
+        arguments: { path: 'new.txt', content: 'x', command: 'touch new.txt' },
+      })
+      expect(r.isError).toBe(true)
+      expect(JSON.parse(textOf(r))).toEqual({
+        error: 'not_found',
+        message: `Unknown tool: ${name}`,
+      })
+    }
+    expect(existsSync(join(root, 'new.txt'))).toBe(false)
+  })
+
+  it('answers a call already sent when the client closes stdin, then exits 0', async () => {
+    const root = fixture()
+    const child = spawn(process.execPath, [CLI, 'mcp', '--workspace', root], {
+      env: cleanEnv(),
+    })
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d
+    })
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'read_file', arguments: { path: 'a.txt' } },
+      },
+    ]
+    child.stdin.end(messages.map((m) => `${JSON.stringify(m)}\n`).join(''))
+    expect(await exited).toBe(0)
+    const replies = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(replies.map((r) => r.id)).toEqual([1, 2])
+    expect(replies[1].result).toEqual({
+      content: [{ type: 'text', text: '     1\tone\n     2\ttwo' }],
+      isError: false,
+    })
+  })
+})
