@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::config::{self, Options};
 use crate::dispatch::{self, Outcome};
-use crate::{spill, tools};
+use crate::{shell, spill, tools};
 
 #[napi]
 pub const DEFAULT_MAX_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_OUTPUT_BYTES as u32;
@@ -142,4 +142,11 @@ pub fn ripgrep_on_path() -> bool {
 #[napi]
 pub async fn sweep_spill_dir_native(root: String) {
     let _ = tokio::task::spawn_blocking(move || spill::sweep(std::path::Path::new(&root))).await;
+}
+
+/// Kills every process group `bash` started that may still be running (background processes),
+/// and every process still carrying this host's mark. Run on the host process's `exit`.
+#[napi]
+pub fn kill_all_bash_processes() {
+    shell::kill_all();
 }

@@ -9,6 +9,7 @@ pub mod dispatch;
 pub mod error;
 pub mod paths;
 pub mod schema;
+pub mod shell;
 pub mod spill;
 pub mod text;
 pub mod tools;

@@ -1,0 +1,660 @@
+//! Running one shell command so that it can never hang the caller, flood its memory, or
+//! outlive the host process.
+//!
+//! - The command runs as `sh -c <command>` with stdin closed, in a process group of its own
+//!   (the shell is the group leader), tagged with the environment variable [`MARK_VAR`] whose
+//!   value names this host process and this call.
+//! - Both pipes are drained together with `poll(2)` (non-blocking reads) until the shell has
+//!   exited and both pipes are closed, or the deadline passes. A background child holding the
+//!   pipes cannot hold the call: once the shell has exited, draining goes on for at most
+//!   [`DRAIN_AFTER_EXIT`]; pipes still open then are handed to a thread that reads and
+//!   discards whatever the background processes write later (so they do not die of `SIGPIPE`).
+//! - At the deadline the whole group is killed with `SIGKILL`, and so is every process still
+//!   carrying this call's mark (a daemon that left the group with `setsid`).
+//! - A stream passing the capture ceiling gets the group killed the same way.
+//! - Every group that may still have members is kept in a registry; [`kill_all`] (run when the
+//!   host process exits) kills those groups and every process carrying this host's mark. On
+//!   Linux the shell itself also gets `PR_SET_PDEATHSIG`, so it dies with its spawning thread.
+//!
+//! Unix only; elsewhere [`run`] returns an `Unsupported` I/O error.
+
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+/// The environment variable every command runs with: `<host token>.<call number>`.
+pub const MARK_VAR: &str = "AGENT_TOOLS_NATIVE_CALL";
+/// How long output is still collected after the shell exits while a background process keeps
+/// a pipe open.
+pub const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
+
+/// One command to run.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub command: &'a str,
+    pub cwd: &'a Path,
+    pub timeout: Duration,
+    /// Bytes kept per stream; a stream producing more gets the command killed.
+    pub ceiling: usize,
+}
+
+/// How the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The shell exited on its own: its exit code, or the signal that killed it.
+    Exited { code: i32, signal: Option<i32> },
+    /// The deadline passed; the group was killed.
+    TimedOut,
+    /// One stream passed the ceiling; the group was killed.
+    OverLimit { stream: Stream },
+}
+
+/// Which output stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+impl Stream {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+}
+
+/// What a run produced: how it ended, the captured bytes (at most `ceiling` each), and the
+/// processes of its group still running after the shell exited.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    pub end: End,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub background: Vec<u32>,
+}
+
+/// The name of signal `signo` (`SIGKILL`), or `SIG<n>` for one this platform does not name.
+pub fn signal_name(signo: i32) -> String {
+    #[cfg(unix)]
+    if let Ok(sig) = nix::sys::signal::Signal::try_from(signo) {
+        return sig.as_str().to_string();
+    }
+    format!("SIG{signo}")
+}
+
+/// Runs `req` to its end. Fails only when the shell cannot be started.
+pub fn run(req: &Request<'_>) -> io::Result<Capture> {
+    #[cfg(unix)]
+    return unix::run(req);
+    #[cfg(not(unix))]
+    {
+        let _ = req;
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "the bash tool needs a Unix system (sh, process groups)",
+        ))
+    }
+}
+
+/// Kills every process group this host started that may still have members, and every
+/// process carrying this host's mark. Called when the host process exits; safe to call at
+/// any time and more than once.
+pub fn kill_all() {
+    #[cfg(unix)]
+    unix::kill_all();
+}
+
+#[cfg(unix)]
+mod unix {
+    use std::collections::BTreeSet;
+    use std::fs;
+    use std::io::{self, Read};
+    use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::process::{Child, Command, ExitStatus, Stdio};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{LazyLock, Mutex};
+    use std::time::{Duration, Instant};
+
+    use nix::errno::Errno;
+    use nix::fcntl::{fcntl, FcntlArg, OFlag};
+    use nix::libc;
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use nix::sys::signal::{kill, killpg, Signal};
+    use nix::unistd::Pid;
+
+    use super::{Capture, End, Request, Stream, DRAIN_AFTER_EXIT, MARK_VAR};
+
+    /// Read size; grows the pipe to [`BIG_PIPE`] once a stream proves chatty.
+    const CHUNK: usize = 64 * 1024;
+    const BIG_PIPE: i32 = 1 << 20;
+    /// Polling slice used only when the kernel offers no pidfd to wait on.
+    const SLICE: Duration = Duration::from_millis(10);
+
+    /// `<pid>-<nanos>`: unique to this host process.
+    static HOST: LazyLock<String> = LazyLock::new(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        format!("{:x}-{nanos:x}", std::process::id())
+    });
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    /// Process groups that may still have members.
+    static GROUPS: LazyLock<Mutex<BTreeSet<i32>>> = LazyLock::new(|| Mutex::new(BTreeSet::new()));
+
+    fn groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
+        GROUPS.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn group_alive(pgid: i32) -> bool {
+        killpg(Pid::from_raw(pgid), None) != Err(Errno::ESRCH)
+    }
+
+    pub fn kill_all() {
+        for pgid in std::mem::take(&mut *groups()) {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+        }
+        kill_marked(&format!("{MARK_VAR}={}.", *HOST), true);
+    }
+
+    /// Kills every process whose initial environment holds `entry` (as a whole entry, or as
+    /// its prefix when `prefix`). Linux only (`/proc`); a no-op elsewhere.
+    fn kill_marked(entry: &str, prefix: bool) {
+        let Ok(procs) = fs::read_dir("/proc") else {
+            return;
+        };
+        let me = std::process::id();
+        for p in procs.flatten() {
+            let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
+            if pid == me {
+                continue;
+            }
+            let Ok(environ) = fs::read(p.path().join("environ")) else {
+                continue;
+            };
+            let hit = environ.split(|&b| b == 0).any(|e| {
+                if prefix {
+                    e.starts_with(entry.as_bytes())
+                } else {
+                    e == entry.as_bytes()
+                }
+            });
+            if hit {
+                let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
+            }
+        }
+    }
+
+    /// Live (non-zombie) members of process group `pgid`, read from `/proc`.
+    fn members(pgid: i32) -> Vec<u32> {
+        let Ok(procs) = fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for p in procs.flatten() {
+            let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
+            let Ok(stat) = fs::read_to_string(p.path().join("stat")) else {
+                continue;
+            };
+            // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+            let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                continue;
+            };
+            let mut fields = rest.split_whitespace();
+            let state = fields.next();
+            let pgrp = fields.nth(1).and_then(|s| s.parse::<i32>().ok());
+            if pgrp == Some(pgid) && state != Some("Z") && state != Some("X") {
+                out.push(pid);
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// One output pipe being drained.
+    struct Pipe {
+        fd: Option<OwnedFd>,
+        buf: Vec<u8>,
+        grown: bool,
+    }
+
+    enum Got {
+        /// Read what was there; the pipe is still open.
+        Open,
+        Eof,
+        /// The stream passed the ceiling.
+        Over,
+    }
+
+    impl Pipe {
+        fn new(fd: OwnedFd) -> io::Result<Pipe> {
+            let flags = OFlag::from_bits_truncate(fcntl(&fd, FcntlArg::F_GETFL)?);
+            fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+            Ok(Pipe {
+                fd: Some(fd),
+                buf: Vec::new(),
+                grown: false,
+            })
+        }
+
+        /// Reads everything available without blocking, keeping at most `ceiling` bytes.
+        fn read_available(&mut self, ceiling: usize) -> Got {
+            let Some(fd) = &self.fd else { return Got::Eof };
+            let raw = fd.as_raw_fd();
+            loop {
+                // One byte past the ceiling is enough to know it was passed.
+                let room = (ceiling + 1).saturating_sub(self.buf.len());
+                if room == 0 {
+                    self.buf.truncate(ceiling);
+                    return Got::Over;
+                }
+                let want = room.min(if self.grown { BIG_PIPE as usize } else { CHUNK });
+                self.buf.reserve(want);
+                let spare = self.buf.spare_capacity_mut();
+                // SAFETY: `spare` is writable memory of at least `want` bytes owned by `buf`;
+                // `read` initializes the first `n` of them, which are then committed.
+                let n = unsafe { libc::read(raw, spare.as_mut_ptr().cast(), want) };
+                if n > 0 {
+                    let n = n as usize;
+                    // SAFETY: the kernel wrote `n <= want` bytes into the spare capacity.
+                    unsafe { self.buf.set_len(self.buf.len() + n) };
+                    if n == want && !self.grown {
+                        // A chatty stream: a bigger pipe means fewer wake-ups.
+                        self.grown = true;
+                        let _ = grow_pipe(fd);
+                    }
+                    continue;
+                }
+                if n == 0 {
+                    self.fd = None;
+                    return Got::Eof;
+                }
+                match Errno::last() {
+                    Errno::EINTR => continue,
+                    Errno::EAGAIN => return Got::Open,
+                    _ => {
+                        self.fd = None;
+                        return Got::Eof;
+                    }
+                }
+            }
+        }
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn grow_pipe(fd: &OwnedFd) -> nix::Result<i32> {
+        fcntl(fd, FcntlArg::F_SETPIPE_SZ(BIG_PIPE))
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn grow_pipe(_fd: &OwnedFd) -> nix::Result<i32> {
+        Ok(0)
+    }
+
+    /// A descriptor that becomes readable when the process exits (Linux ≥ 5.3).
+    #[cfg(target_os = "linux")]
+    fn pidfd(pid: u32) -> Option<OwnedFd> {
+        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        // SAFETY: a non-negative result is a fresh descriptor that nothing else owns.
+        (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as i32) })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn pidfd(_pid: u32) -> Option<OwnedFd> {
+        None
+    }
+
+    fn spawn(req: &Request<'_>, mark: &str) -> io::Result<Child> {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(req.command)
+            .current_dir(req.cwd)
+            .env(MARK_VAR, mark)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        #[cfg(target_os = "linux")]
+        // SAFETY: the closure runs between fork and exec and only makes one async-signal-safe
+        // system call.
+        unsafe {
+            cmd.pre_exec(|| {
+                // The shell dies with the thread that spawned it; that thread waits for it.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+                Ok(())
+            });
+        }
+        cmd.spawn()
+    }
+
+    pub fn run(req: &Request<'_>) -> io::Result<Capture> {
+        let started = Instant::now();
+        let deadline = started + req.timeout;
+        // Forget groups that have emptied since they were registered.
+        groups().retain(|&g| group_alive(g));
+        let mark = format!("{}.{}", *HOST, CALLS.fetch_add(1, Ordering::Relaxed));
+        let mut child = spawn(req, &mark)?;
+        let pgid = child.id() as i32;
+        groups().insert(pgid);
+        let kill_group = |child: &mut Child| {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+            let _ = child.kill();
+        };
+        let pipes = [
+            child.stdout.take().map(OwnedFd::from),
+            child.stderr.take().map(OwnedFd::from),
+        ]
+        .map(|p| p.map(Pipe::new).transpose());
+        let [out, err] = match pipes {
+            [Ok(Some(out)), Ok(Some(err))] => [out, err],
+            [a, b] => {
+                kill_group(&mut child);
+                let _ = child.wait();
+                let e = a
+                    .err()
+                    .or(b.err())
+                    .unwrap_or_else(|| io::Error::other("no pipes"));
+                return Err(e);
+            }
+        };
+        let mut pipes = [out, err];
+        let exit_fd = pidfd(child.id());
+        let mut status: Option<ExitStatus> = None;
+        let mut drain_until: Option<Instant> = None;
+        let mut end: Option<End> = None;
+
+        while end.is_none() {
+            if status.is_none() {
+                status = child.try_wait()?;
+                if status.is_some() {
+                    drain_until = Some(Instant::now() + DRAIN_AFTER_EXIT);
+                }
+            }
+            let open = pipes.iter().any(|p| p.fd.is_some());
+            if status.is_some() && !open {
+                break;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                end = Some(End::TimedOut);
+                break;
+            }
+            if drain_until.is_some_and(|t| now >= t) {
+                break;
+            }
+            let mut wake = drain_until.map_or(deadline, |t| t.min(deadline));
+            let watch_exit = status.is_none() && exit_fd.is_some();
+            if status.is_none() && exit_fd.is_none() {
+                wake = wake.min(now + SLICE);
+            }
+            let mut fds: Vec<PollFd> = Vec::with_capacity(3);
+            let mut which: Vec<Option<usize>> = Vec::with_capacity(3);
+            for (i, p) in pipes.iter().enumerate() {
+                if let Some(fd) = &p.fd {
+                    fds.push(PollFd::new(fd.as_fd(), PollFlags::POLLIN));
+                    which.push(Some(i));
+                }
+            }
+            if let (true, Some(fd)) = (watch_exit, &exit_fd) {
+                fds.push(PollFd::new(fd.as_fd(), PollFlags::POLLIN));
+                which.push(None);
+            }
+            let timeout = poll_timeout(wake.saturating_duration_since(now));
+            match poll(&mut fds, timeout) {
+                Ok(_) | Err(Errno::EINTR) => {}
+                Err(e) => {
+                    kill_group(&mut child);
+                    let _ = child.wait();
+                    return Err(e.into());
+                }
+            }
+            let ready: Vec<usize> = fds
+                .iter()
+                .zip(&which)
+                .filter(|(fd, _)| fd.any().unwrap_or(false))
+                .filter_map(|(_, w)| *w)
+                .collect();
+            drop(fds);
+            for i in ready {
+                if let Got::Over = pipes[i].read_available(req.ceiling) {
+                    let stream = if i == 0 {
+                        Stream::Stdout
+                    } else {
+                        Stream::Stderr
+                    };
+                    end = Some(End::OverLimit { stream });
+                }
+            }
+        }
+
+        let background = match end {
+            Some(_) => {
+                // Timed out or over the ceiling: the group dies, and so does anything that
+                // left it but still carries this call's mark.
+                kill_group(&mut child);
+                kill_marked(&format!("{MARK_VAR}={mark}"), false);
+                status = Some(child.wait()?);
+                // What was written before the kill is still in the pipes: collect it briefly.
+                finish_drain(&mut pipes, req.ceiling, Instant::now() + DRAIN_AFTER_EXIT);
+                Vec::new()
+            }
+            None => {
+                let bg = if group_alive(pgid) {
+                    members(pgid)
+                } else {
+                    Vec::new()
+                };
+                if bg.is_empty() && !group_alive(pgid) {
+                    groups().remove(&pgid);
+                }
+                bg
+            }
+        };
+        let status = match status {
+            Some(s) => s,
+            None => child.wait()?,
+        };
+        let [mut out, mut err] = pipes;
+        let leftovers: Vec<OwnedFd> = [out.fd.take(), err.fd.take()]
+            .into_iter()
+            .flatten()
+            .collect();
+        if !leftovers.is_empty() {
+            discard_in_background(leftovers);
+        }
+        let end = end.unwrap_or(End::Exited {
+            code: status
+                .code()
+                .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)),
+            signal: status.signal(),
+        });
+        Ok(Capture {
+            end,
+            stdout: out.buf,
+            stderr: err.buf,
+            background,
+        })
+    }
+
+    /// Reads what is left in the pipes until they close or `until` passes.
+    fn finish_drain(pipes: &mut [Pipe; 2], ceiling: usize, until: Instant) {
+        loop {
+            let now = Instant::now();
+            let open: Vec<usize> = (0..2).filter(|&i| pipes[i].fd.is_some()).collect();
+            if open.is_empty() || now >= until {
+                return;
+            }
+            let mut fds: Vec<PollFd> = open
+                .iter()
+                .filter_map(|&i| pipes[i].fd.as_ref())
+                .map(|fd| PollFd::new(fd.as_fd(), PollFlags::POLLIN))
+                .collect();
+            if poll(&mut fds, poll_timeout(until - now)).is_err() {
+                return;
+            }
+            let ready: Vec<bool> = fds.iter().map(|f| f.any().unwrap_or(false)).collect();
+            drop(fds);
+            for (k, &i) in open.iter().enumerate() {
+                if ready[k] {
+                    if let Got::Over = pipes[i].read_available(ceiling) {
+                        pipes[i].fd = None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keeps reading (and discarding) pipes that background processes still hold, so their
+    /// writes neither block nor kill them with `SIGPIPE`; ends when every writer is gone.
+    fn discard_in_background(fds: Vec<OwnedFd>) {
+        for fd in fds {
+            let _ = fcntl(&fd, FcntlArg::F_SETFL(OFlag::empty()));
+            let spawned = std::thread::Builder::new()
+                .name("bash-discard".into())
+                .stack_size(64 * 1024)
+                .spawn(move || {
+                    let mut file = fs::File::from(fd);
+                    let mut sink = [0u8; 8192];
+                    while matches!(file.read(&mut sink), Ok(n) if n > 0) {}
+                });
+            // Without a thread the pipe simply closes; the writer then gets EPIPE.
+            drop(spawned);
+        }
+    }
+
+    fn poll_timeout(d: Duration) -> PollTimeout {
+        let ms = d.as_micros().div_ceil(1000);
+        PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)
+    }
+
+    #[cfg(test)]
+    pub fn host_mark() -> String {
+        format!("{MARK_VAR}={}.", *HOST)
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    /// `kill_all` kills every group of this process: the tests take turns.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn req(command: &str, timeout_ms: u64) -> Request<'_> {
+        Request {
+            command,
+            cwd: Path::new("/"),
+            timeout: Duration::from_millis(timeout_ms),
+            ceiling: 1 << 20,
+        }
+    }
+
+    fn alive(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                let state = s[s.rfind(')').unwrap() + 1..].split_whitespace().next();
+                state != Some("Z")
+            })
+            .unwrap_or(false)
+    }
+
+    #[test]
+    fn captures_both_streams_and_exit_code() {
+        let _turn = serial();
+        let c = run(&req("echo out; echo err >&2; exit 3", 5000)).unwrap();
+        assert_eq!(
+            c.end,
+            End::Exited {
+                code: 3,
+                signal: None
+            }
+        );
+        assert_eq!(c.stdout, b"out\n");
+        assert_eq!(c.stderr, b"err\n");
+        assert!(c.background.is_empty());
+    }
+
+    #[test]
+    fn signal_death_reports_128_plus_signo() {
+        let _turn = serial();
+        let c = run(&req("kill -9 $$", 5000)).unwrap();
+        assert_eq!(
+            c.end,
+            End::Exited {
+                code: 137,
+                signal: Some(9)
+            }
+        );
+        assert_eq!(signal_name(9), "SIGKILL");
+    }
+
+    #[test]
+    fn timeout_kills_the_group() {
+        let _turn = serial();
+        let t = Instant::now();
+        let c = run(&req("echo start; sleep 30 & echo $!; sleep 30", 300)).unwrap();
+        assert_eq!(c.end, End::TimedOut);
+        assert!(t.elapsed() < Duration::from_secs(5));
+        let text = String::from_utf8(c.stdout).unwrap();
+        let pid: u32 = text.lines().nth(1).unwrap().parse().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!alive(pid), "background child {pid} survived the timeout");
+    }
+
+    #[test]
+    fn background_child_does_not_hold_the_call() {
+        let _turn = serial();
+        let t = Instant::now();
+        let c = run(&req("sleep 30 & echo $!", 10_000)).unwrap();
+        assert!(t.elapsed() < Duration::from_secs(3));
+        let pid: u32 = String::from_utf8(c.stdout).unwrap().trim().parse().unwrap();
+        assert_eq!(c.background, vec![pid]);
+        kill_all();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!alive(pid));
+    }
+
+    #[test]
+    fn ceiling_kills_the_command() {
+        let _turn = serial();
+        let mut r = req("yes", 10_000);
+        r.ceiling = 100_000;
+        let c = run(&r).unwrap();
+        assert_eq!(
+            c.end,
+            End::OverLimit {
+                stream: Stream::Stdout
+            }
+        );
+        assert_eq!(c.stdout.len(), 100_000);
+    }
+
+    #[test]
+    fn commands_carry_the_host_mark() {
+        let _turn = serial();
+        let c = run(&req("env", 5000)).unwrap();
+        let text = String::from_utf8(c.stdout).unwrap();
+        assert!(text.contains(&unix::host_mark()), "{text}");
+    }
+
+    #[test]
+    fn missing_cwd_fails_to_start() {
+        let _turn = serial();
+        let mut r = req("true", 5000);
+        r.cwd = Path::new("/definitely/not/here");
+        assert!(run(&r).is_err());
+    }
+}
