@@ -13,8 +13,12 @@
 //!   carrying this call's mark (a daemon that left the group with `setsid`).
 //! - A stream passing the capture ceiling gets the group killed the same way.
 //! - Every group that may still have members is kept in a registry; [`kill_all`] (run when the
-//!   host process exits) kills those groups and every process carrying this host's mark. On
-//!   Linux the shell itself also gets `PR_SET_PDEATHSIG`, so it dies with its spawning thread.
+//!   host process exits) kills those groups and every process carrying this host's mark.
+//! - A host that dies without running its exit handlers (`SIGKILL`, `SIGTERM`, Ctrl-C) is
+//!   covered by a watchdog: a small `sh` started with the first command, in its own process
+//!   group, told each registered group through a pipe. When the host dies the pipe closes and
+//!   the watchdog kills those groups and every process carrying the host's mark. On Linux the
+//!   shell of a running call also gets `PR_SET_PDEATHSIG`, so it dies with its spawning thread.
 //!
 //! Unix only; elsewhere [`run`] returns an `Unsupported` I/O error.
 
@@ -110,10 +114,10 @@ pub fn kill_all() {
 mod unix {
     use std::collections::BTreeSet;
     use std::fs;
-    use std::io::{self, Read};
+    use std::io::{self, Read, Write};
     use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::process::{CommandExt, ExitStatusExt};
-    use std::process::{Child, Command, ExitStatus, Stdio};
+    use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::{LazyLock, Mutex};
     use std::time::{Duration, Instant};
@@ -141,11 +145,103 @@ mod unix {
         format!("{:x}-{nanos:x}", std::process::id())
     });
     static CALLS: AtomicU64 = AtomicU64::new(0);
-    /// Process groups that may still have members.
-    static GROUPS: LazyLock<Mutex<BTreeSet<i32>>> = LazyLock::new(|| Mutex::new(BTreeSet::new()));
+    /// Process groups that may still have members, mirrored to the watchdog.
+    static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registry::default()));
 
-    fn groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
-        GROUPS.lock().unwrap_or_else(|p| p.into_inner())
+    fn registry() -> std::sync::MutexGuard<'static, Registry> {
+        REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The watchdog's script. Reads `+<pgid>` / `-<pgid>` lines; `x` means the host cleaned up
+    /// itself and the watchdog may leave. At end of input (the host died) it kills every group
+    /// still listed and every process whose environment holds the host mark (`$1`).
+    const WATCHDOG: &str = r#"trap '' INT HUP TERM QUIT PIPE
+gs=
+while IFS= read -r l; do
+  case $l in
+    x) exit 0 ;;
+    +*) gs="$gs ${l#+}" ;;
+    -*) n=; for g in $gs; do [ "$g" = "${l#-}" ] || n="$n $g"; done; gs=$n ;;
+  esac
+done
+for g in $gs; do kill -9 -"$g" 2>/dev/null; done
+for f in /proc/[0-9]*/environ; do
+  if grep -qzF "$1" "$f" 2>/dev/null; then p=${f#/proc/}; kill -9 "${p%/environ}" 2>/dev/null; fi
+done
+"#;
+
+    #[derive(Default)]
+    struct Registry {
+        groups: BTreeSet<i32>,
+        watchdog: Option<(Child, ChildStdin)>,
+    }
+
+    impl Registry {
+        fn add(&mut self, pgid: i32) {
+            self.groups.insert(pgid);
+            self.tell(&format!("+{pgid}\n"));
+        }
+
+        fn remove(&mut self, pgid: i32) {
+            if self.groups.remove(&pgid) {
+                self.tell(&format!("-{pgid}\n"));
+            }
+        }
+
+        /// Forgets groups that have emptied.
+        fn prune(&mut self) {
+            let gone: Vec<i32> = self
+                .groups
+                .iter()
+                .copied()
+                .filter(|&g| !group_alive(g))
+                .collect();
+            for g in gone {
+                self.remove(g);
+            }
+        }
+
+        /// Sends one line to the watchdog, (re)starting it — and replaying every group — when
+        /// there is none or it has died. Best effort: without a watchdog, only the host's exit
+        /// hook cleans up.
+        fn tell(&mut self, line: &str) {
+            if let Some((_, stdin)) = &mut self.watchdog {
+                if stdin.write_all(line.as_bytes()).is_ok() {
+                    return;
+                }
+                if let Some((mut child, stdin)) = self.watchdog.take() {
+                    drop(stdin);
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+            }
+            let Ok(mut child) = Command::new("sh")
+                .arg("-c")
+                .arg(WATCHDOG)
+                .arg("agent-tools-native-watchdog")
+                .arg(host_mark())
+                .env_clear()
+                .env(
+                    "PATH",
+                    std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
+                )
+                .current_dir("/")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .spawn()
+            else {
+                return;
+            };
+            let Some(mut stdin) = child.stdin.take() else {
+                return;
+            };
+            let replay: String = self.groups.iter().map(|g| format!("+{g}\n")).collect();
+            if stdin.write_all(replay.as_bytes()).is_ok() {
+                self.watchdog = Some((child, stdin));
+            }
+        }
     }
 
     fn group_alive(pgid: i32) -> bool {
@@ -153,10 +249,22 @@ mod unix {
     }
 
     pub fn kill_all() {
-        for pgid in std::mem::take(&mut *groups()) {
+        let mut reg = registry();
+        for pgid in std::mem::take(&mut reg.groups) {
             let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
         }
-        kill_marked(&format!("{MARK_VAR}={}.", *HOST), true);
+        kill_marked(&host_mark(), true);
+        // Everything is dead: the watchdog may leave without scanning.
+        if let Some((mut child, mut stdin)) = reg.watchdog.take() {
+            let _ = stdin.write_all(b"x\n");
+            drop(stdin);
+            let _ = child.try_wait();
+        }
+    }
+
+    /// `AGENT_TOOLS_NATIVE_CALL=<host>.`: the start of every mark this host hands out.
+    pub fn host_mark() -> String {
+        format!("{MARK_VAR}={}.", *HOST)
     }
 
     /// Kills every process whose initial environment holds `entry` (as a whole entry, or as
@@ -337,12 +445,11 @@ mod unix {
     pub fn run(req: &Request<'_>) -> io::Result<Capture> {
         let started = Instant::now();
         let deadline = started + req.timeout;
-        // Forget groups that have emptied since they were registered.
-        groups().retain(|&g| group_alive(g));
+        registry().prune();
         let mark = format!("{}.{}", *HOST, CALLS.fetch_add(1, Ordering::Relaxed));
         let mut child = spawn(req, &mark)?;
         let pgid = child.id() as i32;
-        groups().insert(pgid);
+        registry().add(pgid);
         let kill_group = |child: &mut Child| {
             let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
             let _ = child.kill();
@@ -441,6 +548,9 @@ mod unix {
                 kill_group(&mut child);
                 kill_marked(&format!("{MARK_VAR}={mark}"), false);
                 status = Some(child.wait()?);
+                if !group_alive(pgid) {
+                    registry().remove(pgid);
+                }
                 // What was written before the kill is still in the pipes: collect it briefly.
                 finish_drain(&mut pipes, req.ceiling, Instant::now() + DRAIN_AFTER_EXIT);
                 Vec::new()
@@ -452,7 +562,7 @@ mod unix {
                     Vec::new()
                 };
                 if bg.is_empty() && !group_alive(pgid) {
-                    groups().remove(&pgid);
+                    registry().remove(pgid);
                 }
                 bg
             }
@@ -533,23 +643,18 @@ mod unix {
         let ms = d.as_micros().div_ceil(1000);
         PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)
     }
-
-    #[cfg(test)]
-    pub fn host_mark() -> String {
-        format!("{MARK_VAR}={}.", *HOST)
-    }
 }
 
 #[cfg(all(test, unix))]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::Mutex;
     use std::time::Instant;
 
-    /// `kill_all` kills every group of this process: the tests take turns.
+    /// `kill_all` kills every group of this process: tests that run commands take turns.
     static SERIAL: Mutex<()> = Mutex::new(());
 
-    fn serial() -> std::sync::MutexGuard<'static, ()> {
+    pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
         SERIAL.lock().unwrap_or_else(|p| p.into_inner())
     }
 

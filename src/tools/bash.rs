@@ -317,6 +317,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn success_json_has_contract_keys_in_order() {
+        let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
         let out = Bash::run(
             args("echo hi; echo oops >&2; exit 2"),
@@ -331,6 +332,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn budget_is_shared_and_overflow_spilled() {
+        let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
         let c = config(dir.path(), 2048);
         let out = Bash::run(
@@ -355,6 +357,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn escapes_count_against_the_budget() {
+        let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
         let c = config(dir.path(), 1024);
         // NUL bytes escape to six characters each.
