@@ -7,6 +7,7 @@ pub mod bound;
 pub mod config;
 pub mod dispatch;
 pub mod error;
+pub mod json_text;
 pub mod paths;
 pub mod schema;
 pub mod shell;

@@ -372,7 +372,11 @@ done
                     let n = n as usize;
                     // SAFETY: the kernel wrote `n <= want` bytes into the spare capacity.
                     unsafe { self.buf.set_len(self.buf.len() + n) };
-                    if n == want && !self.grown {
+                    if n < want {
+                        // The pipe is very likely empty now: skip the read that would say so.
+                        return Got::Open;
+                    }
+                    if !self.grown {
                         // A chatty stream: a bigger pipe means fewer wake-ups.
                         self.grown = true;
                         let _ = grow_pipe(fd);
@@ -477,8 +481,10 @@ done
         let mut drain_until: Option<Instant> = None;
         let mut end: Option<End> = None;
 
+        // Whether the shell may have exited: always without a pidfd, else once it fires.
+        let mut exit_signaled = exit_fd.is_none();
         while end.is_none() {
-            if status.is_none() {
+            if status.is_none() && exit_signaled {
                 status = child.try_wait()?;
                 if status.is_some() {
                     drain_until = Some(Instant::now() + DRAIN_AFTER_EXIT);
@@ -522,12 +528,14 @@ done
                     return Err(e.into());
                 }
             }
-            let ready: Vec<usize> = fds
+            let fired: Vec<Option<usize>> = fds
                 .iter()
                 .zip(&which)
                 .filter(|(fd, _)| fd.any().unwrap_or(false))
-                .filter_map(|(_, w)| *w)
+                .map(|(_, w)| *w)
                 .collect();
+            exit_signaled |= fired.contains(&None);
+            let ready: Vec<usize> = fired.into_iter().flatten().collect();
             drop(fds);
             for i in ready {
                 if let Got::Over = pipes[i].read_available(req.ceiling) {

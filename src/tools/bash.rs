@@ -8,16 +8,18 @@
 //! needs and the other gets the rest. A stream that is cut in any way is written whole to a
 //! spill file under `.clarvis/` and ends with the contract's marker naming that file.
 
+use std::borrow::Cow;
 use std::fs;
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::Tool;
-use crate::bound::{self, json_escaped_len};
+use crate::bound;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::json_text::{char_escaped_len, escaped_len, push_str_literal};
 use crate::paths;
 use crate::shell::{self, Capture, End, Request};
 use crate::spill;
@@ -119,17 +121,36 @@ impl Tool for Bash {
     }
 }
 
-/// The success JSON, in the contract's key order.
-#[derive(Serialize)]
-struct Report<'a> {
+/// The success JSON, in the contract's key order, with `background_pids` after them when
+/// processes of the command's group are still running.
+fn report(
     exit_code: i32,
-    stdout: &'a str,
-    stderr: &'a str,
-    signal: Option<String>,
-    timed_out: bool,
-    /// Processes of the command's group still running after the shell exited.
-    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
-    background_pids: &'a [u32],
+    stdout: &str,
+    stderr: &str,
+    signal: Option<&str>,
+    background: &[u32],
+) -> String {
+    let mut out = String::with_capacity(stdout.len() + stderr.len() + 128);
+    out.push_str("{\"exit_code\":");
+    out.push_str(&exit_code.to_string());
+    out.push_str(",\"stdout\":");
+    push_str_literal(&mut out, stdout);
+    out.push_str(",\"stderr\":");
+    push_str_literal(&mut out, stderr);
+    out.push_str(",\"signal\":");
+    match signal {
+        Some(name) => push_str_literal(&mut out, name),
+        None => out.push_str("null"),
+    }
+    out.push_str(",\"timed_out\":false");
+    if !background.is_empty() {
+        let pids: Vec<String> = background.iter().map(u32::to_string).collect();
+        out.push_str(",\"background_pids\":[");
+        out.push_str(&pids.join(","));
+        out.push(']');
+    }
+    out.push('}');
+    out
 }
 
 fn success(
@@ -141,16 +162,7 @@ fn success(
 ) -> String {
     let signal = signal.map(shell::signal_name);
     fit(capture, budget, spiller, |stdout, stderr| {
-        let report = Report {
-            exit_code: code,
-            stdout,
-            stderr,
-            signal: signal.clone(),
-            timed_out: false,
-            background_pids: &capture.background,
-        };
-        // Serializing plain strings and numbers into a String cannot fail.
-        serde_json::to_string(&report).unwrap_or_default()
+        report(code, stdout, stderr, signal.as_deref(), &capture.background)
     })
 }
 
@@ -194,10 +206,11 @@ impl Spiller {
 }
 
 /// A stream as shown: lossily decoded, long lines cut. Returns whether any line was cut.
-fn display(bytes: &[u8]) -> (String, bool) {
+/// Valid UTF-8 without long lines is borrowed, not copied.
+fn display(bytes: &[u8]) -> (Cow<'_, str>, bool) {
     let text = String::from_utf8_lossy(bytes);
-    if !text.split('\n').any(|l| l.len() > MAX_LINE_CHARS) {
-        return (text.into_owned(), false);
+    if !has_line_longer_than(text.as_bytes(), MAX_LINE_CHARS) {
+        return (text, false);
     }
     let mut out = String::with_capacity(text.len().min(bytes.len()));
     let mut cut_any = false;
@@ -212,7 +225,21 @@ fn display(bytes: &[u8]) -> (String, bool) {
             cut_any = true;
         }
     }
-    (out, cut_any)
+    (Cow::Owned(out), cut_any)
+}
+
+/// Whether some line of `bytes` is longer than `max` bytes (a quick pre-check for cutting
+/// lines of `max` characters): each step looks back from `max + 1` bytes ahead for the newline
+/// ending the current line, so typical output is crossed in strides, not byte by byte.
+fn has_line_longer_than(bytes: &[u8], max: usize) -> bool {
+    let mut start = 0;
+    while bytes.len() - start > max {
+        match bytes[start..=start + max].iter().rposition(|&b| b == b'\n') {
+            Some(p) => start += p + 1,
+            None => return true,
+        }
+    }
+    false
 }
 
 /// Renders `frame(stdout, stderr)` within `budget` bytes: the streams share what the frame
@@ -234,7 +261,7 @@ fn fit(
     // What each stream needs: its escaped text, plus a marker when it is already cut.
     let need = [0, 1].map(|i| {
         let (text, cut) = &shown[i];
-        let cost: usize = text.chars().map(json_escaped_len).sum();
+        let cost = escaped_len(text);
         let marker = bound::marker(raw[i].len(), raw[i].len(), Some(LONGEST_NOTE));
         cost + if *cut { marker.len() + 2 } else { 0 }
     });
@@ -243,10 +270,10 @@ fn fit(
     let fitted = [0, 1].map(|i| {
         let (text, cut) = &shown[i];
         if !cut && need[i] <= share[i] {
-            return text.clone();
+            return text.to_string();
         }
         let note = spiller.note(streams[i], raw[i]);
-        bound::cut_with_marker(text, share[i], raw[i].len(), Some(&note), json_escaped_len)
+        bound::cut_with_marker(text, share[i], raw[i].len(), Some(&note), char_escaped_len)
     });
     frame(&fitted[0], &fitted[1])
 }
@@ -305,13 +332,49 @@ mod tests {
     }
 
     #[test]
+    fn report_matches_serde_in_key_order() {
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            exit_code: i32,
+            stdout: &'a str,
+            stderr: &'a str,
+            signal: Option<&'a str>,
+            timed_out: bool,
+            #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+            background_pids: &'a [u32],
+        }
+        for (sig, bg) in [(None, &[][..]), (Some("SIGKILL"), &[12, 34][..])] {
+            let want = serde_json::to_string(&Report {
+                exit_code: -1,
+                stdout: "a\"b\n\u{0}é",
+                stderr: "",
+                signal: sig,
+                timed_out: false,
+                background_pids: bg,
+            })
+            .unwrap();
+            assert_eq!(report(-1, "a\"b\n\u{0}é", "", sig, bg), want);
+        }
+    }
+
+    #[test]
+    fn long_line_check_is_exact_in_bytes() {
+        assert!(!has_line_longer_than(b"", 3));
+        assert!(!has_line_longer_than(b"abc\nabc\nabc", 3));
+        assert!(has_line_longer_than(b"abc\nabcd\nabc", 3));
+        assert!(has_line_longer_than(b"abcd", 3));
+        assert!(!has_line_longer_than(b"\n\n\n\n\n\n", 0));
+        assert!(has_line_longer_than(b"\n\nx", 0));
+    }
+
+    #[test]
     fn display_cuts_long_lines_and_replaces_bad_utf8() {
         let long = format!("a\n{}\nb", "x".repeat(3000));
         let (text, cut) = display(long.as_bytes());
         assert!(cut);
         assert_eq!(text, format!("a\n{}{LINE_CUT_MARKER}\nb", "x".repeat(2000)));
         let (text, cut) = display(b"ok\xff\n");
-        assert_eq!((text.as_str(), cut), ("ok\u{fffd}\n", false));
+        assert_eq!((&*text, cut), ("ok\u{fffd}\n", false));
     }
 
     #[cfg(unix)]
