@@ -208,7 +208,11 @@ impl Spiller {
 /// A stream as shown: lossily decoded, long lines cut. Returns whether any line was cut.
 /// Valid UTF-8 without long lines is borrowed, not copied.
 fn display(bytes: &[u8]) -> (Cow<'_, str>, bool) {
-    let text = String::from_utf8_lossy(bytes);
+    // Strict validation has a fast path for ASCII that the lossy decoder lacks.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
     if !has_line_longer_than(text.as_bytes(), MAX_LINE_CHARS) {
         return (text, false);
     }
