@@ -134,6 +134,8 @@ mod unix {
     /// Read size; grows the pipe to [`BIG_PIPE`] once a stream proves chatty.
     const CHUNK: usize = 64 * 1024;
     const BIG_PIPE: i32 = 1 << 20;
+    /// Full reads taken per wake-up before the deadline is looked at again.
+    const READS_PER_WAKE: usize = 16;
     /// Polling slice used only when the kernel offers no pidfd to wait on.
     const SLICE: Duration = Duration::from_millis(10);
 
@@ -355,7 +357,9 @@ done
         fn read_available(&mut self, ceiling: usize) -> Got {
             let Some(fd) = &self.fd else { return Got::Eof };
             let raw = fd.as_raw_fd();
-            loop {
+            // A producer faster than us keeps every read full: come back to the caller now and
+            // then so it can check the deadline.
+            for _ in 0..READS_PER_WAKE {
                 // One byte past the ceiling is enough to know it was passed.
                 let room = (ceiling + 1).saturating_sub(self.buf.len());
                 if room == 0 {
@@ -396,6 +400,7 @@ done
                     }
                 }
             }
+            Got::Open
         }
     }
 
@@ -485,7 +490,14 @@ done
         let mut exit_signaled = exit_fd.is_none();
         while end.is_none() {
             if status.is_none() && exit_signaled {
-                status = child.try_wait()?;
+                status = match child.try_wait() {
+                    Ok(status) => status,
+                    Err(e) => {
+                        kill_group(&mut child);
+                        let _ = child.wait();
+                        return Err(e);
+                    }
+                };
                 if status.is_some() {
                     drain_until = Some(Instant::now() + DRAIN_AFTER_EXIT);
                 }
