@@ -286,6 +286,12 @@ describe('bash', () => {
       ok(await tools.callTool('bash', { command: 'yes | head -c 10000000' })),
     )
     expect(r.stdout.length).toBe(10_000_000)
+    expect(r.stdout.slice(0, 6)).toBe('y\ny\ny\n')
+    // Large non-ASCII output takes the other way into JavaScript; it must arrive intact too.
+    const u: Report = JSON.parse(
+      ok(await tools.callTool('bash', { command: "yes 'héllo wörld' | head -n 200000" })),
+    )
+    expect(u.stdout).toBe('héllo wörld\n'.repeat(200_000))
   })
 
   it('splits the display budget: a stream under half keeps all of it', async () => {
