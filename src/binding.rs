@@ -102,7 +102,9 @@ mod external {
                 .then(|| unsafe { std::mem::transmute::<*mut c_void, CreateLatin1>(sym) })
         }
         #[cfg(not(unix))]
-        None
+        {
+            None
+        }
     });
 
     /// Frees the text once V8 no longer needs it; `hint` is the boxed `(len, capacity,
