@@ -129,7 +129,7 @@ try {
     target: 1.0,
     ours_rss_kib: peakRss('ours'),
     base_rss_kib: peakRss('node'),
-    note: 'ours = the result text; peak RSS: one capture (+ JSON.parse for ours) in a fresh process each',
+    note: 'ours = the result text (maxOutputBytes 64 MiB so all 50 MB is shown); peak RSS: one capture (+ JSON.parse for ours) in a fresh process each',
   })
   rows.push({
     workload: 'capture 50 MB, then JSON.parse the result',
