@@ -453,7 +453,9 @@ done
 
     pub fn run(req: &Request<'_>) -> io::Result<Capture> {
         let started = Instant::now();
-        let deadline = started + req.timeout;
+        // A caller-built config may allow absurd timeouts; a year is forever enough and cannot
+        // overflow the clock.
+        let deadline = started + req.timeout.min(Duration::from_secs(365 * 24 * 3600));
         registry().prune();
         let mark = format!("{}.{}", *HOST, CALLS.fetch_add(1, Ordering::Relaxed));
         let mut child = spawn(req, &mark)?;
@@ -773,6 +775,14 @@ pub(crate) mod tests {
         let c = run(&req("env", 5000)).unwrap();
         let text = String::from_utf8(c.stdout).unwrap();
         assert!(text.contains(&unix::host_mark()), "{text}");
+    }
+
+    #[test]
+    fn an_enormous_timeout_is_fine() {
+        let _turn = serial();
+        let mut r = req("echo ok", 0);
+        r.timeout = Duration::from_millis(u64::MAX);
+        assert_eq!(run(&r).unwrap().stdout, b"ok\n");
     }
 
     #[test]
