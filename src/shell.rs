@@ -208,13 +208,18 @@ done
         /// hook cleans up.
         fn tell(&mut self, line: &str) {
             if let Some((_, stdin)) = &mut self.watchdog {
-                if stdin.write_all(line.as_bytes()).is_ok() {
-                    return;
+                match stdin.write_all(line.as_bytes()) {
+                    // A watchdog that stopped reading (stopped by a signal, say) must not
+                    // block every call: the write end is non-blocking and the line is dropped.
+                    Ok(()) => return,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                    Err(_) => {}
                 }
                 if let Some((mut child, stdin)) = self.watchdog.take() {
-                    drop(stdin);
+                    // Killed before its pipe closes: end of input would make it clean up.
                     let _ = child.kill();
                     let _ = child.wait();
+                    drop(stdin);
                 }
             }
             let Ok(mut child) = Command::new("sh")
@@ -239,9 +244,13 @@ done
             let Some(mut stdin) = child.stdin.take() else {
                 return;
             };
+            let _ = fcntl(&stdin, FcntlArg::F_SETFL(OFlag::O_NONBLOCK));
             let replay: String = self.groups.iter().map(|g| format!("+{g}\n")).collect();
             if stdin.write_all(replay.as_bytes()).is_ok() {
                 self.watchdog = Some((child, stdin));
+            } else {
+                let _ = child.kill();
+                let _ = child.wait();
             }
         }
     }
