@@ -17,8 +17,7 @@
 //! - A host that dies without running its exit handlers (`SIGKILL`, `SIGTERM`, Ctrl-C) is
 //!   covered by a watchdog: a small `sh` started with the first command, in its own process
 //!   group, told each registered group through a pipe. When the host dies the pipe closes and
-//!   the watchdog kills those groups and every process carrying the host's mark. On Linux the
-//!   shell of a running call also gets `PR_SET_PDEATHSIG`, so it dies with its spawning thread.
+//!   the watchdog kills those groups and every process carrying the host's mark.
 //!
 //! Unix only; elsewhere [`run`] returns an `Unsupported` I/O error.
 
@@ -447,16 +446,9 @@ done
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        #[cfg(target_os = "linux")]
-        // SAFETY: the closure runs between fork and exec and only makes one async-signal-safe
-        // system call.
-        unsafe {
-            cmd.pre_exec(|| {
-                // The shell dies with the thread that spawned it; that thread waits for it.
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-                Ok(())
-            });
-        }
+        // No `pre_exec` hook (such as `PR_SET_PDEATHSIG`): without one the standard library
+        // spawns with posix_spawn (vfork-like) instead of fork, which saves about a millisecond
+        // per call in a large host; host death is covered by the watchdog instead.
         cmd.spawn()
     }
 
