@@ -29,6 +29,12 @@ export declare function dispatchNative(name: string, argsJson: string, configJso
 /** Runs one tool call without bounding its output (`ToolDef.handler`). */
 export declare function handlerNative(name: string, argsJson: string, configJson: string): Promise<NativeOutcome>
 
+/**
+ * Kills every process group `bash` started that may still be running (background processes),
+ * and every process still carrying this host's mark. Run on the host process's `exit`.
+ */
+export declare function killAllBashProcesses(): void
+
 /** A call's result: the text, and whether it is an error envelope. */
 export interface NativeOutcome {
   isError: boolean

@@ -842,6 +842,7 @@ module.exports.DEFAULT_MAX_FILE_BYTES = nativeBinding.DEFAULT_MAX_FILE_BYTES
 module.exports.DEFAULT_MAX_OUTPUT_BYTES = nativeBinding.DEFAULT_MAX_OUTPUT_BYTES
 module.exports.dispatchNative = nativeBinding.dispatchNative
 module.exports.handlerNative = nativeBinding.handlerNative
+module.exports.killAllBashProcesses = nativeBinding.killAllBashProcesses
 module.exports.resolveConfigJson = nativeBinding.resolveConfigJson
 module.exports.ripgrepOnPath = nativeBinding.ripgrepOnPath
 module.exports.sweepSpillDirNative = nativeBinding.sweepSpillDirNative

@@ -169,6 +169,11 @@ function deepFreeze(value) {
   return value
 }
 
+// No process a `bash` call started (a backgrounded server, a daemon) outlives this one.
+if (require('node:worker_threads').isMainThread) {
+  process.once('exit', () => native.killAllBashProcesses())
+}
+
 const nativeDefs = JSON.parse(native.toolDefsJson())
 /** Every built tool, in registry order. */
 const tools = Object.freeze(nativeDefs.map(makeToolDef))

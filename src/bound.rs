@@ -14,20 +14,59 @@ pub fn bound_with_note(text: String, max_bytes: usize, note: Option<&str>) -> St
         return text;
     }
     let total = text.len();
-    let marker_for = |shown: usize| match note {
+    // The marker's own length depends on `shown` by at most a few digits: size it with the
+    // widest possible number so the result never exceeds the budget.
+    let reserve = marker(total, total, note).len();
+    let keep = floor_char_boundary(&text, max_bytes.saturating_sub(reserve));
+    let mut out = text;
+    out.truncate(keep);
+    out.push_str(&marker(keep, total, note));
+    out
+}
+
+/// The contract's truncation marker, with its leading newline:
+/// `\n[... output truncated: <shown> of <total> bytes shown ...]`, or with `; <note>` before the
+/// closing `...]` when a note is given.
+pub fn marker(shown: usize, total: usize, note: Option<&str>) -> String {
+    match note {
         Some(note) => {
             format!("\n[... output truncated: {shown} of {total} bytes shown; {note} ...]")
         }
         None => format!("\n[... output truncated: {shown} of {total} bytes shown ...]"),
-    };
-    // The marker's own length depends on `shown` by at most a few digits: size it with the
-    // widest possible number so the result never exceeds the budget.
-    let reserve = marker_for(total).len();
-    let keep = floor_char_boundary(&text, max_bytes.saturating_sub(reserve));
-    let mut out = text;
-    out.truncate(keep);
-    let marker = marker_for(keep);
-    out.push_str(&marker);
+    }
+}
+
+/// Always cuts: keeps the longest prefix of `text` whose cost, plus the cost of the marker,
+/// fits in `budget`, and appends the marker. `shown` in the marker is the UTF-8 byte length of
+/// the kept prefix; `total` is given by the caller (e.g. the raw size of what `text` was made
+/// from). `cost` prices one character — its UTF-8 length for plain text, its JSON-escaped
+/// length when the result will be embedded in a JSON string. When not even the marker fits,
+/// the marker alone is returned.
+pub fn cut_with_marker(
+    text: &str,
+    budget: usize,
+    total: usize,
+    note: Option<&str>,
+    cost: impl Fn(char) -> usize,
+) -> String {
+    let reserve: usize = marker(total.max(text.len()), total, note)
+        .chars()
+        .map(&cost)
+        .sum();
+    let room = budget.saturating_sub(reserve);
+    let mut spent = 0;
+    let mut keep = 0;
+    for (i, c) in text.char_indices() {
+        let n = cost(c);
+        if spent + n > room {
+            break;
+        }
+        spent += n;
+        keep = i + c.len_utf8();
+    }
+    let mut out = String::with_capacity(keep + reserve);
+    out.push_str(&text[..keep]);
+    out.push_str(&marker(keep, total, note));
     out
 }
 
@@ -75,5 +114,26 @@ mod tests {
     fn note_goes_inside_marker() {
         let out = bound_with_note("y".repeat(3000), 1024, Some("full output written to f.log"));
         assert!(out.ends_with("bytes shown; full output written to f.log ...]"));
+    }
+
+    #[test]
+    fn cut_with_marker_prices_characters() {
+        let out = cut_with_marker("abcdef", 200, 999, Some("n"), |c| c.len_utf8());
+        assert_eq!(
+            out,
+            "abcdef\n[... output truncated: 6 of 999 bytes shown; n ...]"
+        );
+        // Each quote costs 2 escaped bytes: the budget keeps fewer of them.
+        let quotes = "\"".repeat(100);
+        let out = cut_with_marker(&quotes, 120, 100, None, |c| match c {
+            '"' | '\n' => 2,
+            c => c.len_utf8(),
+        });
+        let json = serde_json::to_string(&out).unwrap();
+        assert!(json.len() - 2 <= 120, "{}", json.len());
+        assert!(out.starts_with('"') && out.contains("bytes shown ...]"));
+        // Too small for the marker: the marker alone.
+        let out = cut_with_marker("abc", 5, 3, None, |c| c.len_utf8());
+        assert_eq!(out, "\n[... output truncated: 0 of 3 bytes shown ...]");
     }
 }

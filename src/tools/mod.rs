@@ -13,6 +13,7 @@ use crate::error::ToolResult;
 use crate::schema::{parse_args, schema_for};
 
 pub mod apply_patch;
+pub mod bash;
 pub mod edit_file;
 pub mod list_dir;
 pub mod multi_edit;
@@ -70,6 +71,7 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         ToolSpec::of::<multi_edit::MultiEdit>(),
         ToolSpec::of::<apply_patch::ApplyPatch>(),
         ToolSpec::of::<list_dir::ListDir>(),
+        ToolSpec::of::<bash::Bash>(),
     ]
 });
 

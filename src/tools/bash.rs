@@ -1,0 +1,446 @@
+//! `bash`: runs `sh -c <command>` (see [`crate::shell`] for the process mechanics) and reports
+//! `{"exit_code","stdout","stderr","signal","timed_out"}` — plus `background_pids` when
+//! processes the command started in the background are still running.
+//!
+//! Output display: each stream is decoded as UTF-8 (invalid bytes become U+FFFD), lines longer
+//! than [`MAX_LINE_CHARS`] characters are cut with [`LINE_CUT_MARKER`], and the two streams
+//! share `maxOutputBytes` for the whole JSON text: a stream needing less than half keeps all it
+//! needs and the other gets the rest. A stream that is cut in any way is written whole to a
+//! spill file under `.clarvis/` and ends with the contract's marker naming that file.
+
+use std::borrow::Cow;
+use std::fs;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::Tool;
+use crate::bound;
+use crate::config::Config;
+use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::json_text::{char_escaped_len, escaped_len, push_str_literal};
+use crate::paths;
+use crate::shell::{self, Capture, End, Request};
+use crate::spill;
+use crate::text::cut_chars;
+
+/// Characters kept of one output line; the rest is cut with [`LINE_CUT_MARKER`].
+pub const MAX_LINE_CHARS: usize = 2000;
+pub const LINE_CUT_MARKER: &str = " [... line truncated ...]";
+/// The smallest per-stream capture ceiling; `maxOutputBytes` raises it.
+pub const MIN_CAPTURE_BYTES: usize = 8 * 1024 * 1024;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The shell command, run with `sh -c`. Use `&&`, pipes and redirections as in any POSIX
+    /// shell.
+    pub command: String,
+    /// Working directory (default: the workspace root); relative paths are against the root.
+    pub cwd: Option<String>,
+    /// Maximum run time in milliseconds (default 120000). Larger values are clamped to the
+    /// configured maximum (600000 by default).
+    #[schemars(range(min = 1))]
+    pub timeout_ms: Option<u64>,
+}
+
+pub struct Bash;
+
+impl Tool for Bash {
+    const NAME: &'static str = "bash";
+    const DESCRIPTION: &'static str = "Run a shell command with `sh -c` and get back JSON {exit_code, stdout, stderr, signal, timed_out}. Use it to build, run tests, use git, or run programs. stdin is closed, so interactive commands fail: pass flags like --yes or pipe input in. The call waits for the shell to exit; start a long-lived process (a server, a watcher) in the background with its output redirected, e.g. `npm start > /tmp/server.log 2>&1 &` — processes still running when the shell exits are listed in background_pids. A non-zero exit code is a normal result. Output is shared between stdout and stderr within a size budget; when cut, the full output is saved under .clarvis/ and the cut text names the file (read it with read_file or grep). The command is killed with all its children when it passes timeout_ms (error `timeout`) or floods output past the capture limit (error `output_limit`). Do not use bash to read, search, list or edit files: read_file, grep, glob, list_dir, edit_file and write_file are faster and safer.";
+    const MUTATING: bool = true;
+    const BOUNDED: bool = true;
+    type Args = Args;
+
+    fn run(args: Args, config: &Config) -> ToolResult<String> {
+        if args.command.trim().is_empty() {
+            return Err(ToolError::invalid_input(
+                "command is empty: pass the shell command to run, e.g. \"ls -la\"",
+            )
+            .with("field", "command"));
+        }
+        if args.command.contains('\0') {
+            return Err(ToolError::invalid_input(
+                "command contains a NUL byte, which a shell command cannot hold",
+            )
+            .with("field", "command"));
+        }
+        let cwd = paths::resolve_or_root(config, args.cwd.as_deref())?;
+        let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.display))?;
+        if !meta.is_dir() {
+            return Err(ToolError::new(
+                ErrorCode::NotAFile,
+                format!(
+                    "cwd is not a directory: {} is a file. Pass its directory as cwd.",
+                    cwd.display
+                ),
+            )
+            .with("path", cwd.display.as_str()));
+        }
+        let requested = args.timeout_ms.unwrap_or(config.bash_timeout_ms).max(1);
+        let timeout_ms = requested.min(config.bash_timeout_max_ms.max(1));
+        let budget = config.max_output_bytes as usize;
+        let ceiling = budget.max(MIN_CAPTURE_BYTES);
+        let capture = shell::run(&Request {
+            command: &args.command,
+            cwd: &cwd.abs,
+            timeout: Duration::from_millis(timeout_ms),
+            ceiling,
+        })
+        .map_err(|e| ToolError::new(ErrorCode::IoError, format!("could not start `sh -c`: {e}")))?;
+        let spiller = Spiller::new(config);
+        match capture.end {
+            End::Exited { code, signal } => Ok(success(&capture, code, signal, budget, &spiller)),
+            End::TimedOut => {
+                let clamp_note = if requested > timeout_ms {
+                    format!(" (timeout_ms {requested} was clamped to the maximum {timeout_ms})")
+                } else {
+                    String::new()
+                };
+                let message = format!(
+                    "Command timed out after {timeout_ms} ms{clamp_note} and was killed with all its child processes; the output it produced is in stdout and stderr. To run a long-lived process (a server, a watcher), start it in the background with its output redirected: `cmd > /tmp/cmd.log 2>&1 &`. Otherwise raise timeout_ms (at most {}).",
+                    config.bash_timeout_max_ms
+                );
+                let base =
+                    ToolError::new(ErrorCode::Timeout, message).with("timeout_ms", timeout_ms);
+                Err(failure(base, &capture, budget, &spiller))
+            }
+            End::OverLimit { stream } => {
+                let message = format!(
+                    "Command output passed the capture limit of {ceiling} bytes on {} and the command was killed with all its child processes; the start of the output is in stdout and stderr. Redirect large output to a file (`cmd > /tmp/out.log 2>&1`) and inspect it with grep or read_file, or filter it (`| tail -n 100`, `| grep error`).",
+                    stream.name()
+                );
+                let base = ToolError::new(ErrorCode::OutputLimit, message)
+                    .with("max_capture_bytes", ceiling)
+                    .with("stream", stream.name());
+                Err(failure(base, &capture, budget, &spiller))
+            }
+        }
+    }
+}
+
+/// The success JSON, in the contract's key order, with `background_pids` after them when
+/// processes of the command's group are still running.
+fn report(
+    exit_code: i32,
+    stdout: &str,
+    stderr: &str,
+    signal: Option<&str>,
+    background: &[u32],
+) -> String {
+    let mut out = String::with_capacity(stdout.len() + stderr.len() + 128);
+    out.push_str("{\"exit_code\":");
+    out.push_str(&exit_code.to_string());
+    out.push_str(",\"stdout\":");
+    push_str_literal(&mut out, stdout);
+    out.push_str(",\"stderr\":");
+    push_str_literal(&mut out, stderr);
+    out.push_str(",\"signal\":");
+    match signal {
+        Some(name) => push_str_literal(&mut out, name),
+        None => out.push_str("null"),
+    }
+    out.push_str(",\"timed_out\":false");
+    if !background.is_empty() {
+        let pids: Vec<String> = background.iter().map(u32::to_string).collect();
+        out.push_str(",\"background_pids\":[");
+        out.push_str(&pids.join(","));
+        out.push(']');
+    }
+    out.push('}');
+    out
+}
+
+fn success(
+    capture: &Capture,
+    code: i32,
+    signal: Option<i32>,
+    budget: usize,
+    spiller: &Spiller,
+) -> String {
+    let signal = signal.map(shell::signal_name);
+    fit(capture, budget, spiller, |stdout, stderr| {
+        report(code, stdout, stderr, signal.as_deref(), &capture.background)
+    })
+}
+
+/// `base` with the partial `stdout` / `stderr` fields, fitted so its envelope stays within the
+/// budget like a success would.
+fn failure(base: ToolError, capture: &Capture, budget: usize, spiller: &Spiller) -> ToolError {
+    let with =
+        |stdout: &str, stderr: &str| base.clone().with("stdout", stdout).with("stderr", stderr);
+    let mut fitted = (String::new(), String::new());
+    fit(capture, budget, spiller, |stdout, stderr| {
+        fitted = (stdout.to_string(), stderr.to_string());
+        with(stdout, stderr).envelope()
+    });
+    with(&fitted.0, &fitted.1)
+}
+
+/// Writes spill files on demand; all streams of one call share one token.
+struct Spiller {
+    root: std::path::PathBuf,
+    token: String,
+}
+
+impl Spiller {
+    fn new(config: &Config) -> Spiller {
+        Spiller {
+            root: config.workspace_root.clone(),
+            token: spill::new_token(),
+        }
+    }
+
+    /// The marker note for a cut stream: where its full output went, or why it could not go.
+    fn note(&self, stream: &str, bytes: &[u8]) -> String {
+        match spill::write_spill(&self.root, &self.token, stream, bytes) {
+            Ok(rel) => format!("full output written to {rel}"),
+            Err(e) => format!(
+                "full output could not be saved to {}/: {e}",
+                spill::SPILL_DIR
+            ),
+        }
+    }
+}
+
+/// A stream as shown: lossily decoded, long lines cut. Returns whether any line was cut.
+/// Valid UTF-8 without long lines is borrowed, not copied.
+fn display(bytes: &[u8]) -> (Cow<'_, str>, bool) {
+    // Strict validation has a fast path for ASCII that the lossy decoder lacks.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
+    if !has_line_longer_than(text.as_bytes(), MAX_LINE_CHARS) {
+        return (text, false);
+    }
+    let mut out = String::with_capacity(text.len().min(bytes.len()));
+    let mut cut_any = false;
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let (kept, cut) = cut_chars(line, MAX_LINE_CHARS);
+        out.push_str(kept);
+        if cut {
+            out.push_str(LINE_CUT_MARKER);
+            cut_any = true;
+        }
+    }
+    (Cow::Owned(out), cut_any)
+}
+
+/// Whether some line of `bytes` is longer than `max` bytes (a quick pre-check for cutting
+/// lines of `max` characters): each step looks back from `max + 1` bytes ahead for the newline
+/// ending the current line, so typical output is crossed in strides, not byte by byte.
+fn has_line_longer_than(bytes: &[u8], max: usize) -> bool {
+    let mut start = 0;
+    while bytes.len() - start > max {
+        match bytes[start..=start + max].iter().rposition(|&b| b == b'\n') {
+            Some(p) => start += p + 1,
+            None => return true,
+        }
+    }
+    false
+}
+
+/// Renders `frame(stdout, stderr)` within `budget` bytes: the streams share what the frame
+/// leaves (a stream needing under half keeps all it needs), and a stream cut in any way is
+/// spilled whole and ends with the contract's marker.
+fn fit(
+    capture: &Capture,
+    budget: usize,
+    spiller: &Spiller,
+    mut frame: impl FnMut(&str, &str) -> String,
+) -> String {
+    let raw = [&capture.stdout, &capture.stderr];
+    let shown = raw.map(|b| display(b));
+    let full = frame(&shown[0].0, &shown[1].0);
+    if full.len() <= budget && !shown[0].1 && !shown[1].1 {
+        return full;
+    }
+    let avail = budget.saturating_sub(frame("", "").len());
+    // What each stream needs: its escaped text, plus a marker when it is already cut.
+    let need = [0, 1].map(|i| {
+        let (text, cut) = &shown[i];
+        let cost = escaped_len(text);
+        let marker = bound::marker(raw[i].len(), raw[i].len(), Some(LONGEST_NOTE));
+        cost + if *cut { marker.len() + 2 } else { 0 }
+    });
+    let share = split(need, avail);
+    let streams = ["stdout", "stderr"];
+    let fitted = [0, 1].map(|i| {
+        let (text, cut) = &shown[i];
+        if !cut && need[i] <= share[i] {
+            return text.to_string();
+        }
+        let note = spiller.note(streams[i], raw[i]);
+        bound::cut_with_marker(text, share[i], raw[i].len(), Some(&note), char_escaped_len)
+    });
+    frame(&fitted[0], &fitted[1])
+}
+
+/// A note as long as any spill note gets: reserves room for the marker.
+const LONGEST_NOTE: &str =
+    "full output written to .clarvis/bash-ffffffff-ffffffffffffffff-ffffffff.stdout.log";
+
+/// Splits `avail` between two streams needing `need`: both get all they need when it fits;
+/// otherwise a stream needing at most half keeps its need and the other gets the rest, and when
+/// both need more than half each gets half.
+fn split(need: [usize; 2], avail: usize) -> [usize; 2] {
+    if need[0] + need[1] <= avail {
+        return need;
+    }
+    let half = avail / 2;
+    if need[0] <= half {
+        [need[0], avail - need[0]]
+    } else if need[1] <= half {
+        [avail - need[1], need[1]]
+    } else {
+        [half, avail - half]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{with_defaults, Options};
+    use serde_json::Value;
+
+    fn config(root: &std::path::Path, max_output: u64) -> Config {
+        with_defaults(Options {
+            workspace_root: Some(root.to_string_lossy().into_owned()),
+            max_output_bytes: Some(max_output),
+            bash_timeout_ms: Some(10_000),
+            ..Options::default()
+        })
+        .unwrap()
+    }
+
+    fn args(command: &str) -> Args {
+        Args {
+            command: command.into(),
+            cwd: None,
+            timeout_ms: None,
+        }
+    }
+
+    #[test]
+    fn split_follows_the_contract() {
+        assert_eq!(split([10, 20], 100), [10, 20]);
+        assert_eq!(split([10, 500], 100), [10, 90]);
+        assert_eq!(split([500, 10], 100), [90, 10]);
+        assert_eq!(split([500, 600], 100), [50, 50]);
+    }
+
+    #[test]
+    fn report_matches_serde_in_key_order() {
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            exit_code: i32,
+            stdout: &'a str,
+            stderr: &'a str,
+            signal: Option<&'a str>,
+            timed_out: bool,
+            #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+            background_pids: &'a [u32],
+        }
+        for (sig, bg) in [(None, &[][..]), (Some("SIGKILL"), &[12, 34][..])] {
+            let want = serde_json::to_string(&Report {
+                exit_code: -1,
+                stdout: "a\"b\n\u{0}é",
+                stderr: "",
+                signal: sig,
+                timed_out: false,
+                background_pids: bg,
+            })
+            .unwrap();
+            assert_eq!(report(-1, "a\"b\n\u{0}é", "", sig, bg), want);
+        }
+    }
+
+    #[test]
+    fn long_line_check_is_exact_in_bytes() {
+        assert!(!has_line_longer_than(b"", 3));
+        assert!(!has_line_longer_than(b"abc\nabc\nabc", 3));
+        assert!(has_line_longer_than(b"abc\nabcd\nabc", 3));
+        assert!(has_line_longer_than(b"abcd", 3));
+        assert!(!has_line_longer_than(b"\n\n\n\n\n\n", 0));
+        assert!(has_line_longer_than(b"\n\nx", 0));
+    }
+
+    #[test]
+    fn display_cuts_long_lines_and_replaces_bad_utf8() {
+        let long = format!("a\n{}\nb", "x".repeat(3000));
+        let (text, cut) = display(long.as_bytes());
+        assert!(cut);
+        assert_eq!(text, format!("a\n{}{LINE_CUT_MARKER}\nb", "x".repeat(2000)));
+        let (text, cut) = display(b"ok\xff\n");
+        assert_eq!((&*text, cut), ("ok\u{fffd}\n", false));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn success_json_has_contract_keys_in_order() {
+        let _turn = crate::shell::tests::serial();
+        let dir = tempfile::tempdir().unwrap();
+        let out = Bash::run(
+            args("echo hi; echo oops >&2; exit 2"),
+            &config(dir.path(), 4096),
+        );
+        assert_eq!(
+            out.unwrap(),
+            r#"{"exit_code":2,"stdout":"hi\n","stderr":"oops\n","signal":null,"timed_out":false}"#
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn budget_is_shared_and_overflow_spilled() {
+        let _turn = crate::shell::tests::serial();
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), 2048);
+        let out = Bash::run(
+            args("head -c 10000 /dev/zero | tr '\\0' a; echo small >&2"),
+            &c,
+        )
+        .unwrap();
+        assert!(out.len() <= 2048, "{}", out.len());
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["stderr"], "small\n");
+        let stdout = v["stdout"].as_str().unwrap();
+        let rel = stdout
+            .rsplit("full output written to ")
+            .next()
+            .unwrap()
+            .trim_end_matches(" ...]");
+        assert!(stdout.contains(" of 10000 bytes shown; full output written to .clarvis/bash-"));
+        let spilled = fs::read(dir.path().join(rel)).unwrap();
+        assert_eq!(spilled.len(), 10000);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn escapes_count_against_the_budget() {
+        let _turn = crate::shell::tests::serial();
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), 1024);
+        // NUL bytes escape to six characters each.
+        let out = Bash::run(args("head -c 5000 /dev/zero"), &c).unwrap();
+        assert!(out.len() <= 1024, "{}", out.len());
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert!(v["stdout"].as_str().unwrap().starts_with('\0'));
+    }
+
+    #[test]
+    fn bad_commands_are_invalid_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), 4096);
+        for cmd in ["", "  \n", "a\0b"] {
+            let e = Bash::run(args(cmd), &c).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{cmd:?}");
+        }
+    }
+}
