@@ -12,6 +12,7 @@ pub mod schema;
 pub mod spill;
 pub mod text;
 pub mod tools;
+pub mod walk;
 
 // napi-derive compiles its registrations out of test builds, which leaves the binding layer
 // unused there; it is exercised by the vitest suite instead.

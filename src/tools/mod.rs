@@ -12,6 +12,8 @@ use crate::config::Config;
 use crate::error::ToolResult;
 use crate::schema::{parse_args, schema_for};
 
+pub mod glob;
+pub mod grep;
 pub mod list_dir;
 pub mod read_file;
 
@@ -62,6 +64,8 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     vec![
         ToolSpec::of::<read_file::ReadFile>(),
         ToolSpec::of::<list_dir::ListDir>(),
+        ToolSpec::of::<glob::Glob>(),
+        ToolSpec::of::<grep::Grep>(),
     ]
 });
 
