@@ -109,6 +109,14 @@ describe('glob', () => {
     expect(off.split('\n')).toHaveLength(10)
   })
 
+  it('never brings back an ignored file because the pattern names it', async () => {
+    const { tools } = workspace({ '.gitignore': '*.log\n', 'a.log': '', 'b.txt': '' })
+    expect(ok(await tools.callTool('glob', { pattern: '*.log' }))).toBe('(no matches)')
+    expect(ok(await tools.callTool('glob', { pattern: '*.log', respect_gitignore: false }))).toBe(
+      'a.log',
+    )
+  })
+
   it("applies a parent directory's .gitignore up to the repository root, and info/exclude", async () => {
     const top = tempDir()
     writeTree(top, {

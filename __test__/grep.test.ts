@@ -385,6 +385,11 @@ describe('grep', () => {
       )
     })
 
+    it('a glob only narrows: it never brings back an ignored file (unlike rg --glob)', async () => {
+      const { tools } = workspace({ '.gitignore': '*.log\n', 'a.log': 'needle', 'b.txt': 'needle' })
+      expect(ok(await grep(tools, { pattern: 'needle', glob: '*.log' }))).toBe('(no matches)')
+    })
+
     it('searches a single file when path is a file', async () => {
       const { tools } = workspace({ 'src/one.ts': 'x\nneedle\n', 'src/two.ts': 'needle\n' })
       expect(

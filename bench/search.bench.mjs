@@ -119,7 +119,8 @@ async function ours(tool, args, cfg = config()) {
 }
 
 function rg(args) {
-  const r = runTimed('rg', args, { cwd: corpus })
+  // With a readable stdin and no path, rg would search stdin instead of the tree.
+  const r = runTimed('rg', args, { cwd: corpus, stdio: ['ignore', 'pipe', 'pipe'] })
   if (r.status !== 0 && r.status !== 1) {
     throw new Error(`rg ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
   }
@@ -201,6 +202,7 @@ async function checkGlob(w) {
 function rgPeakKib(args) {
   const r = spawnSync('/usr/bin/time', ['-f', '%M', 'rg', ...args], {
     cwd: corpus,
+    stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 1 << 30,
   })
   const last = lines(r.stderr.toString()).at(-1)
