@@ -446,6 +446,8 @@ describe('grep', () => {
     const bad = err(await grep(tools, { pattern: 'foo(' }))
     expect(bad).toMatchObject({ error: 'invalid_input', field: 'pattern' })
     expect(bad.message).toMatch(/unclosed group/)
+    // The message quotes the pattern as given, not an internal rewrite of it.
+    expect(bad.message).toContain('\n    foo(\n')
     const glob = err(await grep(tools, { pattern: 'x', glob: '[a-' }))
     expect(glob).toMatchObject({ error: 'invalid_input', field: 'glob' })
     expect(err(await grep(tools, {})).message).toMatch(/pattern/)

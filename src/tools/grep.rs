@@ -176,7 +176,7 @@ fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
         return Ok(Loaded::TooLarge(len));
     }
     buf.clear();
-    buf.reserve(len as usize + 1);
+    buf.reserve_exact(len as usize + 1);
     // At most one byte past the cap: the file may have grown since the stat.
     (&mut file).take(max.saturating_add(1)).read_to_end(buf)?;
     if buf.len() as u64 > max {
@@ -208,6 +208,14 @@ impl Query {
             .crlf(true);
         if multiline {
             builder.dot_matches_new_line(true).line_terminator(None);
+        }
+        // The syntax check first: its message quotes the pattern exactly as given (grep-regex
+        // reports errors on its own wrapped form of it).
+        if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(&args.pattern) {
+            return Err(
+                ToolError::invalid_input(format!("invalid regex in pattern: {e}"))
+                    .with("field", "pattern"),
+            );
         }
         let matcher = builder.build(&args.pattern).map_err(|e| {
             let mut message = format!("invalid regex in pattern: {e}");
