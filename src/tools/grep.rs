@@ -41,6 +41,8 @@ pub const MAX_ROW_CHARS: usize = 500;
 const LEAD_CHARS: usize = 100;
 /// Bytes kept free for the footer while rows are added.
 const FOOTER_ROOM: usize = 256;
+/// Bytes read from a file before its size is asked for: most source files fit.
+const FIRST_READ: usize = 256 * 1024;
 /// Matching files a scan keeps before it stops and reports an incomplete result.
 pub const MAX_MATCHING_FILES: usize = 2_000_000;
 
@@ -171,14 +173,25 @@ enum Loaded {
 /// Reads `path` whole into `buf` unless it is over `max` bytes, and classifies it.
 fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
     let mut file = File::open(path)?;
-    let len = file.metadata()?.len();
-    if len > max {
-        return Ok(Loaded::TooLarge(len));
-    }
     buf.clear();
-    buf.reserve_exact(len as usize + 1);
-    // At most one byte past the cap: the file may have grown since the stat.
-    (&mut file).take(max.saturating_add(1)).read_to_end(buf)?;
+    if buf.capacity() < FIRST_READ {
+        buf.reserve_exact(FIRST_READ);
+    }
+    // Most files fit the buffer as it is: read them without a stat. One that fills it is
+    // sized by a stat before the rest is read.
+    let first = (buf.capacity() as u64).min(max.saturating_add(1));
+    (&mut file).take(first).read_to_end(buf)?;
+    if buf.len() as u64 == first {
+        let len = file.metadata()?.len();
+        if len > max {
+            return Ok(Loaded::TooLarge(len));
+        }
+        buf.reserve_exact((len as usize + 1).saturating_sub(buf.len()));
+        // At most one byte past the cap: the file may have grown since the stat.
+        (&mut file)
+            .take(max.saturating_add(1) - first)
+            .read_to_end(buf)?;
+    }
     if buf.len() as u64 > max {
         return Ok(Loaded::TooLarge(buf.len() as u64));
     }
@@ -547,13 +560,16 @@ struct Rows<'a> {
 }
 
 impl Rows<'_> {
-    fn stage(&mut self, row: String) {
+    /// Keeps a context row (line `line`, text `bytes`) that may lead the next shown match;
+    /// without before-context nothing is kept, or even formatted.
+    fn stage(&mut self, line: u64, bytes: &[u8]) {
         if self.query.before == 0 {
             return;
         }
         if self.pending.len() == self.query.before {
             self.pending.pop_front();
         }
+        let row = self.query.row(self.display, line, '-', bytes, None);
         self.pending.push_back(row);
     }
 }
@@ -569,10 +585,7 @@ impl Sink for Rows<'_> {
             // An earlier page's match can still be context for this page's first one.
             self.after_until = None;
             for (i, line) in m.lines().enumerate() {
-                let row = self
-                    .query
-                    .row(self.display, first + i as u64, '-', line, None);
-                self.stage(row);
+                self.stage(first + i as u64, line);
             }
             return Ok(true);
         }
@@ -603,8 +616,7 @@ impl Sink for Rows<'_> {
         if self.taken >= self.take {
             return Ok(false);
         }
-        let row = self.query.row(self.display, line, '-', c.bytes(), None);
-        self.stage(row);
+        self.stage(line, c.bytes());
         Ok(true)
     }
 
@@ -910,6 +922,30 @@ mod tests {
             .call(json!({"pattern": "foo", "path": "big.txt"}), &c)
             .unwrap_err();
         assert_eq!(e.code, ErrorCode::TooLarge);
+    }
+
+    #[test]
+    fn load_reads_whole_files_and_enforces_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut buf = Vec::new();
+        let mut check = |len: usize, max: u64| {
+            let p = dir.path().join(format!("f{len}"));
+            fs::write(&p, vec![b'x'; len]).unwrap();
+            match load(&p, max, &mut buf).unwrap() {
+                Loaded::Text => Some(buf.len()),
+                Loaded::TooLarge(size) => {
+                    assert_eq!(size, len as u64);
+                    None
+                }
+                Loaded::Binary => panic!("not binary"),
+            }
+        };
+        for len in [0, 3, FIRST_READ - 1, FIRST_READ, FIRST_READ + 1, 2 * FIRST_READ + 7] {
+            assert_eq!(check(len, 20_000_000), Some(len), "{len}");
+        }
+        assert_eq!(check(1000, 1000), Some(1000));
+        assert_eq!(check(1001, 1000), None);
+        assert_eq!(check(FIRST_READ + 5, FIRST_READ as u64), None);
     }
 
     #[test]
