@@ -874,6 +874,33 @@ mod tests {
     }
 
     #[test]
+    fn a_first_result_larger_than_the_cap_is_still_shown_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let body: String = (0..3000).map(|i| format!("row {i}\n")).collect();
+        tree(
+            root,
+            &[
+                ("a.txt", &format!("start\n{body}end\n")),
+                ("b.txt", "start\nend\n"),
+            ],
+        );
+        let mut c = config(root);
+        c.max_output_bytes = 1024;
+        let out = crate::tools::find("grep", false)
+            .unwrap()
+            .call(
+                json!({"pattern": "start.*?end", "multiline": true, "output_mode": "content"}),
+                &c,
+            )
+            .unwrap();
+        assert!(out.len() <= 1024, "{}", out.len());
+        assert!(out.starts_with("a.txt:1:start\nrow 0\n"), "{out}");
+        assert!(out.contains("more bytes of this result cut at the output limit ...]"));
+        assert!(out.ends_with("[... showing 1..1 of 2; the output limit cut this page short: call again with offset=1 and a lower head_limit ...]"), "{out}");
+    }
+
+    #[test]
     fn long_lines_are_cut_around_the_match() {
         let line = format!("{}NEEDLE{}", "a".repeat(3000), "b".repeat(2000));
         let dir = tempfile::tempdir().unwrap();
@@ -940,7 +967,14 @@ mod tests {
                 Loaded::Binary => panic!("not binary"),
             }
         };
-        for len in [0, 3, FIRST_READ - 1, FIRST_READ, FIRST_READ + 1, 2 * FIRST_READ + 7] {
+        for len in [
+            0,
+            3,
+            FIRST_READ - 1,
+            FIRST_READ,
+            FIRST_READ + 1,
+            2 * FIRST_READ + 7,
+        ] {
             assert_eq!(check(len, 20_000_000), Some(len), "{len}");
         }
         assert_eq!(check(1000, 1000), Some(1000));
