@@ -162,9 +162,12 @@ impl<T> Drop for Local<'_, T> {
 }
 
 /// The order results are listed in: by path, component by component (so a directory's entries
-/// stay together and `a/b` sorts before `a-b/c`), bytewise within a component.
+/// stay together and `a/b` sorts before `a-b/c`), bytewise within a component. Comparing the
+/// bytes with `/` ranked below every other byte gives exactly that order (for the clean paths
+/// results show) without splitting either path into components.
 pub fn cmp_paths(a: &str, b: &str) -> Ordering {
-    Path::new(a).cmp(Path::new(b))
+    let rank = |c: u8| if c == b'/' { 0 } else { c };
+    a.bytes().map(rank).cmp(b.bytes().map(rank))
 }
 
 /// A glob pattern as `glob` and `grep`'s `glob` filter read it (ripgrep's `--glob` rules):
@@ -453,6 +456,19 @@ mod tests {
         assert_eq!(literal_dirs("a/../b/*.c"), [OsString::from("a")]);
         assert!(literal_dirs(".git/x/*.c").is_empty());
         assert!(literal_dirs("**/x/*.c").is_empty());
+    }
+
+    #[test]
+    fn path_order_is_component_wise() {
+        let mut paths = vec![
+            "a-b/c", "a/b", "a.txt", "a", "a/b/c", "a/b-c", "a/bc", "b", ".x", "A", "a/.h", "é/x",
+            "/abs/z", "/abs/y/z",
+        ];
+        let mut by_components = paths.clone();
+        by_components.sort_by(|x, y| Path::new(x).cmp(Path::new(y)));
+        paths.sort_by(|x, y| cmp_paths(x, y));
+        assert_eq!(paths, by_components);
+        assert_eq!(&paths[..4], ["/abs/y/z", "/abs/z", ".x", "A"]);
     }
 
     #[test]

@@ -80,7 +80,9 @@ impl Tool for Glob {
         if files.is_empty() {
             return Ok("(no matches)".to_string());
         }
-        files.sort_by(|(pa, ta), (pb, tb)| tb.cmp(ta).then_with(|| walk::cmp_paths(pa, pb)));
+        files.sort_unstable_by(|(pa, ta), (pb, tb)| {
+            tb.cmp(ta).then_with(|| walk::cmp_paths(pa, pb))
+        });
         let mut out = String::with_capacity(files.iter().map(|(p, _)| p.len() + 1).sum());
         for (i, (path, _)) in files.iter().enumerate() {
             if i > 0 {

@@ -318,7 +318,7 @@ impl Query {
         for hit in &mut hits {
             hit.display = paths::display_of(&config.workspace_root, &hit.abs);
         }
-        hits.sort_by(|a, b| walk::cmp_paths(&a.display, &b.display));
+        hits.sort_unstable_by(|a, b| walk::cmp_paths(&a.display, &b.display));
         Scan {
             hits,
             stopped_early: collected.stopped_early,
