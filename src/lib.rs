@@ -19,6 +19,7 @@ pub mod shell;
 pub mod spill;
 pub mod text;
 pub mod tools;
+pub mod walk;
 
 // napi-derive compiles its registrations out of test builds, which leaves the binding layer
 // unused there; it is exercised by the vitest suite instead.

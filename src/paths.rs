@@ -131,12 +131,16 @@ pub fn canonical_longest_prefix(abs: &Path) -> PathBuf {
 /// never report: `.git`, `.clarvis`, or a `.clarvis-tmp-*` temp file.
 pub fn is_internal(rel: &Path) -> bool {
     rel.components().any(|c| match c {
-        Component::Normal(name) => {
-            let name = name.to_string_lossy();
-            name == ".git" || name == ".clarvis" || name.starts_with(TEMP_PREFIX)
-        }
+        Component::Normal(name) => is_internal_name(name),
         _ => false,
     })
+}
+
+/// True for one path component the search tools never report: `.git`, `.clarvis`, or a
+/// `.clarvis-tmp-*` temp file. The walkers test each entry's file name with this.
+pub fn is_internal_name(name: &std::ffi::OsStr) -> bool {
+    let bytes = name.as_encoded_bytes();
+    bytes == b".git" || bytes == b".clarvis" || bytes.starts_with(TEMP_PREFIX.as_bytes())
 }
 
 /// The prefix of the atomic-write temp files placed beside their targets.
@@ -222,5 +226,8 @@ mod tests {
         assert!(is_internal(Path::new("a/.clarvis/bash-1.log")));
         assert!(is_internal(Path::new("a/.clarvis-tmp-abc")));
         assert!(!is_internal(Path::new("a/.gitignore")));
+        assert!(is_internal_name(std::ffi::OsStr::new(".clarvis-tmp-x1")));
+        assert!(!is_internal_name(std::ffi::OsStr::new(".github")));
+        assert!(!is_internal_name(std::ffi::OsStr::new("x.git")));
     }
 }

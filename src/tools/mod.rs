@@ -15,6 +15,8 @@ use crate::schema::{parse_args, schema_for};
 pub mod apply_patch;
 pub mod bash;
 pub mod edit_file;
+pub mod glob;
+pub mod grep;
 pub mod list_dir;
 pub mod multi_edit;
 pub mod read_file;
@@ -71,6 +73,8 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         ToolSpec::of::<multi_edit::MultiEdit>(),
         ToolSpec::of::<apply_patch::ApplyPatch>(),
         ToolSpec::of::<list_dir::ListDir>(),
+        ToolSpec::of::<glob::Glob>(),
+        ToolSpec::of::<grep::Grep>(),
         ToolSpec::of::<bash::Bash>(),
     ]
 });

@@ -1,0 +1,345 @@
+// Search benchmark: grep and glob through `dispatch` against the `rg` binary on the Linux kernel
+// source (ripgrep's classic benchmark corpus), side by side in one run. Every workload first
+// checks that both sides return the same files / lines / counts, then times both (medians of
+// several alternating runs after a warm-up) and measures peak RSS with GNU time (ours: a fresh
+// Node process running the one workload).
+//
+// The corpus is prepared here: Debian's linux-source-6.1 (and ripgrep, GNU time) are installed
+// with apt-get when missing, and the tarball is unpacked once into the cache directory outside
+// the repo (bench/lib.mjs `cacheDir`, override with BENCH_CACHE). Debian's own `/*` rule is
+// dropped from the top-level .gitignore (see upstreamGitignore).
+//
+//   node bench/search.bench.mjs            the whole benchmark
+//   node bench/search.bench.mjs --prepare  only install and unpack the corpus
+import { execFileSync, spawnSync } from 'node:child_process'
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { assertSame, cacheDir, median, runTimed, writeResults } from './lib.mjs'
+
+const require = createRequire(import.meta.url)
+const TARBALL = '/usr/src/linux-source-6.1.tar.xz'
+const corpus = join(cacheDir, 'linux-6.1')
+const corpusDone = `${corpus}.complete`
+const RUNS = Number(process.env.BENCH_RUNS ?? 7)
+/** Big enough that no workload's output is cut: outputs are compared whole. */
+const FULL_OUTPUT = 1 << 30
+
+// Flags that make rg apply our policy: hidden files searched, ignore files applied without a
+// git repository, symlinks followed, `\r\n` line ends, files over maxFileBytes skipped. The
+// corpus has no .git / .clarvis, so the exclusions we always apply need no rg flags here.
+const RG_WALK = ['--no-config', '--hidden', '--no-require-git', '--follow']
+const RG_GREP = [...RG_WALK, '--crlf', '--max-filesize', '20000000', '--no-messages']
+
+const grepWorkloads = [
+  {
+    name: 'grep literal, files_with_matches (PM_RESUME)',
+    args: { pattern: 'PM_RESUME' },
+    rg: ['-l', 'PM_RESUME'],
+    kind: 'files',
+  },
+  {
+    name: 'grep regex, content, head_limit 200 (\\w+_suspend\\()',
+    args: { pattern: '\\w+_suspend\\(', output_mode: 'content', head_limit: 200 },
+    rg: ['-n', '--no-heading', '--with-filename', '\\w+_suspend\\('],
+    kind: 'content',
+    page: 200,
+    rss: true,
+  },
+  {
+    name: 'grep -i count (mutex_lock)',
+    args: { pattern: 'mutex_lock', output_mode: 'count', ignore_case: true },
+    rg: ['-c', '-i', 'mutex_lock'],
+    kind: 'count',
+  },
+  {
+    name: 'grep glob-filtered: `static int` in *.h under include/',
+    args: { pattern: 'static int', path: 'include', glob: '*.h' },
+    rg: ['-l', '-g', '*.h', 'static int', 'include'],
+    kind: 'files',
+  },
+  {
+    name: 'grep full scan, no match',
+    args: { pattern: 'ZQXJ_NO_SUCH_SYMBOL_ANYWHERE' },
+    rg: ['-l', 'ZQXJ_NO_SUCH_SYMBOL_ANYWHERE'],
+    kind: 'files',
+  },
+]
+
+const globWorkloads = [
+  { name: 'glob **/*.c', args: { pattern: '**/*.c' }, rg: ['-g', '*.c'] },
+  {
+    name: 'glob drivers/**/Kconfig',
+    args: { pattern: 'drivers/**/Kconfig' },
+    rg: ['-g', 'drivers/**/Kconfig'],
+  },
+]
+
+function have(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0
+}
+
+/** Installs what the benchmark needs (root, Debian) and unpacks the corpus once. */
+function prepare() {
+  const missing = []
+  if (!existsSync(TARBALL)) missing.push('linux-source-6.1')
+  if (!have('rg')) missing.push('ripgrep')
+  if (!existsSync('/usr/bin/time')) missing.push('time')
+  if (missing.length > 0) {
+    console.log(`installing ${missing.join(', ')} with apt-get`)
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' })
+    execFileSync('apt-get', ['install', '-y', '-qq', ...missing], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    })
+  }
+  if (!(existsSync(corpusDone) && existsSync(corpus))) unpack()
+  upstreamGitignore()
+}
+
+function unpack() {
+  console.log(`unpacking ${TARBALL} into ${corpus} (once)`)
+  const partial = `${corpus}.partial`
+  rmSync(partial, { recursive: true, force: true })
+  rmSync(corpus, { recursive: true, force: true })
+  mkdirSync(partial, { recursive: true })
+  execFileSync('tar', ['-xJf', TARBALL, '-C', partial, '--strip-components=1'], {
+    stdio: 'inherit',
+  })
+  renameSync(partial, corpus)
+  writeFileSync(corpusDone, `${new Date().toISOString()}\n`)
+}
+
+/**
+ * Debian appends `/*` (and `!/debian/`) to the top-level .gitignore of its source package — a
+ * rule of its packaging repository that, applied outside a git repository as both sides do here,
+ * hides the whole tree. Dropping that block restores upstream's .gitignore. Idempotent.
+ */
+function upstreamGitignore() {
+  const path = join(corpus, '.gitignore')
+  const text = readFileSync(path, 'utf8')
+  const at = text.indexOf('\n#\n# Debian packaging')
+  if (at >= 0) writeFileSync(path, text.slice(0, at + 1))
+}
+
+function config(maxOutputBytes = FULL_OUTPUT) {
+  const { resolveConfig } = require('../index.js')
+  return resolveConfig({ workspaceRoot: corpus, maxOutputBytes, readOnly: true })
+}
+
+async function ours(tool, args, cfg = config()) {
+  const { dispatch } = require('../index.js')
+  const r = await dispatch(tool, args, cfg)
+  if (r.isError) throw new Error(`${tool} ${JSON.stringify(args)} failed: ${r.text}`)
+  return r.text
+}
+
+function rg(args) {
+  // With a readable stdin and no path, rg would search stdin instead of the tree.
+  const r = runTimed('rg', args, { cwd: corpus, stdio: ['ignore', 'pipe', 'pipe'] })
+  // 2 = some entries could not be read (dangling links in the tree): skipped, as ours does.
+  if (r.status !== 0 && r.status !== 1 && r.status !== 2) {
+    throw new Error(`rg ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
+  }
+  return r.stdout.toString()
+}
+
+// rg --crlf also ends its own output lines with \r\n.
+const lines = (text) => text.split(/\r?\n/).filter((l) => l !== '')
+/** Our rows without footers / the no-match sentinel. */
+const rows = (text) =>
+  text === '(no matches)' ? [] : lines(text).filter((l) => !l.startsWith('[... '))
+const comparePaths = (a, b) => {
+  const pa = a.split('/')
+  const pb = b.split('/')
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i] !== pb[i]) return Buffer.compare(Buffer.from(pa[i]), Buffer.from(pb[i]))
+  }
+  return pa.length - pb.length
+}
+const sortPaths = (xs) => [...xs].sort(comparePaths)
+
+/** `path:LINE:text` rows sorted by path then line, text without a trailing `\r`. */
+function contentRows(text) {
+  return lines(text)
+    .map((l) => /^(.*?):(\d+):(.*)$/.exec(l))
+    .filter(Boolean)
+    .map(([, path, line, body]) => ({ path, line: Number(line), body: body.replace(/\r$/, '') }))
+    .sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line)
+}
+
+/** Checks that ours and rg agree; returns a short note on what was compared. */
+async function checkGrep(w) {
+  const mine = await ours('grep', w.args)
+  const theirs = rg([...RG_GREP, ...w.rg])
+  if (w.kind === 'files') {
+    const a = rows(mine)
+    assertSame(w.name, a, sortPaths(lines(theirs)))
+    return `${a.length} files`
+  }
+  if (w.kind === 'count') {
+    const a = rows(mine)
+    const b = sortPaths(lines(theirs))
+    assertSame(w.name, a, b)
+    const total = a.reduce((s, r) => s + Number(r.slice(r.lastIndexOf(':') + 1)), 0)
+    return `${a.length} files, ${total} lines`
+  }
+  // content: our page must be the first `page` rows of rg's full output, sorted.
+  const all = contentRows(theirs)
+  const a = contentRows(rows(mine).join('\n'))
+  const cut = (r) => ({ ...r, body: r.body.length > 500 ? r.body.slice(0, 500) : r.body })
+  assertSame(
+    w.name,
+    a.map((r) => `${r.path}:${r.line}`),
+    all.slice(0, w.page).map((r) => `${r.path}:${r.line}`),
+  )
+  assertSame(`${w.name} (text)`, a.map(cut), all.slice(0, w.page).map(cut))
+  const footer = lines(mine).at(-1)
+  if (!footer.includes(`of ${all.length};`)) {
+    throw new Error(`${w.name}: total differs: ours says ${footer}, rg found ${all.length}`)
+  }
+  return `first ${w.page} of ${all.length} matches`
+}
+
+async function checkGlob(w) {
+  const mine = lines(await ours('glob', w.args))
+  const theirs = lines(rg(['--files', '--sortr=modified', ...RG_WALK, ...w.rg]))
+  assertSame(w.name, sortPaths(mine), sortPaths(theirs))
+  // Newest first, ties by path (rg leaves ties in walk order, so only ours is checked for it).
+  const mtimes = mine.map((p) => statSync(join(corpus, p)).mtimeMs)
+  for (let i = 1; i < mine.length; i++) {
+    const ok =
+      mtimes[i - 1] > mtimes[i] ||
+      (mtimes[i - 1] === mtimes[i] && comparePaths(mine[i - 1], mine[i]) < 0)
+    if (!ok) throw new Error(`${w.name}: not newest first at ${mine[i - 1]} / ${mine[i]}`)
+  }
+  return `${mine.length} files`
+}
+
+/** Peak RSS (KiB) of rg for one run, via GNU time. */
+function rgPeakKib(args) {
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', 'rg', ...args], {
+    cwd: corpus,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 1 << 30,
+  })
+  const last = lines(r.stderr.toString()).at(-1)
+  return Number(last)
+}
+
+/**
+ * Peak RSS (KiB) of a fresh Node process running one workload (or nothing: idle), via GNU time
+ * like rg's. (Node's own resourceUsage().maxRSS would include this big parent's RSS, which Linux
+ * carries over into a forked child's high-water mark.)
+ */
+function oursPeakKib(tool, args) {
+  const self = fileURLToPath(import.meta.url)
+  const childArgs = tool ? ['--child', tool, JSON.stringify(args)] : ['--child-idle']
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, self, ...childArgs], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`)
+  return Number(lines(r.stderr).at(-1))
+}
+
+/** Medians of `ours` and `base`, run alternately (after one warm-up each) so that load from
+ * elsewhere on the machine falls on both alike. */
+async function timeBoth(ours, base, runs = RUNS) {
+  await ours()
+  await base()
+  const a = []
+  const b = []
+  for (let i = 0; i < runs; i++) {
+    let t0 = process.hrtime.bigint()
+    await ours()
+    a.push(Number(process.hrtime.bigint() - t0) / 1e6)
+    t0 = process.hrtime.bigint()
+    await base()
+    b.push(Number(process.hrtime.bigint() - t0) / 1e6)
+  }
+  return [median(a), median(b)]
+}
+
+async function child() {
+  const i = process.argv.indexOf('--child')
+  if (i >= 0) {
+    await ours(process.argv[i + 1], JSON.parse(process.argv[i + 2]))
+  }
+}
+
+async function main() {
+  prepare()
+  if (process.argv.includes('--prepare')) return
+  const rows = []
+  for (const w of grepWorkloads) {
+    const note = await checkGrep(w)
+    const rgArgs = [...RG_GREP, ...w.rg]
+    const cfg = config()
+    const [oursMs, baseMs] = await timeBoth(
+      () => ours('grep', w.args, cfg),
+      () => rg(rgArgs),
+    )
+    rows.push({
+      workload: w.name,
+      ours_ms: oursMs,
+      base_ms: baseMs,
+      ratio: oursMs / baseMs,
+      target: 1,
+      ours_rss_kib: oursPeakKib('grep', w.args),
+      base_rss_kib: rgPeakKib(rgArgs),
+      note: `same results: ${note}`,
+    })
+    console.log(rows.at(-1))
+    if (w.rss) {
+      const idle = median([oursPeakKib(), oursPeakKib(), oursPeakKib()])
+      const peak = rows.at(-1).ours_rss_kib
+      const limit = 2 * idle + 50 * 1024
+      rows.push({
+        workload: 'peak RSS of the Node process in the content workload vs 2 × idle Node + 50 MB',
+        ratio: peak / limit,
+        target: 1,
+        ours_rss_kib: peak,
+        base_rss_kib: limit,
+        note: `idle Node ${idle} KiB; baseline column = the limit`,
+      })
+    }
+  }
+  for (const w of globWorkloads) {
+    const note = await checkGlob(w)
+    const rgArgs = ['--files', '--sortr=modified', ...RG_WALK, ...w.rg]
+    const cfg = config()
+    const [oursMs, baseMs] = await timeBoth(
+      () => ours('glob', w.args, cfg),
+      () => rg(rgArgs),
+    )
+    rows.push({
+      workload: `${w.name} (vs rg --files --sortr=modified)`,
+      ours_ms: oursMs,
+      base_ms: baseMs,
+      ratio: oursMs / baseMs,
+      target: 1,
+      ours_rss_kib: oursPeakKib('glob', w.args),
+      base_rss_kib: rgPeakKib(rgArgs),
+      note: `same files: ${note}`,
+    })
+    console.log(rows.at(-1))
+  }
+  const rgVersion = lines(spawnSync('rg', ['--version'], { encoding: 'utf8' }).stdout)[0]
+  writeResults('search', `${rgVersion} (same flags: ${RG_GREP.join(' ')})`, rows)
+}
+
+if (process.argv.includes('--child') || process.argv.includes('--child-idle')) {
+  await child()
+} else {
+  await main()
+}

@@ -1,0 +1,1026 @@
+//! `grep`: search file contents with ripgrep's own engines (`grep-regex` + `grep-searcher`) on
+//! the shared walk policy ([`crate::walk`]), in process. The engine is always this one, whether
+//! or not an `rg` binary is installed (`ripgrepAvailable` is only reported).
+//!
+//! Exact answers in bounded memory, in two passes:
+//! 1. The parallel walk counts matches in every file and keeps only `(path, count)` for files
+//!    that match — never the matched text — so totals are exact whatever the number of matches.
+//! 2. The results are sorted by path; the requested page (`offset`, `head_limit`) is located from
+//!    the counts, and only the files it touches are searched again to render their rows, stopping
+//!    at the page's end or the output byte budget.
+//!
+//! A file is loaded whole (it is at most `maxFileBytes`); files over that cap and binary files
+//! (a NUL byte in the first or last 8000 bytes, [`text::looks_binary`]) are skipped. UTF-16
+//! files with a BOM are searched as text and a UTF-8 BOM is ignored; `\r\n` counts as a line
+//! end, so `$` matches before it and no row shows the `\r`.
+
+use std::collections::VecDeque;
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use grep_matcher::{LineTerminator, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{
+    BinaryDetection, MmapChoice, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::Tool;
+use crate::bound::{bound, floor_char_boundary};
+use crate::config::Config;
+use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::paths;
+use crate::text;
+use crate::walk::{self, FileGlob, WalkOptions};
+
+/// Characters of one line shown in a content row; the rest is cut with a marker.
+pub const MAX_ROW_CHARS: usize = 500;
+/// Characters kept before the match when a long line is shown around its match.
+const LEAD_CHARS: usize = 100;
+/// Bytes kept free for the footer while rows are added.
+const FOOTER_ROOM: usize = 256;
+/// Bytes read from a file before its size is asked for: most source files fit.
+const FIRST_READ: usize = 256 * 1024;
+/// Matching files a scan keeps before it stops and reports an incomplete result.
+pub const MAX_MATCHING_FILES: usize = 2_000_000;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputMode {
+    #[default]
+    FilesWithMatches,
+    Content,
+    Count,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Regular expression to search for, in Rust regex syntax (as ripgrep): `fn \w+\(`,
+    /// `TODO|FIXME`, `(?i)error`. Escape metacharacters to find literal text (`foo\.bar\(`).
+    pub pattern: String,
+    /// File or directory to search (default: the workspace root). A file is searched even when
+    /// an ignore file would skip it.
+    pub path: Option<String>,
+    /// Only search files matching this glob. Without `/` it matches file names at any depth
+    /// (`*.ts`, `*.{c,h}`); with `/` it matches paths relative to `path` (`src/**/*.rs`).
+    pub glob: Option<String>,
+    /// `files_with_matches` (default): the paths of matching files. `content`: matching lines as
+    /// `path:line:text`. `count`: `path:N` per matching file.
+    #[serde(default)]
+    pub output_mode: OutputMode,
+    /// Match case-insensitively (default false).
+    pub ignore_case: Option<bool>,
+    /// Let matches span lines (default false): `.` also matches a newline and `^` / `$` match at
+    /// line starts and ends. A match prints all its lines under its first line's prefix and
+    /// counts as one result.
+    pub multiline: Option<bool>,
+    /// Lines of context shown before and after each match (content mode only; default 0).
+    pub context: Option<u64>,
+    /// Lines of context before each match (content mode); overrides `context` for that side.
+    pub before_context: Option<u64>,
+    /// Lines of context after each match (content mode); overrides `context` for that side.
+    pub after_context: Option<u64>,
+    /// Return at most this many results: files, or matches in content mode. Omit for as many as
+    /// fit the output limit.
+    #[schemars(range(min = 1))]
+    pub head_limit: Option<u64>,
+    /// Number of results to skip (0-based; default 0), for paging: use the offset a footer
+    /// gives you. A result offset, not a line number.
+    pub offset: Option<u64>,
+}
+
+pub struct Grep;
+
+impl Tool for Grep {
+    const NAME: &'static str = "grep";
+    const DESCRIPTION: &'static str = "Search file contents with a regular expression (Rust regex syntax, as in ripgrep) across a directory tree or in one file. output_mode files_with_matches (default) lists the matching files; content shows matching lines as `path:line:text` (context lines as `path-line-text`, `--` between separate groups); count gives `path:N` per file. Hidden files are searched; files ignored by .gitignore (and the rest of the git ignore stack), the .git directory, binary files and files over the size limit are skipped. Results are sorted by path, then line; when a footer says more results exist, call again with the offset it gives (head_limit sets the page size). Narrow a search with path and glob. To find files by name use glob; to read a file you found use read_file (the line numbers shown here are read_file offsets).";
+    const MUTATING: bool = false;
+    const BOUNDED: bool = true;
+    type Args = Args;
+
+    fn run(args: Args, config: &Config) -> ToolResult<String> {
+        let query = Query::new(&args, config)?;
+        let glob = args
+            .glob
+            .as_deref()
+            .map(|g| FileGlob::new(g, "glob"))
+            .transpose()?;
+        let base = paths::resolve_or_root(config, args.path.as_deref())?;
+        let meta = fs::metadata(&base.abs).map_err(|e| io_err(e, &base.display))?;
+        let scan = if is_internal(config, &base.abs) {
+            Scan::default()
+        } else if meta.is_dir() {
+            query.scan_tree(config, &base.abs, glob.as_ref(), MAX_MATCHING_FILES)
+        } else if meta.is_file() {
+            query.scan_file(&base.abs, &base.display)?
+        } else {
+            return Err(ToolError::new(
+                ErrorCode::NotAFile,
+                format!("Not a regular file or directory: {}", base.display),
+            )
+            .with("path", base.display.as_str()));
+        };
+        let page = PageSpec {
+            offset: args.offset.unwrap_or(0),
+            limit: args.head_limit.unwrap_or(u64::MAX).max(1),
+            budget: config.max_output_bytes as usize,
+        };
+        let text = query.render(config, &scan, &page);
+        Ok(bound(text, config.max_output_bytes as usize))
+    }
+}
+
+/// Whether `abs` lies inside the workspace under a `.git` / `.clarvis` / temp name, which
+/// searches never show.
+fn is_internal(config: &Config, abs: &Path) -> bool {
+    abs.strip_prefix(&config.workspace_root)
+        .is_ok_and(paths::is_internal)
+}
+
+/// One matching file found by the first pass.
+#[derive(Debug, Clone)]
+struct Hit {
+    abs: PathBuf,
+    display: String,
+    /// Matches (lines, or multiline matches) in the file; 1 in files_with_matches mode.
+    count: u64,
+}
+
+/// The first pass's answer: every matching file, sorted by path.
+#[derive(Debug, Default)]
+struct Scan {
+    hits: Vec<Hit>,
+    stopped_early: bool,
+}
+
+/// The page the caller asked for.
+struct PageSpec {
+    offset: u64,
+    limit: u64,
+    budget: usize,
+}
+
+/// A file as loaded for searching.
+enum Loaded {
+    Text,
+    Binary,
+    TooLarge(u64),
+}
+
+/// Reads `path` whole into `buf` unless it is over `max` bytes, and classifies it.
+fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
+    let mut file = File::open(path)?;
+    buf.clear();
+    if buf.capacity() < FIRST_READ {
+        buf.reserve_exact(FIRST_READ);
+    }
+    // Most files fit the buffer as it is: read them without a stat. One that fills it is
+    // sized by a stat before the rest is read.
+    let first = (buf.capacity() as u64).min(max.saturating_add(1));
+    (&mut file).take(first).read_to_end(buf)?;
+    if buf.len() as u64 == first {
+        let len = file.metadata()?.len();
+        if len > max {
+            return Ok(Loaded::TooLarge(len));
+        }
+        buf.reserve_exact((len as usize + 1).saturating_sub(buf.len()));
+        // At most one byte past the cap: the file may have grown since the stat.
+        (&mut file)
+            .take(max.saturating_add(1) - first)
+            .read_to_end(buf)?;
+    }
+    if buf.len() as u64 > max {
+        return Ok(Loaded::TooLarge(buf.len() as u64));
+    }
+    if text::looks_binary(buf) {
+        return Ok(Loaded::Binary);
+    }
+    Ok(Loaded::Text)
+}
+
+/// The compiled search: pattern, mode and context.
+struct Query {
+    matcher: RegexMatcher,
+    mode: OutputMode,
+    multiline: bool,
+    before: usize,
+    after: usize,
+    max_file_bytes: u64,
+}
+
+impl Query {
+    fn new(args: &Args, config: &Config) -> ToolResult<Query> {
+        let multiline = args.multiline.unwrap_or(false);
+        let mut builder = RegexMatcherBuilder::new();
+        builder
+            .case_insensitive(args.ignore_case.unwrap_or(false))
+            .multi_line(true)
+            .crlf(true);
+        if multiline {
+            builder.dot_matches_new_line(true).line_terminator(None);
+        }
+        // The syntax check first: its message quotes the pattern exactly as given (grep-regex
+        // reports errors on its own wrapped form of it).
+        if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(&args.pattern) {
+            return Err(
+                ToolError::invalid_input(format!("invalid regex in pattern: {e}"))
+                    .with("field", "pattern"),
+            );
+        }
+        let matcher = builder.build(&args.pattern).map_err(|e| {
+            let mut message = format!("invalid regex in pattern: {e}");
+            if !multiline && e.to_string().contains("is not allowed in a regex") {
+                message.push_str(
+                    "\nTo match across lines set multiline: true; to find a literal backslash-n, escape it as \\\\n.",
+                );
+            }
+            ToolError::invalid_input(message).with("field", "pattern")
+        })?;
+        let context = |side: Option<u64>| {
+            if args.output_mode != OutputMode::Content {
+                return 0;
+            }
+            usize::try_from(side.or(args.context).unwrap_or(0)).unwrap_or(usize::MAX)
+        };
+        Ok(Query {
+            matcher,
+            mode: args.output_mode,
+            multiline,
+            before: context(args.before_context),
+            after: context(args.after_context),
+            max_file_bytes: config.max_file_bytes,
+        })
+    }
+
+    fn searcher(&self, line_numbers: bool, with_context: bool) -> Searcher {
+        let (before, after) = if with_context {
+            (self.before, self.after)
+        } else {
+            (0, 0)
+        };
+        SearcherBuilder::new()
+            .line_terminator(LineTerminator::crlf())
+            .multi_line(self.multiline)
+            .line_number(line_numbers)
+            .before_context(before)
+            .after_context(after)
+            .binary_detection(BinaryDetection::none())
+            .bom_sniffing(true)
+            .memory_map(MmapChoice::never())
+            .build()
+    }
+
+    /// Matches in loaded text; stops at the first when only the file list is wanted.
+    fn count(&self, searcher: &mut Searcher, bytes: &[u8]) -> io::Result<u64> {
+        let mut sink = Counter {
+            n: 0,
+            first_only: self.mode == OutputMode::FilesWithMatches,
+        };
+        searcher.search_slice(&self.matcher, bytes, &mut sink)?;
+        Ok(sink.n)
+    }
+
+    /// Pass 1 over a directory: count matches in every file the walk yields.
+    fn scan_tree(&self, config: &Config, base: &Path, glob: Option<&FileGlob>, cap: usize) -> Scan {
+        let options = WalkOptions {
+            respect_ignore: true,
+            prefix: glob
+                .map(|g| g.literal_prefix().to_vec())
+                .unwrap_or_default(),
+        };
+        let builder = walk::walker(config, base, &options);
+        let collected = walk::collect_files(&builder, cap, || {
+            let mut searcher = self.searcher(false, false);
+            let mut buf = Vec::new();
+            move |dent: &ignore::DirEntry| {
+                let path = dent.path();
+                if let Some(glob) = glob {
+                    if !glob.is_match(path.strip_prefix(base).ok()?) {
+                        return None;
+                    }
+                }
+                match load(path, self.max_file_bytes, &mut buf) {
+                    Ok(Loaded::Text) => {}
+                    _ => return None,
+                }
+                let count = self.count(&mut searcher, &buf).ok()?;
+                (count > 0).then(|| Hit {
+                    abs: path.to_path_buf(),
+                    display: String::new(),
+                    count,
+                })
+            }
+        });
+        let mut hits = collected.items;
+        for hit in &mut hits {
+            hit.display = paths::display_of(&config.workspace_root, &hit.abs);
+        }
+        hits.sort_unstable_by(|a, b| walk::cmp_paths(&a.display, &b.display));
+        Scan {
+            hits,
+            stopped_early: collected.stopped_early,
+        }
+    }
+
+    /// Pass 1 over one named file; a file that cannot be searched is an error, not a skip.
+    fn scan_file(&self, abs: &Path, display: &str) -> ToolResult<Scan> {
+        let mut buf = Vec::new();
+        match load(abs, self.max_file_bytes, &mut buf).map_err(|e| io_err(e, display))? {
+            Loaded::Text => {}
+            Loaded::Binary => return Err(text::binary_error(display)),
+            Loaded::TooLarge(size) => {
+                return Err(text::too_large(display, size, self.max_file_bytes))
+            }
+        }
+        let count = self
+            .count(&mut self.searcher(false, false), &buf)
+            .map_err(|e| io_err(e, display))?;
+        let hits = if count > 0 {
+            vec![Hit {
+                abs: abs.to_path_buf(),
+                display: display.to_string(),
+                count,
+            }]
+        } else {
+            Vec::new()
+        };
+        Ok(Scan {
+            hits,
+            stopped_early: false,
+        })
+    }
+
+    /// The result text for the requested page, with its footer.
+    fn render(&self, config: &Config, scan: &Scan, spec: &PageSpec) -> String {
+        let total: u64 = match self.mode {
+            OutputMode::Content => scan.hits.iter().map(|h| h.count).sum(),
+            _ => scan.hits.len() as u64,
+        };
+        if total == 0 {
+            return "(no matches)".to_string();
+        }
+        if spec.offset >= total {
+            return format!("(no results at offset {}; {total} total)", spec.offset);
+        }
+        let end = spec.offset.saturating_add(spec.limit).min(total);
+        let mut page = Page::new(spec.budget);
+        match self.mode {
+            OutputMode::Content => self.render_content(config, scan, spec.offset, end, &mut page),
+            _ => {
+                for hit in &scan.hits[spec.offset as usize..end as usize] {
+                    let row = match self.mode {
+                        OutputMode::Count => format!("{}:{}", hit.display, hit.count),
+                        _ => hit.display.clone(),
+                    };
+                    if !page.push_result(Vec::new(), row) {
+                        break;
+                    }
+                }
+            }
+        }
+        let (from, to) = (spec.offset + 1, spec.offset + page.shown);
+        let footer = if scan.stopped_early {
+            Some(format!(
+                "[... the search stopped after {} matching files, so this result is incomplete; narrow it with path, glob or a more specific pattern ...]",
+                scan.hits.len()
+            ))
+        } else if page.full {
+            Some(format!(
+                "[... showing {from}..{to} of {total}; the output limit cut this page short: call again with offset={to} and a lower head_limit ...]"
+            ))
+        } else if to < total {
+            Some(format!(
+                "[... showing {from}..{to} of {total}; call again with offset={to} for more ...]"
+            ))
+        } else {
+            None
+        };
+        let mut text = page.text;
+        if let Some(footer) = footer {
+            text.push('\n');
+            text.push_str(&footer);
+        }
+        text
+    }
+
+    /// Pass 2: search again only the files holding results `start..end` and render them.
+    fn render_content(&self, config: &Config, scan: &Scan, start: u64, end: u64, page: &mut Page) {
+        let mut searcher = self.searcher(true, true);
+        let mut buf = Vec::new();
+        let context = self.before > 0 || self.after > 0;
+        let mut first = 0u64;
+        for hit in &scan.hits {
+            let last = first + hit.count;
+            let (from, to) = (first.max(start), last.min(end));
+            first = last;
+            if from >= to {
+                if last >= end {
+                    break;
+                }
+                continue;
+            }
+            match load(&hit.abs, config.max_file_bytes, &mut buf) {
+                Ok(Loaded::Text) => {}
+                // Changed since the first pass: nothing to show from it now.
+                _ => continue,
+            }
+            if context {
+                page.gap = true;
+            }
+            let mut sink = Rows {
+                query: self,
+                page,
+                display: &hit.display,
+                skip: from - (last - hit.count),
+                take: to - from,
+                seen: 0,
+                taken: 0,
+                pending: VecDeque::new(),
+                after_until: None,
+            };
+            let _ = searcher.search_slice(&self.matcher, &buf, &mut sink);
+            if page.full {
+                break;
+            }
+        }
+    }
+}
+
+/// Pass-1 sink: counts matches.
+struct Counter {
+    n: u64,
+    first_only: bool,
+}
+
+impl Sink for Counter {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, _: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        self.n += 1;
+        Ok(!self.first_only)
+    }
+}
+
+/// The output being built: rows within a byte budget, and how many results it shows.
+struct Page {
+    text: String,
+    budget: usize,
+    /// Results (files, file counts, or matches) shown.
+    shown: u64,
+    /// A row did not fit: the page was cut by the byte budget.
+    full: bool,
+    /// Rows are not adjacent to what was shown last: the next row is preceded by `--`.
+    gap: bool,
+}
+
+impl Page {
+    fn new(budget: usize) -> Page {
+        Page {
+            text: String::new(),
+            budget,
+            shown: 0,
+            full: false,
+            gap: false,
+        }
+    }
+
+    /// Adds rows unless they would overflow the budget; `false` (and `full`) when they do not fit.
+    fn push_rows(&mut self, rows: &[String]) -> bool {
+        let sep = usize::from(self.gap && !self.text.is_empty()) * 3;
+        let needed: usize = rows.iter().map(|r| r.len() + 1).sum::<usize>() + sep;
+        if self.text.len() + needed + FOOTER_ROOM > self.budget {
+            self.full = true;
+            return false;
+        }
+        if sep > 0 {
+            self.push_line("--");
+        }
+        self.gap = false;
+        for row in rows {
+            self.push_line(row);
+        }
+        true
+    }
+
+    /// Adds one result with the context rows leading to it. The first result is always shown:
+    /// if it does not fit, it goes alone, cut to the budget.
+    fn push_result(&mut self, mut lead: Vec<String>, row: String) -> bool {
+        lead.push(row);
+        if self.push_rows(&lead) {
+            self.shown += 1;
+            return true;
+        }
+        if self.shown > 0 {
+            return false;
+        }
+        self.full = false;
+        let row = lead.pop().unwrap_or_default();
+        let room = self.budget.saturating_sub(FOOTER_ROOM + 64);
+        if row.len() <= room {
+            self.push_line(&row);
+        } else {
+            let cut = floor_char_boundary(&row, room);
+            self.push_line(&format!(
+                "{} [... {} more bytes of this result cut at the output limit ...]",
+                &row[..cut],
+                row.len() - cut
+            ));
+        }
+        self.gap = false;
+        self.shown = 1;
+        true
+    }
+
+    fn push_line(&mut self, row: &str) {
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(row);
+    }
+}
+
+/// Pass-2 sink: renders the rows of one file's share of the page.
+struct Rows<'a> {
+    query: &'a Query,
+    page: &'a mut Page,
+    display: &'a str,
+    /// Matches of this file that belong to earlier pages.
+    skip: u64,
+    /// Matches of this file on this page.
+    take: u64,
+    seen: u64,
+    taken: u64,
+    /// Context rows that may lead the next shown match (at most `before` of them).
+    pending: VecDeque<String>,
+    /// The last line that is after-context of a shown match.
+    after_until: Option<u64>,
+}
+
+impl Rows<'_> {
+    /// Keeps a context row (line `line`, text `bytes`) that may lead the next shown match;
+    /// without before-context nothing is kept, or even formatted.
+    fn stage(&mut self, line: u64, bytes: &[u8]) {
+        if self.query.before == 0 {
+            return;
+        }
+        if self.pending.len() == self.query.before {
+            self.pending.pop_front();
+        }
+        let row = self.query.row(self.display, line, '-', bytes, None);
+        self.pending.push_back(row);
+    }
+}
+
+impl Sink for Rows<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        let first = m.line_number().unwrap_or(0);
+        let index = self.seen;
+        self.seen += 1;
+        if index < self.skip {
+            // An earlier page's match can still be context for this page's first one.
+            self.after_until = None;
+            for (i, line) in m.lines().enumerate() {
+                self.stage(first + i as u64, line);
+            }
+            return Ok(true);
+        }
+        if self.taken >= self.take {
+            return Ok(false);
+        }
+        let row = self.query.match_row(self.display, first, m.bytes());
+        let lead: Vec<String> = self.pending.drain(..).collect();
+        if !self.page.push_result(lead, row) {
+            return Ok(false);
+        }
+        self.taken += 1;
+        let lines = m.lines().count().max(1) as u64;
+        let after = self.query.after as u64;
+        self.after_until = Some(first + lines - 1 + after);
+        Ok(self.taken < self.take || after > 0)
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
+        let line = c.line_number().unwrap_or(0);
+        if let Some(until) = self.after_until.filter(|&u| line <= u) {
+            let row = self.query.row(self.display, line, '-', c.bytes(), None);
+            if !self.page.push_rows(&[row]) {
+                return Ok(false);
+            }
+            return Ok(self.taken < self.take || line < until);
+        }
+        if self.taken >= self.take {
+            return Ok(false);
+        }
+        self.stage(line, c.bytes());
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _: &Searcher) -> Result<bool, io::Error> {
+        self.pending.clear();
+        self.after_until = None;
+        self.page.gap = true;
+        Ok(self.taken < self.take)
+    }
+}
+
+impl Query {
+    /// A match row: `path:LINE:text`; a multiline match continues with its further lines.
+    fn match_row(&self, display: &str, first: u64, bytes: &[u8]) -> String {
+        let mut lines = grep_searcher::LineIter::new(b'\n', bytes);
+        let head = lines.next().unwrap_or(b"");
+        // A line too long to show whole is shown around the match.
+        let focus = if head.len() > MAX_ROW_CHARS {
+            self.matcher
+                .find(bytes)
+                .ok()
+                .flatten()
+                .map(|m| m.start())
+                .filter(|&s| s < head.len())
+        } else {
+            None
+        };
+        let mut row = self.row(display, first, ':', head, focus);
+        for (i, line) in lines.enumerate() {
+            row.push('\n');
+            row.push_str(&cut_line(line, None, first + 1 + i as u64));
+        }
+        row
+    }
+
+    /// One line as a row: `path<sep>LINE<sep>text`, cut to [`MAX_ROW_CHARS`].
+    fn row(
+        &self,
+        display: &str,
+        line: u64,
+        sep: char,
+        bytes: &[u8],
+        focus: Option<usize>,
+    ) -> String {
+        format!("{display}{sep}{line}{sep}{}", cut_line(bytes, focus, line))
+    }
+}
+
+/// A line's text without its terminator, cut to [`MAX_ROW_CHARS`] characters. When the cut
+/// would hide the match (`focus`, a byte offset), the shown window starts a little before it.
+/// Every cut is marked with the number of characters it removed.
+fn cut_line(bytes: &[u8], focus: Option<usize>, line: u64) -> String {
+    let bytes = strip_eol(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    if text.len() <= MAX_ROW_CHARS {
+        return text.into_owned();
+    }
+    let total = text.chars().count();
+    if total <= MAX_ROW_CHARS {
+        return text.into_owned();
+    }
+    let focus_char = focus
+        .map(|b| {
+            String::from_utf8_lossy(&bytes[..floor_byte(bytes, b)])
+                .chars()
+                .count()
+        })
+        .unwrap_or(0);
+    let start = if focus_char + 50 > MAX_ROW_CHARS {
+        focus_char
+            .saturating_sub(LEAD_CHARS)
+            .min(total - MAX_ROW_CHARS)
+    } else {
+        0
+    };
+    let kept: String = text.chars().skip(start).take(MAX_ROW_CHARS).collect();
+    let after = total - start - MAX_ROW_CHARS;
+    let mut out = String::with_capacity(kept.len() + 128);
+    if start > 0 {
+        out.push_str(&format!("[... {start} characters cut ...] "));
+    }
+    out.push_str(&kept);
+    if after > 0 {
+        out.push_str(&format!(" [... {after} characters cut"));
+    } else {
+        out.push_str(" [...");
+    }
+    out.push_str(&format!(
+        "; line {line} is {total} characters: read_file with offset={line} shows it ...]"
+    ));
+    out
+}
+
+/// `index` clamped to `bytes` (a match offset is always inside, but never trust it blindly).
+fn floor_byte(bytes: &[u8], index: usize) -> usize {
+    index.min(bytes.len())
+}
+
+fn strip_eol(bytes: &[u8]) -> &[u8] {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    bytes.strip_suffix(b"\r").unwrap_or(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{with_defaults, Options};
+    use serde_json::json;
+
+    fn config(root: &Path) -> Config {
+        with_defaults(Options {
+            workspace_root: Some(root.to_string_lossy().into_owned()),
+            ..Options::default()
+        })
+        .unwrap()
+    }
+
+    fn grep(root: &Path, args: serde_json::Value) -> ToolResult<String> {
+        let c = config(root);
+        crate::tools::find("grep", false).unwrap().call(args, &c)
+    }
+
+    fn tree(root: &Path, files: &[(&str, &str)]) {
+        for (f, body) in files {
+            let p = root.join(f);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, body).unwrap();
+        }
+    }
+
+    #[test]
+    fn modes_and_sorting() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(
+            root,
+            &[
+                ("b.txt", "x\nfoo\nfoo\n"),
+                ("a/z.txt", "foo\n"),
+                ("a-b.txt", "no\n"),
+            ],
+        );
+        assert_eq!(
+            grep(root, json!({"pattern": "foo"})).unwrap(),
+            "a/z.txt\nb.txt"
+        );
+        assert_eq!(
+            grep(root, json!({"pattern": "foo", "output_mode": "count"})).unwrap(),
+            "a/z.txt:1\nb.txt:2"
+        );
+        assert_eq!(
+            grep(root, json!({"pattern": "foo", "output_mode": "content"})).unwrap(),
+            "a/z.txt:1:foo\nb.txt:2:foo\nb.txt:3:foo"
+        );
+        assert_eq!(
+            grep(root, json!({"pattern": "nope"})).unwrap(),
+            "(no matches)"
+        );
+    }
+
+    #[test]
+    fn paging_is_exact_across_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &[("a", "m1\nm2\nm3\n"), ("b", "m4\nm5\n")]);
+        let page = |offset: u64, limit: u64| {
+            grep(
+                root,
+                json!({"pattern": "m", "output_mode": "content", "offset": offset, "head_limit": limit}),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            page(2, 2),
+            "a:3:m3\nb:1:m4\n[... showing 3..4 of 5; call again with offset=4 for more ...]"
+        );
+        assert_eq!(page(4, 2), "b:2:m5");
+        assert_eq!(page(5, 2), "(no results at offset 5; 5 total)");
+    }
+
+    #[test]
+    fn context_groups_and_skipped_matches_as_context() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let body = "a\nhit1\nb\nc\nd\ne\nhit2\nf\n";
+        tree(root, &[("f.txt", body), ("g.txt", "hit3\n")]);
+        let out = grep(
+            root,
+            json!({"pattern": "hit", "output_mode": "content", "context": 1}),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "f.txt-1-a\nf.txt:2:hit1\nf.txt-3-b\n--\nf.txt-6-e\nf.txt:7:hit2\nf.txt-8-f\n--\ng.txt:1:hit3"
+        );
+        let out = grep(
+            root,
+            json!({"pattern": "hit", "output_mode": "content", "before_context": 5, "after_context": 0, "offset": 1, "head_limit": 1}),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "f.txt-2-hit1\nf.txt-3-b\nf.txt-4-c\nf.txt-5-d\nf.txt-6-e\nf.txt:7:hit2\n[... showing 2..2 of 3; call again with offset=2 for more ...]"
+        );
+    }
+
+    #[test]
+    fn multiline_match_counts_once_under_first_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &[("m.rs", "fn a(\n  x,\n) {}\n\nfn b() {}\n")]);
+        let out = grep(
+            root,
+            json!({"pattern": r"fn a\(.*?\)", "multiline": true, "output_mode": "content"}),
+        )
+        .unwrap();
+        assert_eq!(out, "m.rs:1:fn a(\n  x,\n) {}");
+        let count = grep(
+            root,
+            json!({"pattern": r"^fn \w+\(.*?\)", "multiline": true, "output_mode": "count"}),
+        )
+        .unwrap();
+        assert_eq!(count, "m.rs:2");
+        // Matches on touching lines merge into one result, as in ripgrep.
+        tree(root, &[("t.rs", "fn a(\n) {}\nfn b() {}\n")]);
+        let count = grep(
+            root,
+            json!({"pattern": r"^fn \w+\(.*?\)", "multiline": true, "output_mode": "count", "path": "t.rs"}),
+        )
+        .unwrap();
+        assert_eq!(count, "t.rs:1");
+        let e = grep(root, json!({"pattern": r"a\nb"})).unwrap_err();
+        assert!(e.message.contains("multiline: true"), "{}", e.message);
+    }
+
+    #[test]
+    fn byte_cap_cuts_the_page_with_a_lower_head_limit_footer() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let body: String = (0..400)
+            .map(|i| format!("match line {i:04} {}\n", "y".repeat(40)))
+            .collect();
+        tree(root, &[("big.txt", &body)]);
+        let mut c = config(root);
+        c.max_output_bytes = 4096;
+        let out = crate::tools::find("grep", false)
+            .unwrap()
+            .call(json!({"pattern": "match", "output_mode": "content"}), &c)
+            .unwrap();
+        assert!(out.len() <= 4096);
+        let shown = out.lines().filter(|l| l.starts_with("big.txt:")).count();
+        assert!(out.ends_with(&format!(
+            "[... showing 1..{shown} of 400; the output limit cut this page short: call again with offset={shown} and a lower head_limit ...]"
+        )), "{out}");
+    }
+
+    #[test]
+    fn a_first_result_larger_than_the_cap_is_still_shown_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let body: String = (0..3000).map(|i| format!("row {i}\n")).collect();
+        tree(
+            root,
+            &[
+                ("a.txt", &format!("start\n{body}end\n")),
+                ("b.txt", "start\nend\n"),
+            ],
+        );
+        let mut c = config(root);
+        c.max_output_bytes = 1024;
+        let out = crate::tools::find("grep", false)
+            .unwrap()
+            .call(
+                json!({"pattern": "start.*?end", "multiline": true, "output_mode": "content"}),
+                &c,
+            )
+            .unwrap();
+        assert!(out.len() <= 1024, "{}", out.len());
+        assert!(out.starts_with("a.txt:1:start\nrow 0\n"), "{out}");
+        assert!(out.contains("more bytes of this result cut at the output limit ...]"));
+        assert!(out.ends_with("[... showing 1..1 of 2; the output limit cut this page short: call again with offset=1 and a lower head_limit ...]"), "{out}");
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_match() {
+        let line = format!("{}NEEDLE{}", "a".repeat(3000), "b".repeat(2000));
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path(), &[("min.js", &line)]);
+        let out = grep(
+            dir.path(),
+            json!({"pattern": "NEEDLE", "output_mode": "content"}),
+        )
+        .unwrap();
+        assert!(
+            out.starts_with("min.js:1:[... 2900 characters cut ...] aaa"),
+            "{out}"
+        );
+        assert!(out.contains("NEEDLE"));
+        assert!(out.ends_with(
+            " [... 1606 characters cut; line 1 is 5006 characters: read_file with offset=1 shows it ...]"
+        ), "{out}");
+        let short = cut_line(b"short\r\n", None, 3);
+        assert_eq!(short, "short");
+        let head = cut_line("é".repeat(600).as_bytes(), None, 2);
+        assert!(head.starts_with(&"é".repeat(500)));
+        assert!(head.contains("100 characters cut"));
+    }
+
+    #[test]
+    fn skips_binary_and_oversized_but_names_them_when_asked_directly() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(
+            root,
+            &[
+                ("bin.dat", "foo\0bar"),
+                ("big.txt", &"foo\n".repeat(400)),
+                ("ok.txt", "foo"),
+            ],
+        );
+        let mut c = config(root);
+        c.max_file_bytes = 1024;
+        let tool = crate::tools::find("grep", false).unwrap();
+        assert_eq!(tool.call(json!({"pattern": "foo"}), &c).unwrap(), "ok.txt");
+        let e = tool
+            .call(json!({"pattern": "foo", "path": "bin.dat"}), &c)
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::IsBinary);
+        let e = tool
+            .call(json!({"pattern": "foo", "path": "big.txt"}), &c)
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge);
+    }
+
+    #[test]
+    fn load_reads_whole_files_and_enforces_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut buf = Vec::new();
+        let mut check = |len: usize, max: u64| {
+            let p = dir.path().join(format!("f{len}"));
+            fs::write(&p, vec![b'x'; len]).unwrap();
+            match load(&p, max, &mut buf).unwrap() {
+                Loaded::Text => Some(buf.len()),
+                Loaded::TooLarge(size) => {
+                    assert_eq!(size, len as u64);
+                    None
+                }
+                Loaded::Binary => panic!("not binary"),
+            }
+        };
+        for len in [
+            0,
+            3,
+            FIRST_READ - 1,
+            FIRST_READ,
+            FIRST_READ + 1,
+            2 * FIRST_READ + 7,
+        ] {
+            assert_eq!(check(len, 20_000_000), Some(len), "{len}");
+        }
+        assert_eq!(check(1000, 1000), Some(1000));
+        assert_eq!(check(1001, 1000), None);
+        assert_eq!(check(FIRST_READ + 5, FIRST_READ as u64), None);
+    }
+
+    #[test]
+    fn crlf_and_boms() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(
+            root,
+            &[("w.txt", "one\r\ntwo\r\n"), ("bom.txt", "\u{FEFF}two\n")],
+        );
+        let mut le = vec![0xFF, 0xFE];
+        for u in "x\ntwo\n".encode_utf16() {
+            le.extend(u.to_le_bytes());
+        }
+        fs::write(root.join("u16.txt"), le).unwrap();
+        assert_eq!(
+            grep(root, json!({"pattern": "^two$", "output_mode": "content"})).unwrap(),
+            "bom.txt:1:two\nu16.txt:2:two\nw.txt:2:two"
+        );
+    }
+
+    #[test]
+    fn incomplete_scan_is_reported_without_paging() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &[("a", "x"), ("b", "x"), ("c", "x")]);
+        let c = config(root);
+        let args: Args = serde_json::from_value(json!({"pattern": "x"})).unwrap();
+        let q = Query::new(&args, &c).unwrap();
+        let scan = q.scan_tree(&c, root, None, 2);
+        assert!(scan.stopped_early);
+        let out = q.render(
+            &c,
+            &scan,
+            &PageSpec {
+                offset: 0,
+                limit: 1,
+                budget: 10_000,
+            },
+        );
+        assert!(out.ends_with("this result is incomplete; narrow it with path, glob or a more specific pattern ...]"), "{out}");
+        assert!(!out.contains("offset="));
+    }
+}
