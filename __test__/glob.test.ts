@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { err, ok, tempDir, workspace, writeTree } from './helpers'
+import { describe, expect, it } from 'vitest'
+import { err, isolateGitHome, ok, tempDir, workspace, writeTree } from './helpers'
 
 /** Sets a file's mtime to `secs` seconds after the epoch. */
 function age(root: string, rel: string, secs: number): void {
@@ -9,17 +9,7 @@ function age(root: string, rel: string, secs: number): void {
 }
 
 describe('glob', () => {
-  // The global excludes file is read from the user's git config: keep tests off the real one.
-  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }
-  beforeEach(() => {
-    process.env.HOME = tempDir('atn-home-')
-    delete process.env.XDG_CONFIG_HOME
-  })
-  afterEach(() => {
-    process.env.HOME = saved.HOME
-    if (saved.XDG_CONFIG_HOME === undefined) delete process.env.XDG_CONFIG_HOME
-    else process.env.XDG_CONFIG_HOME = saved.XDG_CONFIG_HOME
-  })
+  isolateGitHome()
 
   it('lists files newest first, ties by path, relative to the workspace root', async () => {
     const { root, tools } = workspace({

@@ -1,24 +1,14 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createAgentTools, dispatch, listTools, resolveConfig } from '../index.js'
-import { err, ok, tempDir, workspace, writeTree } from './helpers'
+import { err, isolateGitHome, ok, tempDir, workspace, writeTree } from './helpers'
 
 const grep = (tools: ReturnType<typeof workspace>['tools'], args: Record<string, unknown>) =>
   tools.callTool('grep', args)
 
 describe('grep', () => {
-  // The global excludes file is read from the user's git config: keep tests off the real one.
-  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }
-  beforeEach(() => {
-    process.env.HOME = tempDir('atn-home-')
-    delete process.env.XDG_CONFIG_HOME
-  })
-  afterEach(() => {
-    process.env.HOME = saved.HOME
-    if (saved.XDG_CONFIG_HOME === undefined) delete process.env.XDG_CONFIG_HOME
-    else process.env.XDG_CONFIG_HOME = saved.XDG_CONFIG_HOME
-  })
+  isolateGitHome()
 
   describe('output modes', () => {
     const files = {

@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { afterAll } from 'vitest'
+import { afterAll, afterEach, beforeEach } from 'vitest'
 import {
   type AgentTools,
   type AgentToolsOptions,
@@ -53,4 +53,21 @@ export function err(
 ): { error: string; message: string } & Record<string, unknown> {
   if (!result.isError) throw new Error(`expected an error, got ${result.text}`)
   return JSON.parse(result.text)
+}
+
+/**
+ * Points HOME at a fresh empty directory for each test of the enclosing suite, so the git
+ * ignore stack never reads the real user's global excludes file.
+ */
+export function isolateGitHome(): void {
+  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }
+  beforeEach(() => {
+    process.env.HOME = tempDir('atn-home-')
+    delete process.env.XDG_CONFIG_HOME
+  })
+  afterEach(() => {
+    process.env.HOME = saved.HOME
+    if (saved.XDG_CONFIG_HOME === undefined) delete process.env.XDG_CONFIG_HOME
+    else process.env.XDG_CONFIG_HOME = saved.XDG_CONFIG_HOME
+  })
 }

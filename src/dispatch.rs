@@ -101,12 +101,10 @@ mod tests {
     use serde_json::json;
 
     fn config(root: &std::path::Path, read_only: bool) -> Config {
-        with_defaults(Options {
-            workspace_root: Some(root.to_string_lossy().into_owned()),
-            read_only: Some(read_only),
-            ..Options::default()
-        })
-        .unwrap()
+        Config {
+            read_only,
+            ..crate::testutil::config_at(root)
+        }
     }
 
     #[test]

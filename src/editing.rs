@@ -174,13 +174,8 @@ mod tests {
     #[test]
     fn random_mixed_endings_keep_untouched_bytes() {
         let pieces = ["a", "b", " ", "\r\n", "\n", "\r", "é", "\t"];
-        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::testutil::XorShift::new(0x2545_F491_4F6C_DD1D);
+        let mut next = move |n: usize| rng.below(n);
         for _ in 0..3000 {
             let (tl, ol, nl) = (next(40), 1 + next(6), next(6));
             let mut gen =

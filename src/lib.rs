@@ -17,6 +17,8 @@ pub mod punctuation;
 pub mod schema;
 pub mod shell;
 pub mod spill;
+#[cfg(test)]
+mod testutil;
 pub mod text;
 pub mod tools;
 pub mod walk;

@@ -1137,13 +1137,8 @@ mod tests {
         let alphabet: Vec<char> = "ab \t\n\u{A0}\u{2019}'\"-\u{2014}\u{3000}é🎉1\t"
             .chars()
             .collect();
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::testutil::XorShift::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = move |n: usize| rng.below(n);
         for _ in 0..3000 {
             let (text_len, old_len, new_len) = (next(60), 1 + next(12), next(12));
             let mut gen = |len: usize| -> String {

@@ -149,18 +149,12 @@ pub const TEMP_PREFIX: &str = ".clarvis-tmp-";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{resolve as resolve_config, Options};
 
     fn config(root: &Path, confine: bool) -> Config {
-        resolve_config(
-            Options {
-                workspace_root: Some(root.to_string_lossy().into_owned()),
-                confine_to_workspace: Some(confine),
-                ..Options::default()
-            },
-            Path::new("/"),
-        )
-        .unwrap()
+        Config {
+            confine_to_workspace: confine,
+            ..crate::testutil::config_at(root)
+        }
     }
 
     #[test]

@@ -263,16 +263,9 @@ fn literal_dirs(pattern: &str) -> Vec<OsString> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{with_defaults, Options};
     use std::fs;
 
-    fn config(root: &Path) -> Config {
-        with_defaults(Options {
-            workspace_root: Some(root.to_string_lossy().into_owned()),
-            ..Options::default()
-        })
-        .unwrap()
-    }
+    use crate::testutil::config_at as config;
 
     fn tree(root: &Path, files: &[&str]) {
         for f in files {

@@ -261,7 +261,6 @@ fn counts(hunks: &[Hunk]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{with_defaults, Options};
     use crate::error::ErrorCode;
     use std::fs;
 
@@ -272,11 +271,7 @@ mod tests {
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(p, content).unwrap();
         }
-        let config = with_defaults(Options {
-            workspace_root: Some(dir.path().to_string_lossy().into_owned()),
-            ..Options::default()
-        })
-        .unwrap();
+        let config = crate::testutil::config_at(dir.path());
         (dir, config)
     }
 

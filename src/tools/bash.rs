@@ -306,17 +306,14 @@ fn split(need: [usize; 2], avail: usize) -> [usize; 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{with_defaults, Options};
     use serde_json::Value;
 
     fn config(root: &std::path::Path, max_output: u64) -> Config {
-        with_defaults(Options {
-            workspace_root: Some(root.to_string_lossy().into_owned()),
-            max_output_bytes: Some(max_output),
-            bash_timeout_ms: Some(10_000),
-            ..Options::default()
-        })
-        .unwrap()
+        Config {
+            max_output_bytes: max_output,
+            bash_timeout_ms: 10_000,
+            ..crate::testutil::config_at(root)
+        }
     }
 
     fn args(command: &str) -> Args {

@@ -97,17 +97,12 @@ impl Tool for Glob {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{with_defaults, Options};
     use serde_json::json;
     use std::path::Path;
     use std::time::Duration;
 
     fn glob(root: &Path, args: serde_json::Value) -> ToolResult<String> {
-        let c = with_defaults(Options {
-            workspace_root: Some(root.to_string_lossy().into_owned()),
-            ..Options::default()
-        })
-        .unwrap();
+        let c = crate::testutil::config_at(root);
         crate::tools::find("glob", false).unwrap().call(args, &c)
     }
 

@@ -723,16 +723,9 @@ fn strip_eol(bytes: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{with_defaults, Options};
     use serde_json::json;
 
-    fn config(root: &Path) -> Config {
-        with_defaults(Options {
-            workspace_root: Some(root.to_string_lossy().into_owned()),
-            ..Options::default()
-        })
-        .unwrap()
-    }
+    use crate::testutil::config_at as config;
 
     fn grep(root: &Path, args: serde_json::Value) -> ToolResult<String> {
         let c = config(root);
