@@ -8,7 +8,8 @@
 //! 2. **Install**, in order: an existing target is first hard-linked to a backup beside it,
 //!    then the staged file is renamed over it (a delete renames the target to its backup). A
 //!    rename is atomic, so at every instant each target holds either its entire old or its
-//!    entire new content — also if the process is killed.
+//!    entire new content — also if the process is killed. The last step needs no backup:
+//!    nothing after it can fail (so a one-file write is just temp file, fsync, rename).
 //! 3. **Finish**: backups are removed and the touched directories fsynced.
 //!
 //! A failure in steps 1–2 rolls back what was installed (backups renamed back, created files
@@ -297,11 +298,26 @@ fn install_all(
     undo: &mut Vec<Undo>,
     backups: &mut Vec<PathBuf>,
 ) -> ToolResult<()> {
-    for (op, temp) in ops.iter().zip(staged) {
+    let last = ops.len().saturating_sub(1);
+    for (i, (op, temp)) in ops.iter().zip(staged).enumerate() {
         let target = match op {
             Op::Write { target, .. } | Op::Delete { target } => target,
         };
         injected_failure(target)?;
+        if i == last {
+            // Nothing after the last step can fail, and the step itself is one atomic
+            // rename or unlink: it needs no backup.
+            return match (op, temp) {
+                (Op::Write { .. }, Some(temp)) => temp
+                    .persist(&target.abs)
+                    .map(drop)
+                    .map_err(|e| io_err(e.error, &target.display)),
+                (Op::Delete { .. }, _) => {
+                    fs::remove_file(&target.abs).map_err(|e| io_err(e, &target.display))
+                }
+                (Op::Write { .. }, None) => Err(ToolError::internal()),
+            };
+        }
         let existed = fs::symlink_metadata(&target.abs).is_ok();
         let backup = if existed {
             let b = backup_of(&target.abs, op)?;

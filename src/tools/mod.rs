@@ -64,7 +64,7 @@ impl ToolSpec {
 }
 
 /// Every built tool, in the contract's registry order: read_file, write_file, edit_file,
-/// multi_edit, apply_patch, list_dir, glob, grep, bash. Tools not yet built are absent.
+/// multi_edit, apply_patch, list_dir, glob, grep, bash.
 pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     vec![
         ToolSpec::of::<read_file::ReadFile>(),
