@@ -114,15 +114,45 @@ function configJson(config) {
   return JSON.stringify(config ?? {})
 }
 
-/** JSON for the arguments, or the envelope explaining why they cannot be sent. */
-function argsJson(args) {
+/** Top-level string arguments longer than this cross beside the JSON, not inside it. */
+const LARGE_STRING = 64 * 1024
+
+/**
+ * The arguments as the native side takes them: JSON, plus the large top-level strings of a
+ * plain object (a file's content, a patch) as separate key/value lists, so they are neither
+ * JSON-escaped here nor re-parsed there. Or the envelope explaining why they cannot be sent.
+ */
+function encodeArgs(args) {
   try {
-    const json = JSON.stringify(args === undefined ? {} : args)
+    const value = args === undefined ? {} : args
+    const largeKeys = []
+    const largeValues = []
+    let rest = value
+    if (isPlainObject(value)) {
+      for (const key of Object.keys(value)) {
+        const v = value[key]
+        if (typeof v === 'string' && v.length > LARGE_STRING) {
+          if (rest === value) rest = { ...value }
+          delete rest[key]
+          largeKeys.push(key)
+          largeValues.push(v)
+        }
+      }
+    }
+    const json = JSON.stringify(rest)
     if (json === undefined) return { envelope: 'arguments must be a JSON object' }
-    return { json }
+    return { wire: [json, largeKeys, largeValues] }
   } catch (err) {
     return { envelope: `arguments are not serializable as JSON: ${err?.message ?? err}` }
   }
+}
+
+function isPlainObject(value) {
+  if (value === null || typeof value !== 'object' || typeof value.toJSON === 'function') {
+    return false
+  }
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
 }
 
 function invalidInput(message) {
@@ -132,9 +162,9 @@ function invalidInput(message) {
 /** Runs a tool: validates args, bounds the text, and never rejects. */
 async function dispatch(name, args, config) {
   try {
-    const { json, envelope } = argsJson(args)
+    const { wire, envelope } = encodeArgs(args)
     if (envelope) return { isError: true, text: invalidInput(envelope) }
-    const out = await native.dispatchNative(String(name), json, configJson(config))
+    const out = await native.dispatchNative(String(name), ...wire, configJson(config))
     return { isError: out.isError, text: out.text }
   } catch (err) {
     return { isError: true, text: serializeError(err) }
@@ -150,9 +180,9 @@ function makeToolDef(def) {
     bounded,
     /** Runs the tool directly: no output bounding; rejects with a ToolError on failure. */
     async handler(args, config) {
-      const { json, envelope } = argsJson(args)
+      const { wire, envelope } = encodeArgs(args)
       if (envelope) throw new ToolError('invalid_input', envelope)
-      const out = await native.handlerNative(name, json, configJson(config))
+      const out = await native.handlerNative(name, ...wire, configJson(config))
       if (out.isError) throw toolErrorFromEnvelope(out.text)
       return out.text
     },

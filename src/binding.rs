@@ -6,7 +6,7 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::config::{self, Options};
-use crate::dispatch::{self, Outcome};
+use crate::dispatch::{self, Outcome, WireArgs};
 use crate::{shell, spill, tools};
 
 #[napi]
@@ -185,18 +185,38 @@ async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(f: F) -> NativeOutc
 
 /// Validates, runs and bounds one tool call. Never rejects.
 #[napi]
+///
+/// `large_keys` / `large_values`: top-level string arguments passed beside `args_json`.
 pub async fn dispatch_native(
     name: String,
     args_json: String,
+    large_keys: Vec<String>,
+    large_values: Vec<String>,
     config_json: String,
 ) -> NativeOutcome {
-    off_thread(move || dispatch::dispatch_json(&name, &args_json, &config_json)).await
+    let args = WireArgs {
+        json: args_json,
+        large_keys,
+        large_values,
+    };
+    off_thread(move || dispatch::dispatch_wire(&name, args, &config_json)).await
 }
 
 /// Runs one tool call without bounding its output (`ToolDef.handler`).
 #[napi]
-pub async fn handler_native(name: String, args_json: String, config_json: String) -> NativeOutcome {
-    off_thread(move || dispatch::handler_json(&name, &args_json, &config_json)).await
+pub async fn handler_native(
+    name: String,
+    args_json: String,
+    large_keys: Vec<String>,
+    large_values: Vec<String>,
+    config_json: String,
+) -> NativeOutcome {
+    let args = WireArgs {
+        json: args_json,
+        large_keys,
+        large_values,
+    };
+    off_thread(move || dispatch::handler_wire(&name, args, &config_json)).await
 }
 
 /// Test-only: a tool that panics, run through the same guard as every tool.

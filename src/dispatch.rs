@@ -49,24 +49,38 @@ pub fn handler(name: &str, args: Value, config: &Config) -> ToolResult<String> {
     guarded(name, || tool.call(args, config))
 }
 
-/// [`dispatch`] from the JSON strings the binding layer passes in.
-pub fn dispatch_json(name: &str, args_json: &str, config_json: &str) -> Outcome {
-    match decode_call(args_json, config_json) {
+/// Arguments as the binding layer receives them: JSON, plus the large top-level strings of
+/// the object passed beside it (so they are never JSON-escaped and re-parsed).
+#[derive(Debug, Default)]
+pub struct WireArgs {
+    pub json: String,
+    pub large_keys: Vec<String>,
+    pub large_values: Vec<String>,
+}
+
+/// [`dispatch`] from what the binding layer passes in.
+pub fn dispatch_wire(name: &str, args: WireArgs, config_json: &str) -> Outcome {
+    match decode_call(args, config_json) {
         Ok((args, config)) => dispatch(name, args, &config),
         Err(err) => Outcome::from_result(Err(err)),
     }
 }
 
-/// [`handler`] from the JSON strings the binding layer passes in.
-pub fn handler_json(name: &str, args_json: &str, config_json: &str) -> Outcome {
+/// [`handler`] from what the binding layer passes in.
+pub fn handler_wire(name: &str, args: WireArgs, config_json: &str) -> Outcome {
     Outcome::from_result(
-        decode_call(args_json, config_json).and_then(|(args, config)| handler(name, args, &config)),
+        decode_call(args, config_json).and_then(|(args, config)| handler(name, args, &config)),
     )
 }
 
-fn decode_call(args_json: &str, config_json: &str) -> ToolResult<(Value, Config)> {
-    let args: Value = serde_json::from_str(args_json)
+fn decode_call(wire: WireArgs, config_json: &str) -> ToolResult<(Value, Config)> {
+    let mut args: Value = serde_json::from_str(&wire.json)
         .map_err(|e| ToolError::invalid_input(format!("arguments are not valid JSON: {e}")))?;
+    if let Value::Object(obj) = &mut args {
+        for (key, value) in wire.large_keys.into_iter().zip(wire.large_values) {
+            obj.insert(key, Value::String(value));
+        }
+    }
     let config = serde_json::from_str::<Value>(config_json)
         .map_err(|e| e.to_string())
         .and_then(|v| {
@@ -121,11 +135,31 @@ mod tests {
         assert_eq!(r.unwrap_err().code, ErrorCode::Internal);
     }
 
+    fn wire(json: &str) -> WireArgs {
+        WireArgs {
+            json: json.into(),
+            ..WireArgs::default()
+        }
+    }
+
     #[test]
     fn bad_json_is_invalid_input() {
-        let out = dispatch_json("read_file", "{", r#"{"workspaceRoot":"/tmp"}"#);
+        let out = dispatch_wire("read_file", wire("{"), r#"{"workspaceRoot":"/tmp"}"#);
         assert!(out.text.contains("invalid_input"));
-        let out = dispatch_json("read_file", "{}", "{}");
+        let out = dispatch_wire("read_file", wire("{}"), "{}");
         assert!(out.text.contains("workspaceRoot"));
+    }
+
+    #[test]
+    fn large_strings_join_the_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = format!(r#"{{"workspaceRoot":{:?}}}"#, dir.path());
+        let args = WireArgs {
+            json: r#"{"path":"big.txt"}"#.into(),
+            large_keys: vec!["content".into()],
+            large_values: vec!["z".repeat(100_000)],
+        };
+        let out = dispatch_wire("write_file", args, &config);
+        assert_eq!(out.text, "Wrote 100000 bytes to big.txt (created).");
     }
 }
