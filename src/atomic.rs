@@ -24,7 +24,7 @@ use std::sync::{Condvar, LazyLock, Mutex, MutexGuard, PoisonError};
 use tempfile::{Builder, NamedTempFile};
 
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
-use crate::paths::{canonical_longest_prefix, WorkPath, TEMP_PREFIX};
+use crate::paths::{identity, WorkPath, TEMP_PREFIX};
 
 // ---------------------------------------------------------------------------------------------
 // Per-path locks
@@ -54,7 +54,7 @@ pub struct PathLocks {
 /// overlapping sets cannot deadlock). Paths are keyed by their canonical form, so two spellings
 /// of one file share a lock. Take the lock before reading a file you will rewrite.
 pub fn lock(paths: &[&Path]) -> PathLocks {
-    let mut keys: Vec<PathBuf> = paths.iter().map(|p| canonical_longest_prefix(p)).collect();
+    let mut keys: Vec<PathBuf> = paths.iter().map(|p| identity(p)).collect();
     keys.sort();
     keys.dedup();
     let mut table = held();
@@ -180,7 +180,13 @@ impl Transaction {
         let mut undo: Vec<Undo> = Vec::new();
         let mut backups: Vec<PathBuf> = Vec::new();
         if let Err(e) = install_all(&self.ops, staged, &mut undo, &mut backups) {
-            roll_back(undo);
+            let unrestored = roll_back(undo);
+            // A backup made just before the failing step is an extra link to a target that
+            // was never replaced; restored ones were renamed back already. Only a backup whose
+            // restore failed still holds data nothing else does: keep that one.
+            for backup in backups.iter().filter(|b| !unrestored.contains(b)) {
+                let _ = fs::remove_file(backup);
+            }
             remove_dirs(&created_dirs);
             return Err(e);
         }
@@ -242,12 +248,16 @@ fn stage(
     let mut temp = temp_builder()
         .tempfile_in(parent)
         .map_err(|e| io_err(e, &target.display))?;
-    if let Some(perms) = mode_from
-        .and_then(|p| fs::metadata(p).ok())
-        .map(|m| m.permissions())
-    {
+    if let Some(meta) = mode_from.and_then(|p| fs::metadata(p).ok()) {
+        // Keep the owner too (best effort: only a privileged process may give a file away),
+        // so an agent running as root does not take over the files it edits.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let _ = std::os::unix::fs::fchown(temp.as_file(), Some(meta.uid()), Some(meta.gid()));
+        }
         temp.as_file()
-            .set_permissions(perms)
+            .set_permissions(meta.permissions())
             .map_err(|e| io_err(e, &target.display))?;
     }
     temp.write_all(bytes)
@@ -378,7 +388,9 @@ fn backup_of(target: &Path, op: &Op) -> ToolResult<PathBuf> {
     Ok(backup)
 }
 
-fn roll_back(undo: Vec<Undo>) {
+/// Undoes the installed steps, last first; returns the backups it could not put back.
+fn roll_back(undo: Vec<Undo>) -> Vec<PathBuf> {
+    let mut unrestored = Vec::new();
     for step in undo.into_iter().rev() {
         let result = match &step {
             Undo::Restore { backup, target } => fs::rename(backup, target),
@@ -386,8 +398,12 @@ fn roll_back(undo: Vec<Undo>) {
         };
         if let Err(e) = result {
             eprintln!("agent-tools-native: rollback step failed: {e}");
+            if let Undo::Restore { backup, .. } = step {
+                unrestored.push(backup);
+            }
         }
     }
+    unrestored
 }
 
 /// Removes directories this transaction created, innermost first, if they are empty.

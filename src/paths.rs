@@ -36,6 +36,9 @@ pub fn resolve(config: &Config, raw: &str) -> ToolResult<WorkPath> {
     if config.confine_to_workspace {
         check_confined(root, &abs, raw)?;
     }
+    if raw.len() > 1 && raw.ends_with('/') {
+        check_names_directory(&abs, &display)?;
+    }
     Ok(WorkPath { abs, display })
 }
 
@@ -63,6 +66,24 @@ pub fn slash_join(rel: &Path) -> String {
     parts.join("/")
 }
 
+/// A path written with a trailing `/` names a directory, as it does for the OS: a file there is
+/// `not_a_file` and nothing there is `not_found` (never a file created under that name).
+fn check_names_directory(abs: &Path, display: &str) -> ToolResult<()> {
+    match fs::metadata(abs) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(ToolError::new(
+            ErrorCode::NotAFile,
+            format!("{display}/ ends with `/`, which names a directory, but {display} is a file: drop the trailing `/`."),
+        )
+        .with("path", display)),
+        Err(_) => Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!("No such directory: {display}/ (a path ending in `/` names a directory; drop the `/` to name a file)."),
+        )
+        .with("path", display)),
+    }
+}
+
 fn escape_error(raw: &str, root: &Path, why: &str) -> ToolError {
     ToolError::new(
         ErrorCode::PathEscape,
@@ -80,33 +101,41 @@ fn check_confined(root: &Path, abs: &Path, raw: &str) -> ToolResult<()> {
     }
     // The root itself may be reached through a symlink; compare canonical forms.
     let canon_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let canon = canonical_longest_prefix(abs);
-    if !canon.starts_with(&canon_root) {
+    let inside = canonical_longest_prefix(abs).is_some_and(|canon| canon.starts_with(&canon_root));
+    if !inside {
         return Err(escape_error(
             raw,
             root,
-            "resolves outside the workspace through a symlink",
+            "resolves outside the workspace through a symlink (or through a symlink loop)",
         ));
     }
     Ok(())
 }
 
-/// Canonicalizes the longest existing prefix of `abs` and appends the rest unchanged.
-/// A dangling symlink is followed lexically, so a link to a not-yet-existing outside file
-/// still counts as outside.
-pub fn canonical_longest_prefix(abs: &Path) -> PathBuf {
+/// How many symlinks one resolution may follow before it gives up (as the kernel's ELOOP).
+const MAX_LINK_FOLLOWS: usize = 40;
+
+/// Canonicalizes the longest existing prefix of `abs` and appends the rest unchanged. A
+/// dangling link is followed lexically, so a link to a not-yet-existing outside file still
+/// resolves outside. `None` when it cannot be decided (a link loop, too many links): callers
+/// that confine must then refuse the path.
+pub fn canonical_longest_prefix(abs: &Path) -> Option<PathBuf> {
     let mut existing = abs.to_path_buf();
     let mut rest: Vec<OsString> = Vec::new();
-    for _ in 0..64 {
-        if let Ok(canon) = fs::canonicalize(&existing) {
-            let mut out = canon;
+    let mut follows = 0;
+    loop {
+        if let Ok(mut canon) = fs::canonicalize(&existing) {
             for part in rest.iter().rev() {
-                out.push(part);
+                canon.push(part);
             }
-            return out;
+            return Some(canon);
         }
         // A dangling link: continue from its target, resolved against its directory.
         if let Ok(target) = fs::read_link(&existing) {
+            follows += 1;
+            if follows > MAX_LINK_FOLLOWS {
+                return None;
+            }
             let parent = existing.parent().unwrap_or(Path::new("/")).to_path_buf();
             existing = lexical_absolute(&target, &parent);
             continue;
@@ -116,15 +145,15 @@ pub fn canonical_longest_prefix(abs: &Path) -> PathBuf {
                 rest.push(name.to_os_string());
                 existing = parent.to_path_buf();
             }
-            _ => break,
+            _ => return None,
         }
     }
-    // Nothing exists (or a link loop): fall back to the lexical form.
-    let mut out = existing;
-    for part in rest.iter().rev() {
-        out.push(part);
-    }
-    out
+}
+
+/// One key per file however it is spelled (for locks and duplicate detection): the canonical
+/// form where it can be decided, else the lexical one.
+pub fn identity(abs: &Path) -> PathBuf {
+    canonical_longest_prefix(abs).unwrap_or_else(|| abs.to_path_buf())
 }
 
 /// True when `rel` (as shown to the model) contains a path component that the search tools
@@ -202,6 +231,32 @@ mod tests {
             );
         }
         assert!(resolve(&c, "inlink/new.txt").is_ok());
+        let deep: Vec<String> = (0..70).map(|i| format!("d{i}")).collect();
+        let raw = format!("out/{}/f.txt", deep.join("/"));
+        assert_eq!(resolve(&c, &raw).unwrap_err().code, ErrorCode::PathEscape);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn link_loops_are_refused_when_confined() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::os::unix::fs::symlink(root.join("b"), root.join("a")).unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("b")).unwrap();
+        let c = config(root, true);
+        assert_eq!(resolve(&c, "a/x").unwrap_err().code, ErrorCode::PathEscape);
+    }
+
+    #[test]
+    fn a_trailing_slash_names_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "x").unwrap();
+        fs::create_dir(dir.path().join("d")).unwrap();
+        let c = config(dir.path(), true);
+        assert_eq!(resolve(&c, "a.txt/").unwrap_err().code, ErrorCode::NotAFile);
+        assert_eq!(resolve(&c, "new/").unwrap_err().code, ErrorCode::NotFound);
+        assert_eq!(resolve(&c, "d/").unwrap().display, "d");
+        assert!(resolve(&c, "/").is_err(), "outside, confined");
     }
 
     #[test]

@@ -510,11 +510,13 @@ done
                 break;
             }
             let now = Instant::now();
-            if now >= deadline {
-                end = Some(End::TimedOut);
+            // A shell that exited in time is not a timeout, even if a background child still
+            // holds its pipes when the deadline comes during the drain.
+            if drain_until.is_some_and(|t| now >= t) || (status.is_some() && now >= deadline) {
                 break;
             }
-            if drain_until.is_some_and(|t| now >= t) {
+            if now >= deadline {
+                end = Some(End::TimedOut);
                 break;
             }
             let mut wake = drain_until.map_or(deadline, |t| t.min(deadline));

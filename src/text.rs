@@ -117,11 +117,18 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
         )
         .with("path", path.display.as_str()));
     }
+    if !meta.is_file() {
+        return Err(not_regular(&path.display));
+    }
     if meta.len() > config.max_file_bytes {
         return Err(too_large(&path.display, meta.len(), config.max_file_bytes));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    let file = fs::File::open(&path.abs).map_err(|e| io_err(e, &path.display))?;
+    let file = open_nonblocking(&path.abs).map_err(|e| io_err(e, &path.display))?;
+    // The path may have been swapped for a FIFO or device since the stat.
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(not_regular(&path.display));
+    }
     // Read at most one byte past the cap: the file may have grown since the stat.
     file.take(config.max_file_bytes + 1)
         .read_to_end(&mut bytes)
@@ -134,6 +141,27 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
         ));
     }
     Ok(bytes)
+}
+
+/// Opens for reading without ever blocking: opening a FIFO with no writer would otherwise
+/// hang the call (and hold any lock taken for it) forever. Regular files ignore the flag.
+pub fn open_nonblocking(path: &std::path::Path) -> std::io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(nix::libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+fn not_regular(display: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotAFile,
+        format!("Not a regular file: {display} is a FIFO, socket or device; the tools read and edit regular files only."),
+    )
+    .with("path", display)
 }
 
 /// The `too_large` error with its `size` and `limit` fields.

@@ -200,6 +200,7 @@ impl FileGlob {
             ))
             .with("field", field));
         }
+        check_glob_size(pat, field)?;
         let glob = GlobBuilder::new(pat)
             .literal_separator(true)
             .backslash_escape(true)
@@ -260,8 +261,45 @@ fn literal_dirs(pattern: &str) -> Vec<OsString> {
     out
 }
 
+/// Longest glob accepted, in bytes.
+const MAX_GLOB_BYTES: usize = 4096;
+/// Deepest `{…}` nesting accepted: globset recurses per level, and a deep enough pattern
+/// overflows the stack, which no panic guard can catch.
+const MAX_GLOB_NESTING: usize = 32;
+
+fn check_glob_size(pat: &str, field: &str) -> ToolResult<()> {
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    for b in pat.bytes() {
+        match b {
+            b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if pat.len() > MAX_GLOB_BYTES || deepest > MAX_GLOB_NESTING {
+        return Err(ToolError::invalid_input(format!(
+            "{field} is too complex: at most {MAX_GLOB_BYTES} bytes and {MAX_GLOB_NESTING} nested {{…}} groups"
+        ))
+        .with("field", field));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn over_deep_or_long_globs_are_refused_before_compiling() {
+        let deep = format!("{}a{}", "{".repeat(30_000), "}".repeat(30_000));
+        let err = super::check_glob_size(&deep, "pattern").unwrap_err();
+        assert!(err.message.contains("too complex"), "{}", err.message);
+        assert!(super::check_glob_size(&"a".repeat(5000), "glob").is_err());
+        assert!(super::check_glob_size("{a,{b,c}}/**/*.rs", "glob").is_ok());
+    }
+
     use super::*;
     use std::fs;
 

@@ -21,7 +21,7 @@ use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
 use crate::patch::apply::{apply_hunks, check_whole_content, render_new_file, Target};
 use crate::patch::{self, FileOp, Format, Hunk};
-use crate::paths::{self, canonical_longest_prefix, WorkPath};
+use crate::paths::{self, identity, WorkPath};
 use crate::text::{check_editable, read_capped};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -76,7 +76,7 @@ struct Block<'p> {
 fn resolve_blocks<'p>(patch: &'p patch::Patch, config: &Config) -> ToolResult<Vec<Block<'p>>> {
     let mut seen: HashMap<PathBuf, String> = HashMap::new();
     let mut claim = |wp: &WorkPath| -> ToolResult<()> {
-        let key = canonical_longest_prefix(&wp.abs);
+        let key = identity(&wp.abs);
         if let Some(first) = seen.insert(key, wp.display.clone()) {
             return Err(ToolError::invalid_input(format!(
                 "{} is named by more than one block of the patch (also as {first}); give each file exactly one block, with all its hunks in it. Nothing was written.",

@@ -15,7 +15,7 @@
 //! end, so `$` matches before it and no row shows the `\r`.
 
 use std::collections::VecDeque;
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -172,7 +172,7 @@ enum Loaded {
 
 /// Reads `path` whole into `buf` unless it is over `max` bytes, and classifies it.
 fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
-    let mut file = File::open(path)?;
+    let mut file = text::open_nonblocking(path)?;
     buf.clear();
     if buf.capacity() < FIRST_READ {
         buf.reserve_exact(FIRST_READ);
