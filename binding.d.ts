@@ -23,21 +23,27 @@ export declare const DEFAULT_MAX_FILE_BYTES: number
 
 export declare const DEFAULT_MAX_OUTPUT_BYTES: number
 
-/**
- * Validates, runs and bounds one tool call. Never rejects.
- *
- * `large_keys` / `large_values`: top-level string arguments passed beside `args_json`.
- */
-export declare function dispatchNative(name: string, argsJson: string, largeKeys: Array<string>, largeValues: Array<string>, configJson: string): Promise<NativeOutcome>
+/** Validates, runs and bounds one tool call. Never rejects. */
+export declare function dispatchNative(name: string, args: NativeArgs, configJson: string): Promise<NativeOutcome>
 
 /** Runs one tool call without bounding its output (`ToolDef.handler`). */
-export declare function handlerNative(name: string, argsJson: string, largeKeys: Array<string>, largeValues: Array<string>, configJson: string): Promise<NativeOutcome>
+export declare function handlerNative(name: string, args: NativeArgs, configJson: string): Promise<NativeOutcome>
 
 /**
  * Kills every process group `bash` started that may still be running (background processes),
  * and every process still carrying this host's mark. Run on the host process's `exit`.
  */
 export declare function killAllBashProcesses(): void
+
+/**
+ * A call's arguments: JSON, plus the large top-level strings of the object passed beside it
+ * (`largeKeys[i]` → `largeValues[i]`) so they are never JSON-escaped and re-parsed.
+ */
+export interface NativeArgs {
+  json: string
+  largeKeys: Array<string>
+  largeValues: Array<string>
+}
 
 /** A call's result: the text, and whether it is an error envelope. */
 export interface NativeOutcome {

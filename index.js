@@ -141,7 +141,7 @@ function encodeArgs(args) {
     }
     const json = JSON.stringify(rest)
     if (json === undefined) return { envelope: 'arguments must be a JSON object' }
-    return { wire: [json, largeKeys, largeValues] }
+    return { wire: { json, largeKeys, largeValues } }
   } catch (err) {
     return { envelope: `arguments are not serializable as JSON: ${err?.message ?? err}` }
   }
@@ -164,7 +164,7 @@ async function dispatch(name, args, config) {
   try {
     const { wire, envelope } = encodeArgs(args)
     if (envelope) return { isError: true, text: invalidInput(envelope) }
-    const out = await native.dispatchNative(String(name), ...wire, configJson(config))
+    const out = await native.dispatchNative(String(name), wire, configJson(config))
     return { isError: out.isError, text: out.text }
   } catch (err) {
     return { isError: true, text: serializeError(err) }
@@ -182,7 +182,7 @@ function makeToolDef(def) {
     async handler(args, config) {
       const { wire, envelope } = encodeArgs(args)
       if (envelope) throw new ToolError('invalid_input', envelope)
-      const out = await native.handlerNative(name, ...wire, configJson(config))
+      const out = await native.handlerNative(name, wire, configJson(config))
       if (out.isError) throw toolErrorFromEnvelope(out.text)
       return out.text
     },

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   dispatch,
@@ -162,6 +164,21 @@ describe('dispatch', () => {
     const text = ok(await at.callTool('list_dir', {}))
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1024)
     expect(text).toMatch(/\n\[\.\.\. output truncated: \d+ of \d+ bytes shown \.\.\.\]$/)
+  })
+
+  it('large string arguments arrive intact and are validated like any other', async () => {
+    const { root, tools: at } = workspace()
+    const content = 'é€😀 line\n'.repeat(20_000) // well over the 64 KiB side-channel threshold
+    expect(ok(await at.callTool('write_file', { path: 'big.txt', content }))).toBe(
+      `Wrote ${Buffer.byteLength(content)} bytes to big.txt (created).`,
+    )
+    expect(readFileSync(join(root, 'big.txt'), 'utf8')).toBe(content)
+    const handler = getTool('write_file')?.handler
+    expect(await handler?.({ path: 'h.txt', content }, at.config)).toMatch(/^Wrote/)
+    expect(
+      err(await at.callTool('write_file', { path: 'x.txt', content, extra: content })),
+    ).toMatchObject({ error: 'invalid_input', field: 'extra' })
+    expect(err(await at.callTool('read_file', { path: content })).error).not.toBe('internal')
   })
 
   it('accepts a plain config object built by the caller', async () => {

@@ -3,39 +3,15 @@
 // The floor writes bytes computed before timing (no string work is timed on its side); what
 // our tool writes is checked byte-equal to them before anything is timed. Ours and the floor
 // run interleaved, so machine load hits both alike.
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAgentTools } from '../index.mjs'
-import { assertSame, cacheDir, median, writeResults } from './lib.mjs'
+import { assertSame, cacheDir, floorWrite, median, writeResults } from './lib.mjs'
 
 const dir = join(cacheDir, `edit-${process.pid}`)
 rmSync(dir, { recursive: true, force: true })
 mkdirSync(dir, { recursive: true })
 const tools = createAgentTools({ workspaceRoot: dir, maxFileBytes: 64_000_000 })
-
-/** The floor: read (when asked), write a temp file beside the target, fsync, rename. */
-function atomicWrite(path, bytes) {
-  const tmp = join(dir, `.floor-tmp-${process.pid}`)
-  const fd = openSync(tmp, 'w')
-  try {
-    let off = 0
-    while (off < bytes.length) off += writeSync(fd, bytes, off)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  renameSync(tmp, path)
-}
 
 /** Buffer-level replacement, so the floor writes exactly the bytes the tool writes. */
 function replaceOnce(buf, from, to) {
@@ -102,7 +78,7 @@ const rows = []
       new_string: variants[(i + 1) % 2],
     })
   const baseEdit = (i) =>
-    atomicWrite(base, replaceOnce(readFileSync(base), variants[i % 2], variants[(i + 1) % 2]))
+    floorWrite(base, replaceOnce(readFileSync(base), variants[i % 2], variants[(i + 1) % 2]))
   await oursEdit(0)
   baseEdit(0)
   assertSame(
@@ -148,7 +124,7 @@ const rows = []
   const oursEdit = (i) => call('multi_edit', { path: 'multi-ours.ts', edits: edits(i) })
   const baseEdit = (i) => {
     readFileSync(base)
-    atomicWrite(base, outputs[(i + 1) % 2])
+    floorWrite(base, outputs[(i + 1) % 2])
   }
   await oursEdit(0)
   assertSame('multi_edit', readFileSync(ours).equals(outputs[1]), true)
@@ -174,7 +150,7 @@ const rows = []
   writeFileSync(base, contents[1])
   const bufs = contents.map((c) => Buffer.from(c))
   const oursWrite = (i) => call('write_file', { path: 'w-ours.txt', content: contents[i % 2] })
-  const baseWrite = (i) => atomicWrite(base, bufs[i % 2])
+  const baseWrite = (i) => floorWrite(base, bufs[i % 2])
   await oursWrite(0)
   assertSame('write_file', readFileSync(ours).equals(bufs[0]), true)
   const t = await interleaved(oursWrite, baseWrite, 21)

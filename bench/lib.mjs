@@ -1,7 +1,15 @@
 // Shared benchmark mechanics: timing medians, peak RSS per contender, equality checks, and the
 // results table written to bench/results/<suite>.{json,md}. Every suite imports this.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { cpus } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,6 +18,24 @@ export const benchDir = dirname(fileURLToPath(import.meta.url))
 export const repoRoot = join(benchDir, '..')
 /** Large corpora live outside the repo; override with BENCH_CACHE. */
 export const cacheDir = process.env.BENCH_CACHE ?? join(repoRoot, '..', '.agent-tools-native-bench')
+
+/**
+ * The physical floor of an atomic write with Node's own fs: write a temp file beside `path`,
+ * fsync it, rename it over `path`. `data` is a string (UTF-8) or bytes.
+ */
+export function floorWrite(path, data) {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data
+  const tmp = `${path}.floor-tmp-${process.pid}`
+  const fd = openSync(tmp, 'w')
+  try {
+    let off = 0
+    while (off < bytes.length) off += writeSync(fd, bytes, off)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  renameSync(tmp, path)
+}
 
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b)

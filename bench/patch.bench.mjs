@@ -4,21 +4,10 @@
 // Each timed round applies a patch (3 hunks in each of 20 files of 2,000 lines, spread over 4
 // directories) and then its reverse, so every round starts from the same files; the floor does
 // the same two rewrites of every file. Outputs are checked byte-equal before timing.
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAgentTools } from '../index.js'
-import { assertSame, cacheDir, median, writeResults } from './lib.mjs'
+import { assertSame, cacheDir, floorWrite, median, writeResults } from './lib.mjs'
 
 const FILES = 20
 const LINES = 2000
@@ -100,12 +89,7 @@ function floorRewrite(root, reverse) {
         : [lines[at - 1], changed(lines[at - 1])]
       text = text.replace(`${from}\n`, `${to}\n`)
     }
-    const tmp = `${path}.tmp-${process.pid}`
-    const fd = openSync(tmp, 'w')
-    writeSync(fd, text)
-    fsyncSync(fd)
-    closeSync(fd)
-    renameSync(tmp, path)
+    floorWrite(path, text)
   }
 }
 

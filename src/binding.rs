@@ -183,40 +183,35 @@ async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(f: F) -> NativeOutc
     }
 }
 
+/// A call's arguments: JSON, plus the large top-level strings of the object passed beside it
+/// (`largeKeys[i]` → `largeValues[i]`) so they are never JSON-escaped and re-parsed.
+#[napi(object)]
+pub struct NativeArgs {
+    pub json: String,
+    pub large_keys: Vec<String>,
+    pub large_values: Vec<String>,
+}
+
+impl From<NativeArgs> for WireArgs {
+    fn from(a: NativeArgs) -> Self {
+        WireArgs {
+            json: a.json,
+            large_keys: a.large_keys,
+            large_values: a.large_values,
+        }
+    }
+}
+
 /// Validates, runs and bounds one tool call. Never rejects.
 #[napi]
-///
-/// `large_keys` / `large_values`: top-level string arguments passed beside `args_json`.
-pub async fn dispatch_native(
-    name: String,
-    args_json: String,
-    large_keys: Vec<String>,
-    large_values: Vec<String>,
-    config_json: String,
-) -> NativeOutcome {
-    let args = WireArgs {
-        json: args_json,
-        large_keys,
-        large_values,
-    };
-    off_thread(move || dispatch::dispatch_wire(&name, args, &config_json)).await
+pub async fn dispatch_native(name: String, args: NativeArgs, config_json: String) -> NativeOutcome {
+    off_thread(move || dispatch::dispatch_wire(&name, args.into(), &config_json)).await
 }
 
 /// Runs one tool call without bounding its output (`ToolDef.handler`).
 #[napi]
-pub async fn handler_native(
-    name: String,
-    args_json: String,
-    large_keys: Vec<String>,
-    large_values: Vec<String>,
-    config_json: String,
-) -> NativeOutcome {
-    let args = WireArgs {
-        json: args_json,
-        large_keys,
-        large_values,
-    };
-    off_thread(move || dispatch::handler_wire(&name, args, &config_json)).await
+pub async fn handler_native(name: String, args: NativeArgs, config_json: String) -> NativeOutcome {
+    off_thread(move || dispatch::handler_wire(&name, args.into(), &config_json)).await
 }
 
 /// Test-only: a tool that panics, run through the same guard as every tool.
