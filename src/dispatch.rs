@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::bound::bound;
 use crate::config::{with_defaults, Config, Options};
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::tools;
+use crate::tools::{self, ToolSpec};
 
 /// A call's result as `DispatchResult` carries it: the text, and whether it is an envelope.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,19 +34,26 @@ impl Outcome {
 
 /// Runs `name` with `args` under `config`: the contract's `dispatch`.
 pub fn dispatch(name: &str, args: Value, config: &Config) -> Outcome {
-    let result = handler(name, args, config).map(|text| match tools::find(name, false) {
-        Some(tool) if tool.bounded => text,
-        _ => bound(text, config.max_output_bytes as usize),
+    let result = find(name, config).and_then(|tool| {
+        let text = guarded(name, || tool.call(args, config))?;
+        Ok(if tool.bounded {
+            text
+        } else {
+            bound(text, config.max_output_bytes as usize)
+        })
     });
     Outcome::from_result(result)
 }
 
 /// Runs a tool without bounding its output (a `ToolDef.handler` called directly).
 pub fn handler(name: &str, args: Value, config: &Config) -> ToolResult<String> {
-    let Some(tool) = tools::find(name, config.read_only) else {
-        return Err(unknown_tool(name));
-    };
+    let tool = find(name, config)?;
     guarded(name, || tool.call(args, config))
+}
+
+/// The tool in the surface `config` allows, or `not_found`.
+fn find(name: &str, config: &Config) -> ToolResult<&'static ToolSpec> {
+    tools::find(name, config.read_only).ok_or_else(|| unknown_tool(name))
 }
 
 /// Arguments as the binding layer receives them: JSON, plus the large top-level strings of

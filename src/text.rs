@@ -106,16 +106,19 @@ pub fn decode(bytes: &[u8]) -> Decoded {
 /// Reads a regular file under the `maxFileBytes` cap.
 /// Errors: `not_found`, `not_a_file` (a directory), `too_large` (with `size` and `limit`).
 pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
-    let meta = fs::metadata(&path.abs).map_err(|e| io_err(e, &path.display))?;
+    // Open first and judge the opened file: one stat, and no window in which the path could
+    // be swapped for a FIFO or device between the check and the read.
+    let file = open_nonblocking(&path.abs).map_err(|e| {
+        // Some platforms refuse to open a directory at all; it is still `not_a_file`.
+        if fs::metadata(&path.abs).is_ok_and(|m| m.is_dir()) {
+            is_directory(&path.display)
+        } else {
+            io_err(e, &path.display)
+        }
+    })?;
+    let meta = file.metadata().map_err(|e| io_err(e, &path.display))?;
     if meta.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::NotAFile,
-            format!(
-                "Not a file: {} is a directory. Use list_dir to see its entries.",
-                path.display
-            ),
-        )
-        .with("path", path.display.as_str()));
+        return Err(is_directory(&path.display));
     }
     if !meta.is_file() {
         return Err(not_regular(&path.display));
@@ -124,11 +127,6 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
         return Err(too_large(&path.display, meta.len(), config.max_file_bytes));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    let file = open_nonblocking(&path.abs).map_err(|e| io_err(e, &path.display))?;
-    // The path may have been swapped for a FIFO or device since the stat.
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(not_regular(&path.display));
-    }
     // Read at most one byte past the cap: the file may have grown since the stat.
     file.take(config.max_file_bytes + 1)
         .read_to_end(&mut bytes)
@@ -141,6 +139,14 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
         ));
     }
     Ok(bytes)
+}
+
+fn is_directory(display: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotAFile,
+        format!("Not a file: {display} is a directory. Use list_dir to see its entries."),
+    )
+    .with("path", display)
 }
 
 /// Opens for reading without ever blocking: opening a FIFO with no writer would otherwise
