@@ -10,7 +10,7 @@ use crate::config::{self, Options, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
 use crate::output::{Output, Part};
-use crate::{shell, spill, tools};
+use crate::{pool, shell, spill, tools};
 
 #[napi]
 pub const DEFAULT_MAX_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_OUTPUT_BYTES as u32;
@@ -215,12 +215,17 @@ mod external {
     }
 }
 
-/// Runs `f` on the blocking pool; a panic that escapes it becomes an `internal` outcome.
-async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(f: F) -> NativeOutcome {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(outcome) => outcome.into(),
-        Err(_) => Outcome::error(&ToolError::internal()).into(),
-    }
+/// Runs call `name` off the JavaScript thread: on the bounded worker pool, or — for a tool
+/// that mostly waits on another process — on the blocking threads. A panic that escapes
+/// becomes an `internal` outcome.
+async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(name: &str, f: F) -> NativeOutcome {
+    let done = if tools::waits(name) {
+        pool::run_waiting(f).await
+    } else {
+        pool::run(f).await
+    };
+    done.unwrap_or_else(|| Outcome::error(&ToolError::internal()))
+        .into()
 }
 
 /// `"seed"` (the `/v0.1` entry) or anything else (the package root).
@@ -287,7 +292,7 @@ pub async fn dispatch_native(
     call_id: Option<u32>,
     checked: Option<bool>,
 ) -> NativeOutcome {
-    off_thread(move || {
+    off_thread(&name.clone(), move || {
         with_call(args, &config_json, &profile, call_id, |args, ctx| {
             if checked == Some(true) {
                 dispatch::dispatch_checked(&name, args, ctx)
@@ -325,7 +330,7 @@ pub async fn handler_native(
     profile: String,
     call_id: Option<u32>,
 ) -> NativeOutcome {
-    off_thread(move || {
+    off_thread(&name.clone(), move || {
         with_call(args, &config_json, &profile, call_id, |args, ctx| {
             Outcome::from_result(dispatch::handler(&name, args, ctx))
         })
@@ -342,7 +347,7 @@ pub fn abort_call(id: u32) {
 /// Test-only: a tool that panics, run through the same guard as every tool.
 #[napi]
 pub async fn test_only_panic() -> NativeOutcome {
-    off_thread(|| {
+    off_thread("test_only_panic", || {
         Outcome::from_result(dispatch::guarded("test_only_panic", || {
             panic!("injected test panic")
         }))

@@ -15,6 +15,7 @@ pub mod matching;
 pub mod output;
 pub mod patch;
 pub mod paths;
+pub mod pool;
 pub mod punctuation;
 pub mod schema;
 pub mod shell;
