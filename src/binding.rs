@@ -10,7 +10,7 @@ use crate::config::{self, Options, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
 use crate::output::{Output, Part};
-use crate::{pool, shell, spill, tools};
+use crate::{pool, shell, spill, tools, warn};
 
 #[napi]
 pub const DEFAULT_MAX_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_OUTPUT_BYTES as u32;
@@ -47,6 +47,8 @@ pub struct NativeOutcome {
     pub is_error: bool,
     pub content: Vec<NativePart>,
     pub meta_json: Option<String>,
+    /// Diagnostic lines the call emitted, for the JavaScript warn sink.
+    pub warnings: Vec<String>,
 }
 
 impl From<Outcome> for NativeOutcome {
@@ -74,6 +76,7 @@ impl From<Outcome> for NativeOutcome {
             is_error: o.is_error,
             content,
             meta_json: o.output.meta.map(|m| Value::Object(m).to_string()),
+            warnings: Vec::new(),
         }
     }
 }
@@ -219,13 +222,19 @@ mod external {
 /// that mostly waits on another process — on the blocking threads. A panic that escapes
 /// becomes an `internal` outcome.
 async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(name: &str, f: F) -> NativeOutcome {
+    let f = move || warn::collect(f);
     let done = if tools::waits(name) {
         pool::run_waiting(f).await
     } else {
         pool::run(f).await
     };
-    done.unwrap_or_else(|| Outcome::error(&ToolError::internal()))
-        .into()
+    match done {
+        Some((outcome, warnings)) => NativeOutcome {
+            warnings,
+            ..outcome.into()
+        },
+        None => Outcome::error(&ToolError::internal()).into(),
+    }
 }
 
 /// `"seed"` (the `/v0.1` entry) or anything else (the package root).

@@ -25,6 +25,7 @@ mod testutil;
 pub mod text;
 pub mod tools;
 pub mod walk;
+pub mod warn;
 
 // napi-derive compiles its registrations out of test builds, which leaves the binding layer
 // unused there; it is exercised by the vitest suite instead.
