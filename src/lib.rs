@@ -6,6 +6,7 @@
 pub mod atomic;
 pub mod bound;
 pub mod config;
+pub mod confine;
 pub mod dispatch;
 pub mod editing;
 pub mod error;
