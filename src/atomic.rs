@@ -563,6 +563,8 @@ fn injected_failure(target: &WorkPath) -> ToolResult<()> {
 mod tests {
     use super::*;
     use std::fs;
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt;
     use std::sync::Arc;
     use std::time::Duration;
 
@@ -672,6 +674,68 @@ mod tests {
         );
         assert!(check_target(&wp(root, "none")).unwrap().is_none());
         assert!(check_target(&wp(root, "t")).unwrap().is_some());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn stale_temps_are_swept_without_following_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let name = confine::temp_name().into_string().unwrap();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        for d in ["", "a/b", ".git"] {
+            fs::write(root.join(d).join(&name), "stale").unwrap();
+        }
+        fs::write(root.join(".clarvis-tmp-notours"), "user file").unwrap();
+        fs::write(outside.path().join(&name), "outside").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join(&name),
+            root.join("a").join(confine::temp_name()),
+        )
+        .unwrap();
+        let top = confine::Root::get(root, true).unwrap();
+        // Not yet an hour old: kept.
+        sweep_temps_older_than(top.dir(), STALE_TEMP_AGE, SystemTime::now());
+        assert!(root.join("a/b").join(&name).exists());
+        let later = SystemTime::now() + Duration::from_secs(2 * 3600);
+        sweep_temps_older_than(top.dir(), STALE_TEMP_AGE, later);
+        assert!(!root.join(&name).exists());
+        assert!(!root.join("a/b").join(&name).exists());
+        assert!(root.join(".git").join(&name).exists(), ".git is skipped");
+        assert!(
+            root.join(".clarvis-tmp-notours").exists(),
+            "only our exact pattern"
+        );
+        assert_eq!(
+            fs::read_to_string(outside.path().join(&name)).unwrap(),
+            "outside"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_special_file_target_is_never_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        nix::unistd::mkfifo(
+            &root.join("fifo"),
+            nix::sys::stat::Mode::from_bits_truncate(0o644),
+        )
+        .unwrap();
+        assert_eq!(
+            check_target(&wp(root, "fifo")).unwrap_err().code,
+            ErrorCode::NotAFile
+        );
+        let err = write_atomic(&wp(root, "fifo"), b"x".to_vec()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotAFile);
+        assert!(fs::symlink_metadata(root.join("fifo"))
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        assert_eq!(listing(root), ["fifo"], "no temp file left");
     }
 
     #[test]

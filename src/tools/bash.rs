@@ -9,7 +9,6 @@
 //! spill file under `.clarvis/` and ends with the contract's marker naming that file.
 
 use std::borrow::Cow;
-use std::fs;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -68,24 +67,31 @@ impl Tool for Bash {
             .with("field", "command"));
         }
         let cwd = paths::resolve_or_root(config, args.cwd.as_deref())?;
-        let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.display))?;
-        if !meta.is_dir() {
-            return Err(ToolError::new(
-                ErrorCode::NotAFile,
-                format!(
-                    "cwd is not a directory: {} is a file. Pass its directory as cwd.",
-                    cwd.display
-                ),
-            )
-            .with("path", cwd.display.as_str()));
-        }
+        // The cwd is opened beneath the root, and the child changes into that very directory
+        // (`/proc/self/fd/N` names the open fd in the child, which inherits it until exec),
+        // so a directory swapped for a symlink after this check cannot move the shell outside.
+        let cwd_dir = crate::confine::open_dir(&cwd).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotADirectory {
+                ToolError::new(
+                    ErrorCode::NotAFile,
+                    format!(
+                        "cwd is not a directory: {} is a file. Pass its directory as cwd.",
+                        cwd.display
+                    ),
+                )
+                .with("path", cwd.display.as_str())
+            } else {
+                io_err(e, &cwd.display)
+            }
+        })?;
+        let cwd_path = cwd_dir.proc_path().unwrap_or_else(|| cwd.abs.clone());
         let requested = args.timeout_ms.unwrap_or(config.bash_timeout_ms).max(1);
         let timeout_ms = requested.min(config.bash_timeout_max_ms.max(1));
         let budget = config.max_output_bytes as usize;
         let ceiling = budget.max(MIN_CAPTURE_BYTES);
         let capture = shell::run(&Request {
             command: &args.command,
-            cwd: &cwd.abs,
+            cwd: &cwd_path,
             timeout: Duration::from_millis(timeout_ms),
             ceiling,
         })
@@ -307,6 +313,7 @@ fn split(need: [usize; 2], avail: usize) -> [usize; 2] {
 mod tests {
     use super::*;
     use serde_json::Value;
+    use std::fs;
 
     fn config(root: &std::path::Path, max_output: u64) -> Config {
         Config {

@@ -109,13 +109,13 @@ impl Tool for Grep {
             .map(|g| FileGlob::new(g, "glob"))
             .transpose()?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = fs::metadata(&base.abs).map_err(|e| io_err(e, &base.display))?;
+        let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.display))?;
         let scan = if is_internal(config, &base.abs) {
             Scan::default()
         } else if meta.is_dir() {
             query.scan_tree(config, &base.abs, glob.as_ref(), MAX_MATCHING_FILES)
         } else if meta.is_file() {
-            query.scan_file(&base.abs, &base.display)?
+            query.scan_file(&base)?
         } else {
             return Err(ToolError::new(
                 ErrorCode::NotAFile,
@@ -172,7 +172,11 @@ enum Loaded {
 
 /// Reads `path` whole into `buf` unless it is over `max` bytes, and classifies it.
 fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
-    let mut file = text::open_nonblocking(path)?;
+    load_from(text::open_nonblocking(path)?, max, buf)
+}
+
+/// [`load`] for a file already opened (beneath the workspace root, by [`crate::confine`]).
+fn load_from(mut file: fs::File, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
     buf.clear();
     if buf.capacity() < FIRST_READ {
         buf.reserve_exact(FIRST_READ);
@@ -326,9 +330,11 @@ impl Query {
     }
 
     /// Pass 1 over one named file; a file that cannot be searched is an error, not a skip.
-    fn scan_file(&self, abs: &Path, display: &str) -> ToolResult<Scan> {
+    fn scan_file(&self, path: &paths::WorkPath) -> ToolResult<Scan> {
+        let (abs, display) = (&path.abs, path.display.as_str());
         let mut buf = Vec::new();
-        match load(abs, self.max_file_bytes, &mut buf).map_err(|e| io_err(e, display))? {
+        let file = crate::confine::open_read(path).map_err(|e| io_err(e, display))?;
+        match load_from(file, self.max_file_bytes, &mut buf).map_err(|e| io_err(e, display))? {
             Loaded::Text => {}
             Loaded::Binary => return Err(text::binary_error(display)),
             Loaded::TooLarge(size) => {

@@ -1,14 +1,25 @@
 //! `list_dir`: one directory's entries, directories first, then files with their sizes.
 
-use std::fs;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
-use crate::paths;
+use crate::{confine, paths};
+
+#[cfg(unix)]
+const ENOTDIR: i32 = nix::libc::ENOTDIR;
+#[cfg(not(unix))]
+const ENOTDIR: i32 = 267; // ERROR_DIRECTORY
+
+fn not_a_directory(display: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotAFile,
+        format!("Not a directory: {display} is a file. Use read_file to read it."),
+    )
+    .with("path", display)
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -27,31 +38,25 @@ impl Tool for ListDir {
 
     fn run(args: Args, config: &Config) -> ToolResult<String> {
         let dir = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = fs::metadata(&dir.abs).map_err(|e| io_err(e, &dir.display))?;
-        if !meta.is_dir() {
-            return Err(ToolError::new(
-                ErrorCode::NotAFile,
-                format!(
-                    "Not a directory: {} is a file. Use read_file to read it.",
-                    dir.display
-                ),
-            )
-            .with("path", dir.display.as_str()));
-        }
+        // Opened beneath the root (following links that stay inside); the entries are judged
+        // in that directory fd, so a swapped directory cannot list something outside.
+        let handle = confine::open_dir(&dir).map_err(|e| match e.raw_os_error() {
+            Some(code) if code == ENOTDIR => not_a_directory(&dir.display),
+            _ => io_err(e, &dir.display),
+        })?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
-        for entry in fs::read_dir(&dir.abs).map_err(|e| io_err(e, &dir.display))? {
-            let entry = entry.map_err(|e| io_err(e, &dir.display))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
+        for name in handle.entries().map_err(|e| io_err(e, &dir.display))? {
             // Symlinks are followed for type and size; a dangling one shows as the link itself.
-            let meta = match fs::metadata(entry.path()) {
+            let meta = match handle.stat_follow(&name) {
                 Ok(m) => m,
-                Err(_) => entry.metadata().map_err(|e| io_err(e, &dir.display))?,
+                Err(_) => handle.stat(&name).map_err(|e| io_err(e, &dir.display))?,
             };
+            let name = name.to_string_lossy().into_owned();
             if meta.is_dir() {
                 dirs.push(name);
             } else {
-                files.push((name, meta.len()));
+                files.push((name, meta.len));
             }
         }
         if dirs.is_empty() && files.is_empty() {
