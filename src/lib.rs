@@ -15,6 +15,8 @@ pub mod matching;
 pub mod patch;
 pub mod paths;
 pub mod punctuation;
+#[cfg(test)]
+mod race;
 pub mod schema;
 pub mod shell;
 pub mod spill;
