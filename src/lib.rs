@@ -14,6 +14,7 @@ pub mod json_text;
 pub mod matching;
 pub mod patch;
 pub mod paths;
+pub mod pattern;
 pub mod punctuation;
 #[cfg(test)]
 mod race;

@@ -36,6 +36,7 @@ impl Tool for Glob {
     type Args = Args;
 
     fn run(args: Args, config: &Config) -> ToolResult<String> {
+        crate::pattern::check_len(&args.pattern, "pattern")?;
         let glob = FileGlob::new(&args.pattern, "pattern")?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
         let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.display))?;

@@ -106,7 +106,7 @@ impl Tool for Grep {
         let glob = args
             .glob
             .as_deref()
-            .map(|g| FileGlob::new(g, "glob"))
+            .map(|g| crate::pattern::check_len(g, "glob").and_then(|()| FileGlob::new(g, "glob")))
             .transpose()?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
         let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.display))?;
@@ -147,6 +147,9 @@ struct Hit {
     display: String,
     /// Matches (lines, or multiline matches) in the file; 1 in files_with_matches mode.
     count: u64,
+    /// The bytes pass 1 searched, kept when the base path named this one file: pass 2
+    /// renders them instead of opening the path again (which could be swapped meanwhile).
+    kept: Option<Vec<u8>>,
 }
 
 /// The first pass's answer: every matching file, sorted by path.
@@ -218,8 +221,9 @@ struct Query {
 impl Query {
     fn new(args: &Args, config: &Config) -> ToolResult<Query> {
         let multiline = args.multiline.unwrap_or(false);
+        crate::pattern::check_len(&args.pattern, "pattern")?;
         let mut builder = RegexMatcherBuilder::new();
-        builder
+        crate::pattern::limit(&mut builder)
             .case_insensitive(args.ignore_case.unwrap_or(false))
             .multi_line(true)
             .crlf(true);
@@ -235,6 +239,9 @@ impl Query {
             );
         }
         let matcher = builder.build(&args.pattern).map_err(|e| {
+            if let Some(err) = crate::pattern::compile_error(&e.to_string(), "pattern") {
+                return err;
+            }
             let mut message = format!("invalid regex in pattern: {e}");
             if !multiline && e.to_string().contains("is not allowed in a regex") {
                 message.push_str(
@@ -315,6 +322,7 @@ impl Query {
                     abs: path.to_path_buf(),
                     display: String::new(),
                     count,
+                    kept: None,
                 })
             }
         });
@@ -349,6 +357,7 @@ impl Query {
                 abs: abs.to_path_buf(),
                 display: display.to_string(),
                 count,
+                kept: Some(buf),
             }]
         } else {
             Vec::new()
@@ -428,7 +437,15 @@ impl Query {
                 }
                 continue;
             }
-            match load(&hit.abs, config.max_file_bytes, &mut buf) {
+            let loaded = match &hit.kept {
+                Some(kept) => {
+                    buf.clear();
+                    buf.extend_from_slice(kept);
+                    Ok(Loaded::Text)
+                }
+                None => load(&hit.abs, config.max_file_bytes, &mut buf),
+            };
+            match loaded {
                 Ok(Loaded::Text) => {}
                 // Changed since the first pass: nothing to show from it now.
                 _ => continue,
