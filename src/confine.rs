@@ -138,6 +138,11 @@ pub struct Root {
 
 static ROOTS: LazyLock<Mutex<HashMap<(PathBuf, bool), Arc<Root>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
+/// Roots whose stale temp files were swept already (once per root path per process).
+static SWEPT: LazyLock<Mutex<std::collections::HashSet<PathBuf>>> =
+    LazyLock::new(|| Mutex::new(std::collections::HashSet::new()));
+/// How many root fds the cache keeps open at most.
+const MAX_CACHED_ROOTS: usize = 64;
 
 impl Root {
     /// The root directory `path` opened as an fd, cached per path. The cache entry is
@@ -153,8 +158,19 @@ impl Root {
             let mut roots = ROOTS.lock().unwrap_or_else(PoisonError::into_inner);
             match roots.get(&key) {
                 Some(root) if root.id == now => root.clone(),
-                cached => {
-                    first = cached.is_none();
+                _ => {
+                    first = SWEPT
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(key.0.clone());
+                    if roots.len() >= MAX_CACHED_ROOTS {
+                        // Drop roots that are gone or replaced; if that frees nothing, start
+                        // over (calls in flight keep their own `Arc`).
+                        roots.retain(|(p, _), r| imp::path_id(p).is_ok_and(|id| id == r.id));
+                        if roots.len() >= MAX_CACHED_ROOTS {
+                            roots.clear();
+                        }
+                    }
                     let dir = imp::open_root(path)?;
                     let id = dir.stat_self()?.id();
                     let root = Arc::new(Root {
