@@ -33,6 +33,8 @@
 //!   hangs the call). Judge what you opened with `file.metadata()`.
 //! - [`open_dir`]`(&WorkPath)` → [`Dir`]: a directory (following links that stay inside).
 //! - [`stat`]`(&WorkPath)` → [`Stat`]: what the path names, following links that stay inside.
+//! - [`lstat`]`(&WorkPath)` → [`Stat`]: the final name itself (a symlink is reported as one);
+//!   read its target with `dir.read_link(name)` after [`open_parent`].
 //! - [`open_parent`]`(&WorkPath, create)` → `(Dir, name)`: the parent directory fd and the
 //!   final name, for operations on the name itself (create, rename, unlink, lstat). With
 //!   `create`, missing parent directories are made with `mkdirat` and listed in
@@ -242,6 +244,16 @@ pub fn open_dir(path: &WorkPath) -> io::Result<Dir> {
 pub fn stat(path: &WorkPath) -> io::Result<Stat> {
     let (root, rel) = beneath(path)?;
     imp::stat(&root, &rel)
+}
+
+/// What `path` itself is, without following a final symlink (`lstat`), the directories on
+/// the way resolved beneath the root. The root itself is stat'ed as the directory it is.
+pub fn lstat(path: &WorkPath) -> io::Result<Stat> {
+    match open_parent(path, None) {
+        Ok((dir, name)) => dir.stat(&name),
+        Err(e) if e.kind() == io::ErrorKind::IsADirectory => stat(path),
+        Err(e) => Err(e),
+    }
 }
 
 /// The parent directory of `path` and its final name. With `created`, missing parent
@@ -1218,6 +1230,9 @@ mod tests {
             let e = open_parent(&wp(root, "out/new.txt"), None).unwrap_err();
             assert!(is_escape(&e), "{e:?}");
             assert!(stat(&wp(root, "abs")).unwrap().is_dir());
+            assert_eq!(lstat(&wp(root, "abs")).unwrap().kind, Kind::Symlink);
+            assert_eq!(lstat(&wp(root, "rel/f.txt")).unwrap().len, 6);
+            assert!(lstat(&wp(root, "")).unwrap().is_dir());
             // The check walks what exists and judges the rest lexically.
             assert!(check(root, Path::new("abs/new/deeper.txt")).is_ok());
             assert!(check(root, Path::new("missing/x")).is_ok());

@@ -120,7 +120,8 @@ impl ToolError {
     }
 
     /// The JSON envelope `{"error", "message", ...fields}`: the only place it is made.
-    /// Echoed inputs are bounded: a string field over [`MAX_ECHO_BYTES`] is cut with
+    /// Echoed inputs are bounded: a string field (other than a command's `stdout` / `stderr`,
+    /// which the tool fits to the output budget) over [`MAX_ECHO_BYTES`] is cut with
     /// [`ECHO_CUT_MARKER`], and the message keeps at most [`MAX_MESSAGE_BYTES`] (each cut
     /// input inside it shrinks to the same bound first), so a megabyte path cannot come back
     /// in full.
@@ -128,8 +129,8 @@ impl ToolError {
         let mut obj = Map::with_capacity(self.fields.len() + 2);
         obj.insert("error".into(), Value::from(self.code.as_str()));
         let mut message = self.message.clone();
-        for v in self.fields.values() {
-            if let Value::String(s) = v {
+        for (k, v) in &self.fields {
+            if let (false, Value::String(s)) = (is_output(k), v) {
                 if s.len() > MAX_ECHO_BYTES && message.contains(s.as_str()) {
                     message = message.replace(s.as_str(), &cut_echo(s));
                 }
@@ -142,7 +143,9 @@ impl ToolError {
         for (k, v) in &self.fields {
             if k != "error" && k != "message" {
                 let v = match v {
-                    Value::String(s) if s.len() > MAX_ECHO_BYTES => Value::from(cut_echo(s)),
+                    Value::String(s) if s.len() > MAX_ECHO_BYTES && !is_output(k) => {
+                        Value::from(cut_echo(s))
+                    }
                     other => other.clone(),
                 };
                 obj.insert(k.clone(), v);
@@ -155,7 +158,13 @@ impl ToolError {
 /// The longest string field (a path, a pattern) an envelope echoes in full.
 pub const MAX_ECHO_BYTES: usize = 4096;
 /// The longest message an envelope carries.
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+
+/// Fields that carry a command's output, not an echoed input: the tool fits those to the
+/// output budget itself (bash's partial `stdout` / `stderr`), so they are never cut here.
+fn is_output(key: &str) -> bool {
+    key == "stdout" || key == "stderr"
+}
 /// What replaces the cut part of an echoed input.
 pub const ECHO_CUT_MARKER: &str = "[... cut ...]";
 
@@ -256,6 +265,18 @@ mod tests {
             .starts_with("No such file: éé"));
         assert!(v["message"].as_str().unwrap().contains(ECHO_CUT_MARKER));
         assert_eq!(v["size"], 3);
+        let out = "o".repeat(100_000);
+        let v: Value = serde_json::from_str(
+            &ToolError::new(ErrorCode::OutputLimit, "m")
+                .with("stdout", out.as_str())
+                .envelope(),
+        )
+        .unwrap();
+        assert_eq!(
+            v["stdout"].as_str().unwrap().len(),
+            100_000,
+            "outputs are not echoes"
+        );
         let huge_message = ToolError::invalid_input("x".repeat(100_000)).envelope();
         assert!(huge_message.len() < MAX_MESSAGE_BYTES + 100);
         let short = ToolError::invalid_input("short").with("path", "a.txt");

@@ -16,7 +16,7 @@ pub mod patch;
 pub mod paths;
 pub mod pattern;
 pub mod punctuation;
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod race;
 pub mod schema;
 pub mod shell;
