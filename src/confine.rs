@@ -138,8 +138,10 @@ pub struct Root {
     id: (u64, u64),
 }
 
-static ROOTS: LazyLock<Mutex<HashMap<(PathBuf, bool), Arc<Root>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+/// Open roots by (path, confined).
+type RootCache = HashMap<(PathBuf, bool), Arc<Root>>;
+
+static ROOTS: LazyLock<Mutex<RootCache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 /// Roots whose stale temp files were swept already (once per root path per process).
 static SWEPT: LazyLock<Mutex<std::collections::HashSet<PathBuf>>> =
     LazyLock::new(|| Mutex::new(std::collections::HashSet::new()));
@@ -386,6 +388,9 @@ mod imp {
     const DIR_FLAGS: OFlag = OFlag::O_RDONLY.union(OFlag::O_DIRECTORY);
     const READ_FLAGS: OFlag = OFlag::O_RDONLY.union(OFlag::O_NONBLOCK);
 
+    // The casts are no-ops on Linux but not elsewhere (`st_mode` is u16 on macOS, `st_dev`
+    // is signed on some BSDs).
+    #[allow(clippy::unnecessary_cast)]
     fn to_stat(st: &FileStat) -> Stat {
         let fmt = SFlag::from_bits_truncate(st.st_mode as nix::libc::mode_t & SFlag::S_IFMT.bits());
         let kind = if fmt == SFlag::S_IFREG {

@@ -52,7 +52,7 @@ fn call(i: usize, worker: usize, config: &Config) -> (String, Value) {
             json!({"path": format!("d/sub/deep{worker}-{i}.txt"), "content": "x"}),
         ),
         3 => {
-            let (a, b) = if (i / 10) % 2 == 0 {
+            let (a, b) = if (i / 10).is_multiple_of(2) {
                 ("one", "two")
             } else {
                 ("two", "one")
@@ -63,7 +63,7 @@ fn call(i: usize, worker: usize, config: &Config) -> (String, Value) {
             )
         }
         4 => {
-            let (a, b) = if (i / 10) % 2 == 0 {
+            let (a, b) = if (i / 10).is_multiple_of(2) {
                 ("two", "one")
             } else {
                 ("one", "two")
