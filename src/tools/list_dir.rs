@@ -4,8 +4,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::{confine, paths};
 
 #[cfg(unix)]
@@ -36,7 +38,8 @@ impl Tool for ListDir {
     const MUTATING: bool = false;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let dir = paths::resolve_or_root(config, args.path.as_deref())?;
         // Opened beneath the root (following links that stay inside); the entries are judged
         // in that directory fd, so a swapped directory cannot list something outside.
@@ -60,7 +63,7 @@ impl Tool for ListDir {
             }
         }
         if dirs.is_empty() && files.is_empty() {
-            return Ok("(empty directory)".to_string());
+            return Ok(Output::text("(empty directory)"));
         }
         dirs.sort();
         files.sort();
@@ -69,6 +72,6 @@ impl Tool for ListDir {
             .map(|d| format!("{d}/"))
             .chain(files.into_iter().map(|(f, size)| format!("{f}\t{size}")))
             .collect();
-        Ok(rows.join("\n"))
+        Ok(rows.join("\n").into())
     }
 }
