@@ -74,7 +74,9 @@ impl Tool for Bash {
         // (`/proc/self/fd/N` names the open fd in the child, which inherits it until exec),
         // so a directory swapped for a symlink after this check cannot move the shell outside.
         let cwd_dir = crate::confine::open_dir(&cwd).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotADirectory {
+            let names_file = e.kind() == std::io::ErrorKind::NotADirectory
+                && crate::confine::stat(&cwd).is_ok_and(|st| !st.is_dir());
+            if names_file {
                 ToolError::new(
                     ErrorCode::NotAFile,
                     format!(

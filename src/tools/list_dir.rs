@@ -10,11 +10,6 @@ use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::{confine, paths};
 
-#[cfg(unix)]
-const ENOTDIR: i32 = nix::libc::ENOTDIR;
-#[cfg(not(unix))]
-const ENOTDIR: i32 = 267; // ERROR_DIRECTORY
-
 fn not_a_directory(display: &str) -> ToolError {
     ToolError::new(
         ErrorCode::NotAFile,
@@ -43,9 +38,15 @@ impl Tool for ListDir {
         let dir = paths::resolve_or_root(config, args.path.as_deref())?;
         // Opened beneath the root (following links that stay inside); the entries are judged
         // in that directory fd, so a swapped directory cannot list something outside.
-        let handle = confine::open_dir(&dir).map_err(|e| match e.raw_os_error() {
-            Some(code) if code == ENOTDIR => not_a_directory(&dir.display),
-            _ => io_err(e, &dir.display),
+        let handle = confine::open_dir(&dir).map_err(|e| {
+            // The path names a file (not: a file stands where a directory was expected).
+            let names_file = e.kind() == std::io::ErrorKind::NotADirectory
+                && confine::stat(&dir).is_ok_and(|st| !st.is_dir());
+            if names_file {
+                not_a_directory(&dir.display)
+            } else {
+                io_err(e, &dir.display)
+            }
         })?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
