@@ -298,27 +298,28 @@ pub fn temp_name() -> OsString {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut h = std::hash::RandomState::new().build_hasher();
-    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    h.write_u128(
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    let mut bits = h.finish();
-    let mut h2 = std::hash::RandomState::new().build_hasher();
-    h2.write_u64(bits);
-    let mut more = h2.finish();
+    // std's RandomState is seeded from the OS once per thread and differs for every call;
+    // the counter and the clock make each name's input unique as well.
+    let random = || {
+        let mut h = std::hash::RandomState::new().build_hasher();
+        h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+        h.write_u128(
+            SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.finish()
+    };
     let mut name = String::from(crate::paths::TEMP_PREFIX);
+    let mut bits = 0u64;
     for i in 0..12 {
-        if i == 6 {
-            bits = more;
-            more = 0;
+        // 62^6 < 2^64: six characters per 64 random bits.
+        if i % 6 == 0 {
+            bits = random();
         }
         name.push(ALPHABET[(bits % ALPHABET.len() as u64) as usize] as char);
         bits /= ALPHABET.len() as u64;
     }
-    let _ = more;
     name.into()
 }
 
@@ -1294,6 +1295,9 @@ mod tests {
         );
         let (name, _) = d.create_temp(0o600).unwrap();
         assert!(is_temp_name(&name), "{name:?}");
+        let names: std::collections::HashSet<OsString> = (0..1000).map(|_| temp_name()).collect();
+        assert_eq!(names.len(), 1000);
+        assert!(names.iter().all(|n| is_temp_name(n)));
         assert!(!is_temp_name(OsStr::new(".clarvis-tmp-mine")));
         let mut names = d.entries().unwrap();
         names.sort();
