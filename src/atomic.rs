@@ -471,7 +471,7 @@ fn roll_back(undo: Vec<Undo>) -> Vec<OsString> {
             Undo::Remove(at) => at.dir.remove_file(&at.name),
         };
         if let Err(e) = result {
-            eprintln!("agent-tools-native: rollback step failed: {e}");
+            crate::warn::emit(format!("rollback step failed: {e}"));
             if let Undo::Restore { backup, .. } = step {
                 unrestored.push(backup);
             }

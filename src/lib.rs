@@ -17,6 +17,7 @@ pub mod output;
 pub mod patch;
 pub mod paths;
 pub mod pattern;
+pub mod pool;
 pub mod punctuation;
 #[cfg(all(test, target_os = "linux"))]
 mod race;
@@ -28,6 +29,7 @@ mod testutil;
 pub mod text;
 pub mod tools;
 pub mod walk;
+pub mod warn;
 
 // napi-derive compiles its registrations out of test builds, which leaves the binding layer
 // unused there; it is exercised by the vitest suite instead.
