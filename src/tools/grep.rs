@@ -110,16 +110,16 @@ impl Tool for Grep {
         let glob = args
             .glob
             .as_deref()
-            .map(|g| FileGlob::new(g, "glob"))
+            .map(|g| crate::pattern::check_len(g, "glob").and_then(|()| FileGlob::new(g, "glob")))
             .transpose()?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = fs::metadata(&base.abs).map_err(|e| io_err(e, &base.display))?;
+        let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.display))?;
         let scan = if is_internal(config, &base.abs) {
             Scan::default()
         } else if meta.is_dir() {
             query.scan_tree(config, &base.abs, glob.as_ref(), MAX_MATCHING_FILES)
         } else if meta.is_file() {
-            query.scan_file(&base.abs, &base.display)?
+            query.scan_file(&base)?
         } else {
             return Err(ToolError::new(
                 ErrorCode::NotAFile,
@@ -152,6 +152,9 @@ struct Hit {
     display: String,
     /// Matches (lines, or multiline matches) in the file; 1 in files_with_matches mode.
     count: u64,
+    /// The bytes pass 1 searched, kept when the base path named this one file: pass 2
+    /// renders them instead of opening the path again (which could be swapped meanwhile).
+    kept: Option<Vec<u8>>,
 }
 
 /// The first pass's answer: every matching file, sorted by path.
@@ -177,7 +180,11 @@ enum Loaded {
 
 /// Reads `path` whole into `buf` unless it is over `max` bytes, and classifies it.
 fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
-    let mut file = text::open_nonblocking(path)?;
+    load_from(text::open_nonblocking(path)?, max, buf)
+}
+
+/// [`load`] for a file already opened (beneath the workspace root, by [`crate::confine`]).
+fn load_from(mut file: fs::File, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
     buf.clear();
     if buf.capacity() < FIRST_READ {
         buf.reserve_exact(FIRST_READ);
@@ -219,8 +226,9 @@ struct Query {
 impl Query {
     fn new(args: &Args, config: &Config) -> ToolResult<Query> {
         let multiline = args.multiline.unwrap_or(false);
+        crate::pattern::check_len(&args.pattern, "pattern")?;
         let mut builder = RegexMatcherBuilder::new();
-        builder
+        crate::pattern::limit(&mut builder)
             .case_insensitive(args.ignore_case.unwrap_or(false))
             .multi_line(true)
             .crlf(true);
@@ -236,6 +244,9 @@ impl Query {
             );
         }
         let matcher = builder.build(&args.pattern).map_err(|e| {
+            if let Some(err) = crate::pattern::compile_error(&e.to_string(), "pattern") {
+                return err;
+            }
             let mut message = format!("invalid regex in pattern: {e}");
             if !multiline && e.to_string().contains("is not allowed in a regex") {
                 message.push_str(
@@ -316,6 +327,7 @@ impl Query {
                     abs: path.to_path_buf(),
                     display: String::new(),
                     count,
+                    kept: None,
                 })
             }
         });
@@ -331,9 +343,11 @@ impl Query {
     }
 
     /// Pass 1 over one named file; a file that cannot be searched is an error, not a skip.
-    fn scan_file(&self, abs: &Path, display: &str) -> ToolResult<Scan> {
+    fn scan_file(&self, path: &paths::WorkPath) -> ToolResult<Scan> {
+        let (abs, display) = (&path.abs, path.display.as_str());
         let mut buf = Vec::new();
-        match load(abs, self.max_file_bytes, &mut buf).map_err(|e| io_err(e, display))? {
+        let file = crate::confine::open_read(path).map_err(|e| io_err(e, display))?;
+        match load_from(file, self.max_file_bytes, &mut buf).map_err(|e| io_err(e, display))? {
             Loaded::Text => {}
             Loaded::Binary => return Err(text::binary_error(display)),
             Loaded::TooLarge(size) => {
@@ -348,6 +362,7 @@ impl Query {
                 abs: abs.to_path_buf(),
                 display: display.to_string(),
                 count,
+                kept: Some(buf),
             }]
         } else {
             Vec::new()
@@ -427,7 +442,15 @@ impl Query {
                 }
                 continue;
             }
-            match load(&hit.abs, config.max_file_bytes, &mut buf) {
+            let loaded = match &hit.kept {
+                Some(kept) => {
+                    buf.clear();
+                    buf.extend_from_slice(kept);
+                    Ok(Loaded::Text)
+                }
+                None => load(&hit.abs, config.max_file_bytes, &mut buf),
+            };
+            match loaded {
                 Ok(Loaded::Text) => {}
                 // Changed since the first pass: nothing to show from it now.
                 _ => continue,

@@ -35,6 +35,23 @@ pub struct Args {
 
 pub struct MultiEdit;
 
+/// The most edits one call may carry. Each edit searches the whole text as the earlier edits
+/// left it, so the cost grows with edits × file size; past this many, split the work (or
+/// rewrite the file with write_file).
+pub const MAX_EDITS: usize = 1000;
+
+/// Refuses more than [`MAX_EDITS`] edits, before anything is read.
+fn check_count(n: usize) -> ToolResult<()> {
+    if n > MAX_EDITS {
+        return Err(ToolError::invalid_input(format!(
+            "edits has {n} entries, over the limit of {MAX_EDITS} per call: split them over several multi_edit calls, or rewrite the file with write_file. Nothing was written."
+        ))
+        .with("field", "edits")
+        .with("limit", MAX_EDITS));
+    }
+    Ok(())
+}
+
 impl Tool for MultiEdit {
     const NAME: &'static str = "multi_edit";
     const DESCRIPTION: &'static str = "Apply several edits to ONE existing file in a single atomic call. Each edit is {old_string, new_string, replace_all?} with edit_file's matching rules (exact and unique first, then a whitespace-tolerant match only when it finds exactly one place); edits run in order, each on the result of the previous one. If any edit fails, nothing is written and the error names the failing edit (edit[i], with an index field). The rest of the file is kept byte for byte (line endings, BOM). Use edit_file for a single change, apply_patch for changes across several files, write_file to replace the whole file.";
@@ -44,6 +61,7 @@ impl Tool for MultiEdit {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
+        check_count(args.edits.len())?;
         // The newest contract's schema has no minLength inside the array (grammar-constrained
         // decoders corrupt their output on it), so an empty old_string is refused here.
         if let Some(i) = args.edits.iter().position(|e| e.old_string.is_empty()) {
@@ -114,6 +132,14 @@ fn at(i: usize, err: ToolError) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn too_many_edits_are_refused_by_count() {
+        assert!(check_count(MAX_EDITS).is_ok());
+        let e = check_count(MAX_EDITS + 1).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert_eq!(e.fields["field"], "edits");
+    }
 
     #[test]
     fn failing_edit_is_named() {
