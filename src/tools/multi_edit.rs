@@ -52,7 +52,7 @@ impl Tool for MultiEdit {
         }
         let dominant =
             editing::dominant_for(&file.text, args.edits.iter().map(|e| e.new_string.as_str()));
-        let mut notes = Vec::new();
+        let mut tolerant = 0;
         for (i, edit) in args.edits.iter().enumerate() {
             let applied = editing::apply(
                 &mut file.text,
@@ -63,23 +63,32 @@ impl Tool for MultiEdit {
                 &path.display,
             )
             .map_err(|e| at(i, e))?;
-            if let Some(note) = applied.note {
-                notes.push(format!("edit[{i}]: {note}"));
-            }
+            tolerant += usize::from(applied.tolerant);
         }
         atomic::write_atomic(&path, file.into_bytes())?;
-        let n = args.edits.len();
-        let mut message = format!(
-            "Applied {n} edit{} to {}.",
-            if n == 1 { "" } else { "s" },
-            path.display
-        );
-        for note in notes {
-            message.push_str(" Note: ");
-            message.push_str(&note);
-        }
-        Ok(message)
+        // profile: the root (v0.5 §6) words the tolerant note differently; switch on
+        // ctx.profile once the core lands.
+        Ok(message(&path.display, args.edits.len(), tolerant, false))
     }
+}
+
+/// The success message: `n` edits, `tolerant` of them found by a whitespace-tolerant tier,
+/// noted in the wording of the seed contract or, with `current`, of the newest one.
+fn message(display: &str, n: usize, tolerant: usize, current: bool) -> String {
+    let mut message = format!(
+        "Applied {n} edit{} to {display}.",
+        if n == 1 { "" } else { "s" }
+    );
+    if tolerant > 0 {
+        if current {
+            message.push_str(&format!(" ({tolerant} matched after a whitespace-tolerant search; each such region \u{2014} including its leading indentation \u{2014} was replaced verbatim, so re-read to verify.)"));
+        } else {
+            message.push_str(&format!(
+                " ({tolerant} matched after whitespace-tolerant search; verify the result.)"
+            ));
+        }
+    }
+    message
 }
 
 /// Names the failing edit: the message starts with `edit[<i>]: ` and the envelope gets `index`.
@@ -116,5 +125,19 @@ mod tests {
         assert!(e.message.contains("as edit[0] left it"), "{}", e.message);
         let e = at(0, ToolError::invalid_input("x"));
         assert_eq!(e.message, "edit[0]: x");
+    }
+
+    #[test]
+    fn messages_of_both_contracts() {
+        assert_eq!(message("a.py", 1, 0, false), "Applied 1 edit to a.py.");
+        assert_eq!(message("a.py", 3, 0, true), "Applied 3 edits to a.py.");
+        assert_eq!(
+            message("a.py", 3, 2, false),
+            "Applied 3 edits to a.py. (2 matched after whitespace-tolerant search; verify the result.)"
+        );
+        assert_eq!(
+            message("a.py", 2, 1, true),
+            "Applied 2 edits to a.py. (1 matched after a whitespace-tolerant search; each such region \u{2014} including its leading indentation \u{2014} was replaced verbatim, so re-read to verify.)"
+        );
     }
 }
