@@ -148,10 +148,11 @@ fn clip(line: &str) -> String {
 }
 
 /// A file-level marker (`*** Add File:`, `*** End Patch`, …) ends the current block. Only
-/// trailing whitespace is ignored: a line starting with a space is a context line.
+/// trailing whitespace is ignored — a line starting with a space is a context line — except
+/// for `*** End Patch`, which may be indented too.
 fn is_block_marker(line: &str) -> bool {
     let t = line.trim_end();
-    t.starts_with("*** ") && t != END_OF_FILE
+    (t.starts_with("*** ") && t != END_OF_FILE) || t.trim_start() == END
 }
 
 struct Parser<'a> {
@@ -416,6 +417,29 @@ mod tests {
         assert!(hunks[0].end_of_file);
         assert_eq!(hunks[0].old_start, Some(12));
         assert!(hunks[0].anchors.is_empty());
+    }
+
+    #[test]
+    fn end_patch_may_be_indented() {
+        for end in [" *** End Patch", "\t*** End Patch  ", "   *** End Patch"] {
+            let files = ok(&format!(
+                "*** Begin Patch\n*** Update File: x\n@@\n a\n-b\n+c\n{end}\n"
+            ));
+            assert_eq!(files.len(), 1);
+            let FileOp::Update { hunks, .. } = &files[0].op else {
+                panic!("not an update")
+            };
+            assert_eq!(hunks[0].lines.len(), 3, "{end:?}");
+            let files = ok(&format!("*** Begin Patch\n*** Add File: y\n+n\n{end}"));
+            assert_eq!(
+                files[0].op,
+                FileOp::Add {
+                    path: "y".into(),
+                    lines: vec!["n".into()],
+                    no_eol: false
+                }
+            );
+        }
     }
 
     #[test]
