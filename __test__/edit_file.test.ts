@@ -126,8 +126,8 @@ describe('edit_file: the tolerant cascade', () => {
     {
       tier: 'trimmed substring',
       file: 'call(alpha, beta)\n',
-      old: '\n  alpha, beta\n',
-      new: '\n  gamma\n',
+      old: '  alpha, beta ',
+      new: 'gamma',
       want: 'call(gamma)\n',
     },
     {

@@ -11,10 +11,9 @@
 //!    - *whitespace-collapsed*: the same text with every whitespace run seen as one space;
 //!    - *trimmed substring*: `old_string` without its surrounding whitespace.
 //!
-//!    The line tiers match whole lines, and the matched span — its leading indentation
-//!    included — is replaced by `new_string` verbatim (never re-indented). The substring tiers
-//!    match from the first to the last non-whitespace character, and `new_string` loses the
-//!    whitespace trimmed from `old_string` on each side.
+//!    The matched region is replaced by `new_string` verbatim, never re-indented or trimmed:
+//!    the line tiers match whole lines (leading indentation included); the substring tiers
+//!    match from the first to the last non-whitespace character of `old_string`'s text.
 //! 3. **Unicode punctuation**: typographic quotes, dashes and odd spaces seen as their ASCII
 //!    forms ([`crate::punctuation::fold_punctuation`], shared with apply_patch); the file's own
 //!    characters are kept wherever the edit does not change them.
@@ -437,21 +436,6 @@ fn line_trimmed(lines: &LineIndex, old: &str, new: &str, windows: &[usize]) -> V
         .collect()
 }
 
-/// `new` with the whitespace removed that was trimmed from `old`: exactly `old`'s leading and
-/// trailing whitespace when `new` has it too, otherwise all of `new`'s on that side.
-fn trim_like(new: &str, old: &str) -> String {
-    let lead = leading_ws(old);
-    let trail = &old[old.trim_end().len()..];
-    let mut s = new;
-    if !lead.is_empty() {
-        s = s.strip_prefix(lead).unwrap_or_else(|| s.trim_start());
-    }
-    if !trail.is_empty() {
-        s = s.strip_suffix(trail).unwrap_or_else(|| s.trim_end());
-    }
-    s.to_string()
-}
-
 /// A text with every whitespace run squeezed to one space, and the way back.
 struct Squeezed {
     text: String,
@@ -509,7 +493,7 @@ fn whitespace_collapsed(text: &str, old: &str, new: &str) -> Vec<Region> {
         return Vec::new();
     }
     let squeezed = Squeezed::new(text);
-    let replacement = trim_like(new, old);
+    let replacement = new.to_string();
     memmem::find_iter(squeezed.text.as_bytes(), want.as_bytes())
         .map(|at| Region {
             start: squeezed.to_original(at),
@@ -524,7 +508,7 @@ fn trimmed_substring(text: &str, old: &str, new: &str) -> Vec<Region> {
     if want.is_empty() || want.len() == old.len() {
         return Vec::new();
     }
-    let replacement = trim_like(new, old);
+    let replacement = new.to_string();
     exact_matches(text, want)
         .into_iter()
         .map(|start| Region {
@@ -796,6 +780,9 @@ mod tests {
     fn trimmed_substring_inside_a_line() {
         let (out, tier) = edit("call(foo, bar)\n", "\n foo, bar\n", "\n baz\n");
         assert_eq!(tier, Tier::TrimmedSubstring);
+        // new_string goes in verbatim, its surrounding whitespace included.
+        assert_eq!(out, "call(\n baz\n)\n");
+        let (out, _) = edit("call(foo, bar)\n", " foo, bar ", "baz");
         assert_eq!(out, "call(baz)\n");
     }
 
