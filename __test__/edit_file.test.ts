@@ -1,7 +1,8 @@
 import { chmodSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { err, ok, workspace } from './helpers'
+import * as rootApi from '../index.js'
+import { err, ok, tempDir, workspace, writeTree } from './helpers'
 
 const read = (root: string, rel: string) => readFileSync(join(root, rel))
 const text = (root: string, rel: string) => readFileSync(join(root, rel), 'utf8')
@@ -388,6 +389,49 @@ describe('edit_file: files and paths', () => {
       error: 'too_large',
       size: 3000,
       limit: 2048,
+    })
+  })
+})
+
+describe('edit_file at the package root (CONTRACT-v0.5 §6)', () => {
+  const agent = (files: Record<string, string>) => {
+    const dir = tempDir()
+    writeTree(dir, files)
+    return { dir, tools: rootApi.createAgentTools({ workspaceRoot: dir }) }
+  }
+
+  it('discloses a tolerant match in the newest wording, replacing the lines verbatim', async () => {
+    const { dir, tools } = agent({ 'f.txt': '  a\n  b\n  c\n' })
+    const r = await tools.callTool('edit_file', {
+      path: 'f.txt',
+      old_string: 'a\nb',
+      new_string: 'X',
+    })
+    expect(r.isError).toBe(false)
+    expect(rootApi.contentText(r.content)).toBe(
+      'Replaced 1 occurrence in f.txt (matched after a whitespace-tolerant search; the matched region \u2014 including its leading indentation \u2014 was replaced by new_string verbatim, so re-read the file to verify the indentation is correct).',
+    )
+    expect(text(dir, 'f.txt')).toBe('X\n  c\n')
+  })
+
+  it('keeps the exact-match and no_match messages of the seed', async () => {
+    const { tools } = agent({ 'f.txt': 'one\nfoo(x,y)\n' })
+    const r = await tools.callTool('edit_file', {
+      path: 'f.txt',
+      old_string: 'one',
+      new_string: '1',
+    })
+    expect(rootApi.contentText(r.content)).toBe('Replaced 1 occurrence in f.txt.')
+    const miss = await tools.callTool('edit_file', {
+      path: 'f.txt',
+      old_string: 'foo(x, y)',
+      new_string: 'z',
+    })
+    expect(miss.isError).toBe(true)
+    expect(JSON.parse(rootApi.contentText(miss.content))).toEqual({
+      error: 'no_match',
+      message: NO_MATCH + wsHint('line 2'),
+      path: 'f.txt',
     })
   })
 })

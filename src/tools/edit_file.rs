@@ -5,8 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
-use crate::config::Config;
+use crate::call::Ctx;
+use crate::config::{Config, Profile};
 use crate::error::ToolResult;
+use crate::output::Output;
 use crate::{atomic, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -32,7 +34,8 @@ impl Tool for EditFile {
     const MUTATING: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         editing::check_pair(&args.old_string, &args.new_string)?;
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
@@ -48,9 +51,9 @@ impl Tool for EditFile {
             &path.display,
         )?;
         atomic::write_atomic(&path, file.into_bytes())?;
-        // profile: the root (v0.5 §6) words the tolerant disclosure differently; switch on
-        // ctx.profile once the core lands.
-        Ok(message(&path.display, &applied, false))
+        // The root (v0.5 §6) words the tolerant disclosure differently from the seed.
+        let current = config.profile == Profile::Current;
+        Ok(message(&path.display, &applied, current).into())
     }
 }
 

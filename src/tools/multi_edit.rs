@@ -5,8 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
-use crate::config::Config;
+use crate::call::Ctx;
+use crate::config::{Config, Profile};
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::{atomic, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -39,7 +41,16 @@ impl Tool for MultiEdit {
     const MUTATING: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
+        // The newest contract's schema has no minLength inside the array (grammar-constrained
+        // decoders corrupt their output on it), so an empty old_string is refused here.
+        if let Some(i) = args.edits.iter().position(|e| e.old_string.is_empty()) {
+            return Err(at(
+                i,
+                ToolError::invalid_input("old_string must not be empty."),
+            ));
+        }
         for (i, edit) in args.edits.iter().enumerate() {
             editing::check_pair(&edit.old_string, &edit.new_string).map_err(|e| at(i, e))?;
         }
@@ -66,9 +77,9 @@ impl Tool for MultiEdit {
             tolerant += usize::from(applied.tolerant);
         }
         atomic::write_atomic(&path, file.into_bytes())?;
-        // profile: the root (v0.5 §6) words the tolerant note differently; switch on
-        // ctx.profile once the core lands.
-        Ok(message(&path.display, args.edits.len(), tolerant, false))
+        // The root (v0.5 §6) words the tolerant note differently from the seed.
+        let current = config.profile == Profile::Current;
+        Ok(message(&path.display, args.edits.len(), tolerant, current).into())
     }
 }
 
