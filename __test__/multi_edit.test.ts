@@ -50,8 +50,9 @@ describe('multi_edit', () => {
       }),
     )
     expect(e).toMatchObject({ error: 'no_match', index: 1, path: 'a.txt' })
-    expect(e.message).toMatch(/^edit\[1\]: old_string not found\. It must match the file/)
-    expect(e.message).toContain('as edit[0] left it; nothing has been written')
+    expect(e.message).toBe(
+      'edit[1]: old_string not found. It must match the file byte-for-byte (whitespace, indentation, and line breaks included) and must NOT include the line-number prefixes shown by read_file. Re-read the exact region and copy the text verbatim.',
+    )
     expect(text(root, 'a.txt')).toBe(file)
   })
 

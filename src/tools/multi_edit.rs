@@ -103,10 +103,13 @@ fn message(display: &str, n: usize, tolerant: usize, current: bool) -> String {
 }
 
 /// Names the failing edit: the message starts with `edit[<i>]: ` and the envelope gets `index`.
-/// Line numbers after the first edit refer to the text the earlier edits left.
+/// When a later edit's message gives line numbers, it adds that they refer to the text the
+/// earlier edits left; a message without any is exactly the single edit's.
 fn at(i: usize, err: ToolError) -> ToolError {
     let mut message = format!("edit[{i}]: {}", err.message);
-    if i > 0 && matches!(err.code, ErrorCode::NoMatch | ErrorCode::AmbiguousMatch) {
+    let gives_lines = err.code == ErrorCode::AmbiguousMatch
+        || (err.code == ErrorCode::NoMatch && err.message.contains(" at line"));
+    if i > 0 && gives_lines {
         let earlier = if i == 1 {
             "edit[0]".to_string()
         } else {
@@ -127,13 +130,22 @@ mod tests {
     fn failing_edit_is_named() {
         let e = at(
             2,
-            ToolError::new(ErrorCode::NoMatch, "old_string was not found in f."),
+            ToolError::new(
+                ErrorCode::NoMatch,
+                "not found. The text is present at line 3.",
+            ),
         );
-        assert!(e.message.starts_with("edit[2]: old_string"));
+        assert!(e.message.starts_with("edit[2]: not found."));
         assert!(e.message.contains("edits 0..1"));
         assert_eq!(e.fields["index"], 2);
-        let e = at(1, ToolError::new(ErrorCode::NoMatch, "m"));
+        let e = at(1, ToolError::new(ErrorCode::AmbiguousMatch, "m"));
         assert!(e.message.contains("as edit[0] left it"), "{}", e.message);
+        // Without line numbers the message is exactly the single edit's.
+        let e = at(
+            1,
+            ToolError::new(ErrorCode::NoMatch, crate::matching::NO_MATCH),
+        );
+        assert_eq!(e.message, format!("edit[1]: {}", crate::matching::NO_MATCH));
         let e = at(0, ToolError::invalid_input("x"));
         assert_eq!(e.message, "edit[0]: x");
     }
