@@ -63,18 +63,19 @@ impl<'a> Target<'a> {
             text: Vec::new(),
             lossy: false,
         };
-        let split: Box<dyn Iterator<Item = (&'a [u8], &'a [u8])>> = match breaks {
-            Breaks::Lf => Box::new(split_lf_lines(body)),
-            Breaks::All => Box::new(split_byte_lines(body)),
-        };
-        for (line, term) in split {
-            let text = String::from_utf8_lossy(line);
-            t.lossy |= matches!(text, Cow::Owned(_));
-            t.lines.push(line);
-            t.terms.push(term);
-            t.text.push(text);
+        match breaks {
+            Breaks::Lf => split_lf_lines(body).for_each(|(l, term)| t.push(l, term)),
+            Breaks::All => split_byte_lines(body).for_each(|(l, term)| t.push(l, term)),
         }
         t
+    }
+
+    fn push(&mut self, line: &'a [u8], term: &'a [u8]) {
+        let text = String::from_utf8_lossy(line);
+        self.lossy |= matches!(text, Cow::Owned(_));
+        self.lines.push(line);
+        self.terms.push(term);
+        self.text.push(text);
     }
 
     pub fn line_count(&self) -> usize {
