@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::call::Ctx;
-use crate::config::Config;
+use crate::config::{Config, Profile};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::{atomic, editing, paths};
@@ -82,7 +82,7 @@ impl Tool for MultiEdit {
         }
         let dominant =
             editing::dominant_for(&file.text, args.edits.iter().map(|e| e.new_string.as_str()));
-        let mut notes = Vec::new();
+        let mut tolerant = 0;
         for (i, edit) in args.edits.iter().enumerate() {
             let applied = editing::apply(
                 &mut file.text,
@@ -93,30 +93,42 @@ impl Tool for MultiEdit {
                 &path.display,
             )
             .map_err(|e| at(i, e))?;
-            if let Some(note) = applied.note {
-                notes.push(format!("edit[{i}]: {note}"));
-            }
+            tolerant += usize::from(applied.tolerant);
         }
         atomic::write_atomic(&path, file.into_bytes())?;
-        let n = args.edits.len();
-        let mut message = format!(
-            "Applied {n} edit{} to {}.",
-            if n == 1 { "" } else { "s" },
-            path.display
-        );
-        for note in notes {
-            message.push_str(" Note: ");
-            message.push_str(&note);
-        }
-        Ok(message.into())
+        // The root (v0.5 §6) words the tolerant note differently from the seed.
+        let current = config.profile == Profile::Current;
+        Ok(message(&path.display, args.edits.len(), tolerant, current).into())
     }
 }
 
+/// The success message: `n` edits, `tolerant` of them found by a whitespace-tolerant tier,
+/// noted in the wording of the seed contract or, with `current`, of the newest one.
+fn message(display: &str, n: usize, tolerant: usize, current: bool) -> String {
+    let mut message = format!(
+        "Applied {n} edit{} to {display}.",
+        if n == 1 { "" } else { "s" }
+    );
+    if tolerant > 0 {
+        if current {
+            message.push_str(&format!(" ({tolerant} matched after a whitespace-tolerant search; each such region \u{2014} including its leading indentation \u{2014} was replaced verbatim, so re-read to verify.)"));
+        } else {
+            message.push_str(&format!(
+                " ({tolerant} matched after whitespace-tolerant search; verify the result.)"
+            ));
+        }
+    }
+    message
+}
+
 /// Names the failing edit: the message starts with `edit[<i>]: ` and the envelope gets `index`.
-/// Line numbers after the first edit refer to the text the earlier edits left.
+/// When a later edit's message gives line numbers, it adds that they refer to the text the
+/// earlier edits left; a message without any is exactly the single edit's.
 fn at(i: usize, err: ToolError) -> ToolError {
     let mut message = format!("edit[{i}]: {}", err.message);
-    if i > 0 && matches!(err.code, ErrorCode::NoMatch | ErrorCode::AmbiguousMatch) {
+    let gives_lines = err.code == ErrorCode::AmbiguousMatch
+        || (err.code == ErrorCode::NoMatch && err.message.contains(" at line"));
+    if i > 0 && gives_lines {
         let earlier = if i == 1 {
             "edit[0]".to_string()
         } else {
@@ -145,14 +157,37 @@ mod tests {
     fn failing_edit_is_named() {
         let e = at(
             2,
-            ToolError::new(ErrorCode::NoMatch, "old_string was not found in f."),
+            ToolError::new(
+                ErrorCode::NoMatch,
+                "not found. The text is present at line 3.",
+            ),
         );
-        assert!(e.message.starts_with("edit[2]: old_string"));
+        assert!(e.message.starts_with("edit[2]: not found."));
         assert!(e.message.contains("edits 0..1"));
         assert_eq!(e.fields["index"], 2);
-        let e = at(1, ToolError::new(ErrorCode::NoMatch, "m"));
+        let e = at(1, ToolError::new(ErrorCode::AmbiguousMatch, "m"));
         assert!(e.message.contains("as edit[0] left it"), "{}", e.message);
+        // Without line numbers the message is exactly the single edit's.
+        let e = at(
+            1,
+            ToolError::new(ErrorCode::NoMatch, crate::matching::NO_MATCH),
+        );
+        assert_eq!(e.message, format!("edit[1]: {}", crate::matching::NO_MATCH));
         let e = at(0, ToolError::invalid_input("x"));
         assert_eq!(e.message, "edit[0]: x");
+    }
+
+    #[test]
+    fn messages_of_both_contracts() {
+        assert_eq!(message("a.py", 1, 0, false), "Applied 1 edit to a.py.");
+        assert_eq!(message("a.py", 3, 0, true), "Applied 3 edits to a.py.");
+        assert_eq!(
+            message("a.py", 3, 2, false),
+            "Applied 3 edits to a.py. (2 matched after whitespace-tolerant search; verify the result.)"
+        );
+        assert_eq!(
+            message("a.py", 2, 1, true),
+            "Applied 2 edits to a.py. (1 matched after a whitespace-tolerant search; each such region \u{2014} including its leading indentation \u{2014} was replaced verbatim, so re-read to verify.)"
+        );
     }
 }
