@@ -5,6 +5,7 @@
 
 pub mod atomic;
 pub mod bound;
+pub mod code;
 pub mod config;
 pub mod dispatch;
 pub mod editing;
