@@ -239,14 +239,25 @@ pub fn select(
         .with("field", "anchor_line")
         .with("line_count", total_lines));
     }
+    // Where each line starts in `text` (the lines are `text` split at \r\n, \n or \r). If they
+    // turn out not to be, the tree is not used.
     let mut starts = Vec::with_capacity(total_lines);
     let mut offset = 0;
+    let mut aligned = true;
     for line in lines {
         starts.push(offset);
-        // Lines were split on \n (a \r stays with its line), so each is followed by one byte.
-        offset += line.len() + 1;
+        aligned &= text
+            .get(offset..)
+            .is_some_and(|rest| rest.starts_with(line));
+        offset += line.len();
+        let rest = text.get(offset..).unwrap_or("");
+        offset += if rest.starts_with("\r\n") {
+            2
+        } else {
+            usize::from(rest.starts_with(['\n', '\r']))
+        };
     }
-    let tree = tree.filter(|_| offset.saturating_sub(1) <= text.len() + 1);
+    let tree = tree.filter(|_| aligned);
     let doc = Doc {
         lines,
         starts,

@@ -143,6 +143,22 @@ fn tree_sitter_on(_config: &Config) -> bool {
     true
 }
 
+/// The indentation-mode block of a file's text (see [`indent::select`]): the grammar (by
+/// extension or `#!` line) makes the block ends exact when the text parses within the 2 s
+/// budget; otherwise indentation alone decides. `lines` is `text` split into lines.
+pub fn indentation_block(
+    config: &Config,
+    display: &str,
+    text: &str,
+    lines: &[&str],
+    opts: indent::Options,
+) -> ToolResult<indent::Selection> {
+    let tree = grammar_for_write(display, text)
+        .filter(|_| tree_sitter_on(config) && text.len() <= parse::PARSE_LIMIT)
+        .and_then(|g| parse::parse(g, text, parse::TOOL_BUDGET, &|| false).ok());
+    indent::select(lines, text, tree.as_ref(), opts)
+}
+
 /// The grammar a written file is checked with: its extension's, or (extensionless) the one
 /// its new content's `#!` line names.
 fn grammar_for_write(path: &str, text: &str) -> Option<&'static Grammar> {
@@ -154,6 +170,28 @@ fn grammar_for_write(path: &str, text: &str) -> Option<&'static Grammar> {
     }
 }
 
+/// A copy of a file's text before an edit, kept only when a warning could use it (the file has a
+/// grammar and is small enough to be checked).
+pub fn keep_before(display: &str, text: &str) -> Option<String> {
+    (text.len() <= parse::WARNING_LIMIT && grammar_for_write(display, text).is_some())
+        .then(|| text.to_string())
+}
+
+/// The text of a file about to be overwritten, when a warning could use it (see
+/// [`keep_before`]); `None` when it is missing, unreadable, too large or not UTF-8.
+pub fn read_before(path: &WorkPath) -> Option<String> {
+    let ext = lang::extname(&path.display);
+    if lang::for_extension(&ext).is_none() && !ext.is_empty() {
+        return None;
+    }
+    let meta = std::fs::symlink_metadata(&path.abs).ok()?;
+    if !meta.is_file() || meta.len() > parse::WARNING_LIMIT as u64 {
+        return None;
+    }
+    let bytes = std::fs::read(&path.abs).ok()?;
+    keep_before(&path.display, utf8_text(&bytes)?)
+}
+
 /// The syntax warning for a write: `None` when the new text parses cleanly, has no grammar, is
 /// over 1,000,000 bytes, takes over 1 s to parse, or anything fails (the write always stands).
 /// Otherwise the contract's line for the first issue (without a leading newline). When `before`
@@ -161,14 +199,13 @@ fn grammar_for_write(path: &str, text: &str) -> Option<&'static Grammar> {
 pub fn syntax_warning(
     config: &Config,
     display: &str,
-    path: &str,
     before: Option<&str>,
     after: &str,
 ) -> Option<String> {
     if !tree_sitter_on(config) || after.len() > parse::WARNING_LIMIT {
         return None;
     }
-    let grammar = grammar_for_write(path, after)?;
+    let grammar = grammar_for_write(display, after)?;
     let never = || false;
     let tree = parse::parse(grammar, after, parse::WARNING_BUDGET, &never).ok()?;
     let (issues, _) = syntax::issues(&tree, after);
@@ -199,25 +236,22 @@ pub const MAX_WARNED_FILES: usize = 5;
 impl Warnings {
     /// Checks one written file if the budget allows (see [`syntax_warning`]); bytes that are not
     /// UTF-8 are skipped. A leading UTF-8 BOM is ignored.
-    pub fn check(
-        &mut self,
-        config: &Config,
-        display: &str,
-        path: &str,
-        before: Option<&[u8]>,
-        after: &[u8],
-    ) {
+    pub fn check(&mut self, config: &Config, display: &str, before: Option<&[u8]>, after: &[u8]) {
         let Some(after) = utf8_text(after) else {
             return;
         };
-        if self.checked >= MAX_WARNED_FILES || grammar_for_write(path, after).is_none() {
+        if self.checked >= MAX_WARNED_FILES || grammar_for_write(display, after).is_none() {
             return;
         }
         self.checked += 1;
-        if let Some(line) = syntax_warning(config, display, path, before.and_then(utf8_text), after)
-        {
+        if let Some(line) = syntax_warning(config, display, before.and_then(utf8_text), after) {
             self.lines.push(line);
         }
+    }
+
+    /// Whether another file would still be checked.
+    pub fn open(&self) -> bool {
+        self.checked < MAX_WARNED_FILES
     }
 
     /// Appends each warning line to `message`, one per line.
@@ -226,6 +260,14 @@ impl Warnings {
             message.push('\n');
             message.push_str(&line);
         }
+    }
+}
+
+/// Appends a warning line (if any) to a tool's message.
+pub fn append_warning(message: &mut String, warning: Option<String>) {
+    if let Some(line) = warning {
+        message.push('\n');
+        message.push_str(&line);
     }
 }
 
@@ -242,26 +284,20 @@ mod tests {
     #[test]
     fn warning_for_broken_text_only() {
         let config = test_config(std::path::Path::new("/tmp"));
-        assert_eq!(
-            syntax_warning(&config, "a.py", "a.py", None, "x = 1\n"),
-            None
-        );
-        assert_eq!(
-            syntax_warning(&config, "a.txt", "a.txt", None, "def (:"),
-            None
-        );
-        let w = syntax_warning(&config, "a.py", "a.py", None, "def f(:\n  pass\n").unwrap();
+        assert_eq!(syntax_warning(&config, "a.py", None, "x = 1\n"), None);
+        assert_eq!(syntax_warning(&config, "a.txt", None, "def (:"), None);
+        let w = syntax_warning(&config, "a.py", None, "def f(:\n  pass\n").unwrap();
         assert!(
             w.starts_with("warning: python syntax error in a.py at line 1, column "),
             "{w}"
         );
         assert!(w.ends_with("); run check_syntax for details."), "{w}");
-        let w = syntax_warning(&config, "a.py", "a.py", Some("def (:"), "def f(:\n").unwrap();
+        let w = syntax_warning(&config, "a.py", Some("def (:"), "def f(:\n").unwrap();
         assert!(w.ends_with(" The file already had syntax errors before this write."));
         // Extensionless: the new content's #! line picks the grammar.
-        assert!(syntax_warning(&config, "run", "run", None, "#!/bin/sh\nif then fi (\n").is_some());
+        assert!(syntax_warning(&config, "run", None, "#!/bin/sh\nif then fi (\n").is_some());
         let big = format!("let x = (;\n{}", " ".repeat(parse::WARNING_LIMIT));
-        assert_eq!(syntax_warning(&config, "a.js", "a.js", None, &big), None);
+        assert_eq!(syntax_warning(&config, "a.js", None, &big), None);
     }
 
     #[test]
@@ -269,23 +305,11 @@ mod tests {
         let config = test_config(std::path::Path::new("/tmp"));
         let mut w = Warnings::default();
         for i in 0..3 {
-            w.check(&config, "n.txt", "n.txt", None, b"((");
-            w.check(
-                &config,
-                &format!("{i}.js"),
-                &format!("{i}.js"),
-                None,
-                b"let = ;",
-            );
+            w.check(&config, "n.txt", None, b"((");
+            w.check(&config, &format!("{i}.js"), None, b"let = ;");
         }
         for i in 3..8 {
-            w.check(
-                &config,
-                &format!("{i}.js"),
-                &format!("{i}.js"),
-                None,
-                b"let = ;",
-            );
+            w.check(&config, &format!("{i}.js"), None, b"let = ;");
         }
         let mut out = String::from("Applied patch:");
         w.append_to(&mut out);

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::config::Config;
 use crate::error::ToolResult;
-use crate::{atomic, editing, paths};
+use crate::{atomic, code, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -38,6 +38,7 @@ impl Tool for EditFile {
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
         editing::check_raw(&file, &args.old_string, &args.new_string, &path.display)?;
+        let before = code::keep_before(&path.display, &file.text);
         let dominant = editing::dominant_for(&file.text, [args.new_string.as_str()].into_iter());
         let applied = editing::apply(
             &mut file.text,
@@ -47,6 +48,7 @@ impl Tool for EditFile {
             dominant,
             &path.display,
         )?;
+        let warning = code::syntax_warning(config, &path.display, before.as_deref(), &file.text);
         atomic::write_atomic(&path, file.into_bytes())?;
         let mut message = if applied.count == 1 {
             format!("Replaced 1 occurrence in {}.", path.display)
@@ -60,6 +62,7 @@ impl Tool for EditFile {
             message.push_str(" Note: ");
             message.push_str(&note);
         }
+        code::append_warning(&mut message, warning);
         Ok(message)
     }
 }

@@ -14,11 +14,13 @@ use crate::schema::{parse_args, schema_for};
 
 pub mod apply_patch;
 pub mod bash;
+pub mod check_syntax;
 pub mod edit_file;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
 pub mod multi_edit;
+pub mod outline;
 pub mod read_file;
 pub mod write_file;
 
@@ -76,6 +78,8 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         ToolSpec::of::<glob::Glob>(),
         ToolSpec::of::<grep::Grep>(),
         ToolSpec::of::<bash::Bash>(),
+        ToolSpec::of::<outline::Outline>(),
+        ToolSpec::of::<check_syntax::CheckSyntax>(),
     ]
 });
 

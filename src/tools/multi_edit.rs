@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::config::Config;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::{atomic, editing, paths};
+use crate::{atomic, code, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -50,6 +50,7 @@ impl Tool for MultiEdit {
             editing::check_raw(&file, &edit.old_string, &edit.new_string, &path.display)
                 .map_err(|e| at(i, e))?;
         }
+        let before = code::keep_before(&path.display, &file.text);
         let dominant =
             editing::dominant_for(&file.text, args.edits.iter().map(|e| e.new_string.as_str()));
         let mut notes = Vec::new();
@@ -67,6 +68,7 @@ impl Tool for MultiEdit {
                 notes.push(format!("edit[{i}]: {note}"));
             }
         }
+        let warning = code::syntax_warning(config, &path.display, before.as_deref(), &file.text);
         atomic::write_atomic(&path, file.into_bytes())?;
         let n = args.edits.len();
         let mut message = format!(
@@ -78,6 +80,7 @@ impl Tool for MultiEdit {
             message.push_str(" Note: ");
             message.push_str(&note);
         }
+        code::append_warning(&mut message, warning);
         Ok(message)
     }
 }

@@ -5,6 +5,7 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::atomic;
+use crate::code;
 use crate::config::Config;
 use crate::error::ToolResult;
 use crate::paths;
@@ -31,13 +32,17 @@ impl Tool for WriteFile {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let existed = atomic::check_target(&path)?.is_some();
+        let before = existed.then(|| code::read_before(&path)).flatten();
+        let warning = code::syntax_warning(config, &path.display, before.as_deref(), &args.content);
         let bytes = args.content.into_bytes();
         let len = bytes.len();
         atomic::write_atomic(&path, bytes)?;
-        Ok(format!(
+        let mut message = format!(
             "Wrote {len} bytes to {} ({}).",
             path.display,
             if existed { "overwritten" } else { "created" }
-        ))
+        );
+        code::append_warning(&mut message, warning);
+        Ok(message)
     }
 }
