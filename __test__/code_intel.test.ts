@@ -3,7 +3,36 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { err, ok, workspace } from './helpers'
+import {
+  type AgentToolsOptions,
+  contentText,
+  createAgentTools,
+  type DispatchResult,
+  dispatch,
+} from '../index.js'
+import { tempDir, writeTree } from './helpers'
+
+/** A workspace holding `files`, with root (newest contract) tools bound to it. */
+function workspace(
+  files: Record<string, string> = {},
+  options: Omit<AgentToolsOptions, 'workspaceRoot'> = {},
+) {
+  const root = tempDir()
+  writeTree(root, files)
+  return { root, tools: createAgentTools({ workspaceRoot: root, ...options }) }
+}
+
+function ok(result: DispatchResult): string {
+  const text = contentText(result.content)
+  if (result.isError) throw new Error(`expected success, got ${text}`)
+  return text
+}
+
+function err(result: DispatchResult): { error: string; message: string } & Record<string, unknown> {
+  const text = contentText(result.content)
+  if (!result.isError) throw new Error(`expected an error, got ${text}`)
+  return JSON.parse(text)
+}
 
 const FIXTURES = join(__dirname, 'fixtures', 'code')
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8')
@@ -501,5 +530,40 @@ describe('read_file indentation mode', () => {
       await tools.callTool('read_file', { path: 'a.py', mode: 'indentation', anchor_line: 99 }),
     )
     expect(e).toMatchObject({ error: 'invalid_input', field: 'anchor_line', line_count: 17 })
+  })
+})
+
+describe('treeSitterAvailable', () => {
+  it('a probe answering false hides both tools and turns the warnings off', async () => {
+    const { tools } = workspace({ 'a.py': 'x = 1\n' }, { probeTreeSitter: () => false })
+    expect(tools.config.treeSitterAvailable).toBe(false)
+    const names = tools.listTools().map((t) => t.name)
+    expect(names).not.toContain('outline')
+    expect(names).not.toContain('check_syntax')
+    expect(err(await tools.callTool('outline', { path: 'a.py' }))).toEqual({
+      error: 'not_found',
+      message: 'Unknown tool: outline',
+    })
+    expect(ok(await tools.callTool('write_file', { path: 'b.py', content: 'def f(:\n' }))).toBe(
+      'Wrote 8 bytes to b.py (created).',
+    )
+  })
+
+  it('the default probe answers true and an injected true probe is honoured', () => {
+    expect(workspace().tools.config.treeSitterAvailable).toBe(true)
+    const { tools } = workspace({}, { probeTreeSitter: () => true })
+    expect(tools.listTools().map((t) => t.name)).toContain('check_syntax')
+  })
+
+  it('a cancelled call fails with aborted', async () => {
+    // Large enough that the parse is still running when the abort reaches it.
+    const big = 'function f(a, b) { return [a, b, { c: a + b }]; }\n'.repeat(35_000)
+    const { tools } = workspace({ 'a.js': big })
+    const controller = new AbortController()
+    controller.abort()
+    for (const name of ['check_syntax', 'outline']) {
+      const r = await dispatch(name, { path: 'a.js' }, tools.config, controller.signal)
+      expect(err(r)).toEqual({ error: 'aborted', message: 'Parsing aborted: a.js', path: 'a.js' })
+    }
   })
 })

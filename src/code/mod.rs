@@ -19,7 +19,7 @@ use std::io::Read;
 
 use tree_sitter::Tree;
 
-use crate::config::Config;
+use crate::config::{Config, Profile};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::paths::{self, WorkPath};
 use crate::text;
@@ -83,6 +83,9 @@ pub fn prepare(
     }
     let tree = parse::parse(grammar, &decoded.text, parse::TOOL_BUDGET, cancelled)
         .map_err(|f| parse_error(f, input))?;
+    if cancelled() {
+        return Err(aborted(input));
+    }
     Ok(Parsed {
         path,
         grammar,
@@ -135,12 +138,13 @@ fn parse_error(failure: ParseFailure, input: &str) -> ToolError {
 }
 
 fn aborted(input: &str) -> ToolError {
-    ToolError::new(ErrorCode::Timeout, format!("Parsing aborted: {input}")).with("path", input)
+    ToolError::new(ErrorCode::Aborted, format!("Parsing aborted: {input}")).with("path", input)
 }
 
-/// Whether write warnings and the two tools are on for this configuration.
-fn tree_sitter_on(_config: &Config) -> bool {
-    true
+/// Whether writes get syntax warnings (and indentation reads use grammars): tree-sitter is
+/// available, and the newest contract is served (the seed contract has no warnings).
+fn tree_sitter_on(config: &Config) -> bool {
+    config.tree_sitter_available && config.profile == Profile::Current
 }
 
 /// The indentation-mode block of a file's text (see [`indent::select`]): the grammar (by

@@ -5,9 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::code::{self, syntax, Purpose};
-use crate::config::Config;
 use crate::error::ToolResult;
+use crate::output::Output;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
@@ -21,17 +22,20 @@ impl Tool for CheckSyntax {
     const NAME: &'static str = "check_syntax";
     const DESCRIPTION: &'static str = "Parse a source file and report whether its syntax is valid, as JSON: {path, language, ok, errors: [{kind, line, column, near}], error_count, truncated}. kind is \"error\" (unparsable text; near is its line) or \"missing\" (an expected token that is absent, such as a closing brace; near names it). Lines and columns are 1-based; at most 50 errors are listed. Use it after editing to confirm a file still parses, or to locate the cause of a write's syntax warning. It checks syntax only, not types or names. Languages are chosen by extension (TypeScript, JavaScript, Python, Go, Rust, Java, C#, C/C++, Ruby, PHP, Bash, CSS, INI, PowerShell, JSON, YAML, TOML, HTML, Lua, Kotlin, Swift, Scala, Zig), or by the #! line of an extensionless script.";
     const MUTATING: bool = false;
+    const SINCE_V05: bool = true;
+    const NEEDS_TREE_SITTER: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
-        let never = || false;
-        let parsed = code::prepare(config, &args.path, Purpose::CheckSyntax, &never)?;
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let cancelled = || ctx.cancel.is_cancelled();
+        let parsed = code::prepare(ctx, &args.path, Purpose::CheckSyntax, &cancelled)?;
         let (issues, truncated) = syntax::issues(&parsed.tree, &parsed.text);
         Ok(syntax::report_json(
             &parsed.path.display,
             parsed.grammar.name,
             &issues,
             truncated,
-        ))
+        )
+        .into())
     }
 }

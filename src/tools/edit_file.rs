@@ -5,8 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::ToolResult;
+use crate::output::Output;
 use crate::{atomic, code, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -32,7 +34,8 @@ impl Tool for EditFile {
     const MUTATING: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         editing::check_pair(&args.old_string, &args.new_string)?;
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
@@ -63,6 +66,6 @@ impl Tool for EditFile {
             message.push_str(&note);
         }
         code::append_warning(&mut message, warning);
-        Ok(message)
+        Ok(message.into())
     }
 }

@@ -5,9 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::code::{self, outline, syntax, Purpose};
-use crate::config::Config;
 use crate::error::ToolResult;
+use crate::output::Output;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
@@ -21,11 +22,13 @@ impl Tool for Outline {
     const NAME: &'static str = "outline";
     const DESCRIPTION: &'static str = "Show the symbol skeleton of a source file: its classes, interfaces, functions, methods and similar declarations, nested by scope, each with its line range (start-end). Use it to find your way around a large file before reading it: then read_file just the lines you need (offset/limit), or use read_file's indentation mode on a line. Supports TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C#, C/C++, Ruby, PHP, Kotlin, Swift, Scala and Lua. If the file has syntax errors the outline may be incomplete and says so; check_syntax lists them.";
     const MUTATING: bool = false;
+    const SINCE_V05: bool = true;
+    const NEEDS_TREE_SITTER: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
-        let never = || false;
-        let parsed = code::prepare(config, &args.path, Purpose::Outline, &never)?;
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let cancelled = || ctx.cancel.is_cancelled();
+        let parsed = code::prepare(ctx, &args.path, Purpose::Outline, &cancelled)?;
         let symbols = outline::symbols(parsed.grammar, &parsed.tree, &parsed.text);
         let (issues, truncated) = syntax::issues(&parsed.tree, &parsed.text);
         Ok(outline::render(
@@ -35,6 +38,7 @@ impl Tool for Outline {
             &symbols,
             issues.len(),
             truncated,
-        ))
+        )
+        .into())
     }
 }

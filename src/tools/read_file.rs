@@ -4,9 +4,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::code::{self, indent};
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::text::{self, cut_chars, split_lines};
 
@@ -56,6 +58,16 @@ pub enum Mode {
     Indentation,
 }
 
+/// The arguments only the newest contract's read_file has (hidden from the seed schema).
+pub const INDENTATION_ARGS: &[&str] = &[
+    "mode",
+    "anchor_line",
+    "max_levels",
+    "include_siblings",
+    "include_header",
+    "max_lines",
+];
+
 pub struct ReadFile;
 
 impl Tool for ReadFile {
@@ -63,17 +75,23 @@ impl Tool for ReadFile {
     const DESCRIPTION: &'static str = "Read a text file (UTF-8, or UTF-16 with a byte-order mark) and return its lines, each prefixed with its line number and a tab. Use this to look at a file before editing it; page through a long file with offset and limit (a footer says where to continue), or read the end with a negative offset (-50 = the last 50 lines). Lines longer than 2000 characters are cut. The line-number prefixes are not part of the file: never copy them into edit_file's old_string. To find which file holds something, use grep or glob instead; to see a directory, use list_dir.";
     const MUTATING: bool = false;
     const BOUNDED: bool = true;
+    const SEED_HIDDEN_ARGS: &'static [&'static str] = INDENTATION_ARGS;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
         let decoded = text::read_text(&path, config)?;
         let lines: Vec<&str> = split_lines(&decoded.text).map(|(line, _)| line).collect();
         if lines.is_empty() {
-            return Ok("(empty file)".to_string());
+            return Ok(Output::text("(empty file)"));
         }
         let total = lines.len();
-        let limit = args.limit.map_or(DEFAULT_LIMIT, |l| l.max(1) as usize);
+        // `0` (allowed by the newest contract's schema) means the default.
+        let limit = match args.limit {
+            None | Some(0) => DEFAULT_LIMIT,
+            Some(l) => l as usize,
+        };
         if args.mode == Some(Mode::Indentation) {
             let anchor_line = match (args.anchor_line, args.offset) {
                 (Some(a), _) => a,
@@ -85,23 +103,17 @@ impl Tool for ReadFile {
                 max_levels: args.max_levels.unwrap_or(0).max(0) as usize,
                 include_siblings: args.include_siblings.unwrap_or(false),
                 include_header: args.include_header.unwrap_or(true),
-                max_lines: args.max_lines.map_or(limit, |m| m.max(1) as usize),
+                max_lines: match args.max_lines {
+                    None | Some(0) => limit,
+                    Some(m) => m.max(1) as usize,
+                },
             };
             let selection =
                 code::indentation_block(config, &path.display, &decoded.text, &lines, opts)?;
-            return Ok(render_block(
-                &lines,
-                &selection,
-                config.max_output_bytes as usize,
-            ));
+            return Ok(render_block(&lines, &selection, config.max_output_bytes as usize).into());
         }
         let start = first_line(args.offset, total)?;
-        Ok(render(
-            &lines,
-            start,
-            limit,
-            config.max_output_bytes as usize,
-        ))
+        Ok(render(&lines, start, limit, config.max_output_bytes as usize).into())
     }
 }
 

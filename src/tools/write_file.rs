@@ -5,9 +5,11 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::atomic;
+use crate::call::Ctx;
 use crate::code;
 use crate::config::Config;
 use crate::error::ToolResult;
+use crate::output::Output;
 use crate::paths;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -28,7 +30,8 @@ impl Tool for WriteFile {
     const MUTATING: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let existed = atomic::check_target(&path)?.is_some();
@@ -43,6 +46,6 @@ impl Tool for WriteFile {
             if existed { "overwritten" } else { "created" }
         );
         code::append_warning(&mut message, warning);
-        Ok(message)
+        Ok(message.into())
     }
 }
