@@ -420,6 +420,15 @@ describe('syntax warnings after writes', () => {
       await tools.callTool('edit_file', { path: 'a.py', old_string: 'pass', new_string: 'return' }),
     )
     expect(text).toMatch(/ The file already had syntax errors before this write\.$/)
+    const over = ok(await tools.callTool('write_file', { path: 'a.py', content: 'def g(:\n' }))
+    expect(over).toBe(
+      `Wrote 8 bytes to a.py (overwritten).${PY_WARNING('a.py')} The file already had syntax errors before this write.`,
+    )
+    // A clean file before: the plain warning.
+    const { tools: t2 } = workspace({ 'b.py': 'x = 1\n' })
+    expect(ok(await t2.callTool('write_file', { path: 'b.py', content: 'def f(:\n' }))).toBe(
+      `Wrote 8 bytes to b.py (overwritten).${PY_WARNING('b.py')}`,
+    )
   })
 
   it('apply_patch checks at most five files that have a grammar', async () => {

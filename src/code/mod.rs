@@ -206,6 +206,17 @@ pub fn syntax_warning(
     before: Option<&str>,
     after: &str,
 ) -> Option<String> {
+    syntax_warning_with(config, display, || before.map(str::to_owned), after)
+}
+
+/// [`syntax_warning`] with the text before the write fetched only when the new text has an
+/// issue (write_file reads the old file only then).
+pub fn syntax_warning_with(
+    config: &Config,
+    display: &str,
+    before: impl FnOnce() -> Option<String>,
+    after: &str,
+) -> Option<String> {
     if !tree_sitter_on(config) || after.len() > parse::WARNING_LIMIT {
         return None;
     }
@@ -215,9 +226,9 @@ pub fn syntax_warning(
     let (issues, _) = syntax::issues(&tree, after);
     let first = issues.first()?;
     let mut line = syntax::warning_line(grammar.name, display, first);
-    let broken_before = before.is_some_and(|b| {
+    let broken_before = before().is_some_and(|b| {
         b.len() <= parse::WARNING_LIMIT
-            && parse::parse(grammar, b, parse::WARNING_BUDGET, &never)
+            && parse::parse(grammar, &b, parse::WARNING_BUDGET, &never)
                 .is_ok_and(|t| t.root_node().has_error())
     });
     if broken_before {

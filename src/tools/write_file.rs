@@ -35,8 +35,8 @@ impl Tool for WriteFile {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let existed = atomic::check_target(&path)?.is_some();
-        let before = existed.then(|| code::read_before(&path)).flatten();
-        let warning = code::syntax_warning(config, &path.display, before.as_deref(), &args.content);
+        let before = || existed.then(|| code::read_before(&path)).flatten();
+        let warning = code::syntax_warning_with(config, &path.display, before, &args.content);
         let bytes = args.content.into_bytes();
         let len = bytes.len();
         atomic::write_atomic(&path, bytes)?;
