@@ -24,6 +24,33 @@ impl Tool for CheckSyntax {
     const MUTATING: bool = false;
     const SINCE_V05: bool = true;
     const NEEDS_TREE_SITTER: bool = true;
+    const TITLE: &'static str = "Check a file's syntax";
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "language": {"type": "string", "description": "The grammar the file was parsed with."},
+                "ok": {"type": "boolean"},
+                "errors": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "kind": {"type": "string", "enum": ["error", "missing"]},
+                            "line": {"type": "integer", "description": "1-based."},
+                            "column": {"type": "integer", "description": "1-based, in UTF-16 code units."},
+                            "near": {"type": "string", "description": "The line of the error, or the missing token."}
+                        },
+                        "required": ["kind", "line", "column", "near"]
+                    }
+                },
+                "error_count": {"type": "integer"},
+                "truncated": {"type": "boolean", "description": "More than the 50 listed errors exist."}
+            },
+            "required": ["path", "language", "ok", "errors", "error_count", "truncated"]
+        }))
+    }
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {

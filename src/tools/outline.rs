@@ -24,6 +24,7 @@ impl Tool for Outline {
     const MUTATING: bool = false;
     const SINCE_V05: bool = true;
     const NEEDS_TREE_SITTER: bool = true;
+    const TITLE: &'static str = "Outline a source file";
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
