@@ -4,8 +4,20 @@
 /** The arguments of every tool at the package root, by tool name. */
 export interface ToolArgs {
   read_file: {
+    /** Indentation mode: the line to build the block around (default: offset, else 1). */
+    anchor_line?: number
+    /** Indentation mode: include the comments, doc comments, decorators and attributes directly above each block (default true). */
+    include_header?: boolean
+    /** Indentation mode: also include the sibling blocks beside the outermost selected block (default false). */
+    include_siblings?: boolean
     /** Maximum number of lines to return (default 2000). */
     limit?: number
+    /** Indentation mode: enclosing levels to add (their header and closing lines): 0 (default) = only the anchor's block, 1 = also its parent class or function, and so on. */
+    max_levels?: number
+    /** Indentation mode: most lines to return, those nearest the anchor kept (default: limit). */
+    max_lines?: number
+    /** "slice" (default): lines from offset. "indentation": the code block around anchor_line, found by indentation (exact for languages with a grammar). */
+    mode?: 'slice' | 'indentation' | null
     /** 1-based line to start at. A negative value counts from the end (-20 reads the last 20 lines). 0 is invalid. */
     offset?: number
     /** File to read: relative to the workspace root, or absolute. */
@@ -87,6 +99,14 @@ export interface ToolArgs {
     cwd?: string
     /** Maximum run time in milliseconds (default 120000). Larger values are clamped to the configured maximum (600000 by default). */
     timeout_ms?: number
+  }
+  outline: {
+    /** Source file to outline: relative to the workspace root, or absolute. */
+    path: string
+  }
+  check_syntax: {
+    /** File to check: relative to the workspace root, or absolute. */
+    path: string
   }
 }
 

@@ -6,6 +6,7 @@
 pub mod atomic;
 pub mod bound;
 pub mod call;
+pub mod code;
 pub mod config;
 pub mod confine;
 pub mod dispatch;
