@@ -11,6 +11,7 @@ pub mod editing;
 pub mod error;
 pub mod json_text;
 pub mod matching;
+pub mod monitor;
 pub mod patch;
 pub mod paths;
 pub mod punctuation;

@@ -47,6 +47,14 @@ pub fn write_spill(root: &Path, token: &str, stream: &str, bytes: &[u8]) -> io::
     Ok(format!("{SPILL_DIR}/{name}"))
 }
 
+/// `<root>/.clarvis`, created (with its `.gitignore` of `*`) when missing; a `.clarvis` that
+/// is a symlink or not a directory is refused. Used by the monitors for their files.
+pub fn clarvis_dir(root: &Path) -> io::Result<std::path::PathBuf> {
+    let dir = root.join(SPILL_DIR);
+    ensure_dir(&dir)?;
+    Ok(dir)
+}
+
 /// Creates the spill directory and its `.gitignore` (content `*`) if they are missing.
 fn ensure_dir(dir: &Path) -> io::Result<()> {
     match fs::symlink_metadata(dir) {
