@@ -414,6 +414,15 @@ async function sweepSpillDir(root) {
   }
 }
 
+/** Deletes the files of every monitor that is not running; leaves live ones. Never rejects. */
+async function sweepMonitors(root) {
+  try {
+    await native.sweepMonitorsNative(String(root))
+  } catch {
+    // Sweeping is best effort by contract.
+  }
+}
+
 module.exports = {
   makeApi,
   native,
@@ -425,4 +434,5 @@ module.exports = {
   setWarnSink,
   warn,
   sweepSpillDir,
+  sweepMonitors,
 }

@@ -670,11 +670,9 @@ pub fn sweep(root: &Path) {
     for id in store.ids() {
         match store.read_meta(&id) {
             Some(meta) if status(&store, &meta).running => {}
-            Some(meta) => {
-                // Leftovers of a shell that exited (background children) go with it.
-                os::terminate(&meta, Duration::ZERO);
-                store.remove_all(&id);
-            }
+            // Only the files go: a process the command left behind is not touched (stop does
+            // that), as the contract has it.
+            Some(_) => store.remove_all(&id),
             None => {}
         }
     }
