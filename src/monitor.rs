@@ -54,8 +54,14 @@ pub const READY_POLL: Duration = Duration::from_millis(75);
 pub const STOP_GRACE: Duration = Duration::from_millis(400);
 /// Bytes of output kept in one monitor's log; the rest is discarded after [`cap_marker`].
 pub const LOG_CAP: u64 = 64 * 1024 * 1024;
-/// How long a reader waits for the relay to finish the log after the command exited.
-const RELAY_SETTLE: Duration = Duration::from_millis(300);
+/// How long a reader waits for the relay to finish the log after the command exited: up to
+/// [`RELAY_SETTLE`] while the exit is recent (a loaded machine may take a while to schedule
+/// the relay), and [`RELAY_SETTLE_LATE`] afterwards or when the shell was killed (then the
+/// relay is most likely held open by a process the command left behind).
+const RELAY_SETTLE: Duration = Duration::from_secs(2);
+const RELAY_SETTLE_LATE: Duration = Duration::from_millis(100);
+/// How long an exit counts as recent for [`RELAY_SETTLE`].
+const RECENT_EXIT: Duration = Duration::from_secs(10);
 /// How long [`send`] waits for room in a full stdin pipe.
 const SEND_WAIT: Duration = Duration::from_secs(5);
 
@@ -278,6 +284,19 @@ impl Store {
         }
     }
 
+    /// How long ago the exit file was written; `None` without one.
+    fn exit_age(&self, id: &str) -> Option<Duration> {
+        let modified = fs::symlink_metadata(self.path(id, "exit"))
+            .ok()?
+            .modified()
+            .ok()?;
+        Some(
+            SystemTime::now()
+                .duration_since(modified)
+                .unwrap_or_default(),
+        )
+    }
+
     /// The log's current size (0 when missing).
     fn log_len(&self, id: &str) -> u64 {
         Self::open_read(&self.path(id, "log"))
@@ -405,9 +424,17 @@ pub enum Liveness {
 }
 
 /// After the command exited, gives the relay a moment to finish copying its last output.
-fn settle_log(meta: &Meta) {
+fn settle_log(store: &Store, meta: &Meta) {
     let Some(pid) = meta.relay_pid else { return };
-    let until = Instant::now() + RELAY_SETTLE;
+    let recent = store
+        .exit_age(&meta.id)
+        .is_some_and(|age| age < RECENT_EXIT);
+    let until = Instant::now()
+        + if recent {
+            RELAY_SETTLE
+        } else {
+            RELAY_SETTLE_LATE
+        };
     while os::same_process(pid, meta.relay_start) == Liveness::Alive && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -488,7 +515,7 @@ pub fn start(req: StartRequest<'_>, cancelled: &dyn Fn() -> bool) -> MonResult<S
     loop {
         let st = status(&store, &meta);
         if !st.running {
-            settle_log(&meta);
+            settle_log(&store, &meta);
         }
         let (head, _) = store.read_log(&id, 0, req.max_output);
         if re.is_match(&head) {
@@ -592,7 +619,7 @@ pub fn poll(
     let (store, meta) = find(root, id)?;
     let st = status(&store, &meta);
     if !st.running {
-        settle_log(&meta);
+        settle_log(&store, &meta);
     }
     let (bytes, size) = store.read_log(id, offset, max);
     let start = offset.min(size);
@@ -742,6 +769,7 @@ mod os {
     use std::os::fd::{AsFd, OwnedFd};
     use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::process::CommandExt;
+
     use std::path::Path;
     use std::process::{Child, Command, Stdio};
     use std::time::{Duration, Instant};
@@ -1364,6 +1392,39 @@ mod tests {
     }
 
     use std::os::unix::process::CommandExt;
+
+    #[test]
+    fn metadata_written_by_the_reference_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::create(dir.path()).unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let json = format!(
+            r#"{{"id":"mon_0123abcd","command":"sleep 30","cwd":"/","pid":{},"startedAt":5,"readyWhen":null}}"#,
+            child.id()
+        );
+        fs::write(dir.path().join(".clarvis/monitor-mon_0123abcd.json"), json).unwrap();
+        let meta = store.read_meta("mon_0123abcd").unwrap();
+        assert_eq!(
+            (meta.pid_start, meta.stdin, meta.relay_pid),
+            (None, false, None)
+        );
+        let p = poll(dir.path(), "mon_0123abcd", 0, 100, None).unwrap();
+        assert_eq!(
+            (p.running, p.output.as_str(), p.exit_code),
+            (true, "", None)
+        );
+        stop(dir.path(), "mon_0123abcd").unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(15)
+        );
+        assert!(store.read_meta("mon_0123abcd").is_none());
+    }
 
     #[test]
     fn limit_list_and_sweep() {
