@@ -817,6 +817,21 @@ if [ $n -gt 0 ]; then printf '%s' "$2"; exec cat >/dev/null; fi
         Ok(())
     }
 
+    /// A pipe whose ends are not inherited by processes spawned meanwhile.
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    fn cloexec_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+        Ok(nix::unistd::pipe2(OFlag::O_CLOEXEC)?)
+    }
+
+    /// macOS has no `pipe2`: the flag is set right after (a spawn racing it may inherit).
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+    fn cloexec_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+        let (r, w) = nix::unistd::pipe()?;
+        cloexec(&r)?;
+        cloexec(&w)?;
+        Ok((r, w))
+    }
+
     fn blocking(fd: &impl AsFd) -> io::Result<()> {
         let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
         fcntl(fd, FcntlArg::F_SETFL(flags - OFlag::O_NONBLOCK))?;
@@ -886,7 +901,7 @@ if [ $n -gt 0 ]; then printf '%s' "$2"; exec cat >/dev/null; fi
             let master_copy = pty.master.try_clone()?;
             (pty.master, pty.slave, Some(master_copy))
         } else {
-            let (r, w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+            let (r, w) = cloexec_pipe()?;
             (r, w, None)
         };
         let marker = cap_marker(req.log_cap);
