@@ -798,8 +798,10 @@ n=$(dd bs=1 count=1 2>/dev/null | wc -c)
 if [ $n -gt 0 ]; then printf '%s' "$2"; exec cat >/dev/null; fi
 "#;
 
-    /// Keeps the stdin FIFO open for writing while the monitor's shell (`$1`) lives.
-    const HOLDER: &str = r#"while kill -0 "$1" 2>/dev/null; do sleep 1; done"#;
+    /// Keeps the stdin FIFO (its stdout, moved to fd 3) open for writing while the monitor's
+    /// shell (`$1`) lives. Its `sleep` does not get the FIFO, so killing the holder closes it.
+    const HOLDER: &str = r#"exec 3>&1 >/dev/null
+while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
 
     /// The contract's wrapper: the exit status goes to `$MON_EXIT` when the shell exits.
     pub(super) fn wrapper(command: &str) -> String {
@@ -1108,11 +1110,13 @@ if [ $n -gt 0 ]; then printf '%s' "$2"; exec cat >/dev/null; fi
         }
     }
 
-    /// SIGKILL to `pid` if it is still the process started at `start`.
+    /// SIGKILL to `pid` (which leads its own group) and its group, if it is still the process
+    /// started at `start`.
     pub(super) fn kill_process(pid: i64, start: Option<u64>) {
         if same_process(pid, start) == Liveness::Alive {
             if let Ok(raw) = i32::try_from(pid) {
                 let _ = kill(Pid::from_raw(raw), Signal::SIGKILL);
+                let _ = killpg(Pid::from_raw(raw), Signal::SIGKILL);
             }
         }
     }
