@@ -39,7 +39,7 @@ Commands:
   help [command]        show help for a command
 
 ${OPTIONS_HELP}
-  --version                  print the version
+  -v, --version              print the version
 
 ${ENV_HELP}
 
@@ -101,7 +101,7 @@ function parseArgs(argv) {
     if (onlyPositional || arg === '-' || !arg.startsWith('-')) positional.push(arg)
     else if (arg === '--') onlyPositional = true
     else if (arg === '-h' || arg === '--help') help = true
-    else if (arg === '--version') version = true
+    else if (arg === '-v' || arg === '--version') version = true
     else if (CONFIG_FLAGS.has(arg)) configArgv.push(arg)
     else if (arg === '--workspace') {
       if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {

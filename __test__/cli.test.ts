@@ -41,6 +41,7 @@ describe('cli --help and --version', () => {
   it('prints the package version', async () => {
     const r = await runCli(['--version'])
     expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
+    expect(await runCli(['-v'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
   })
 })
 
