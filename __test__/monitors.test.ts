@@ -432,6 +432,43 @@ describe('monitors', () => {
     expect(await until(() => !alive(pid))).toBe(true)
   })
 
+  it('a host killed with SIGKILL takes its bash processes along but leaves its monitors', async () => {
+    const { root, tools } = setup()
+    const script = `
+      const { createAgentTools, contentText } = require(${JSON.stringify(repoRoot)})
+      const tools = createAgentTools({ workspaceRoot: process.argv[1] })
+      ;(async () => {
+        const bash = JSON.parse(contentText((await tools.callTool('bash', { command: 'sleep 60 &' })).content))
+        const mon = JSON.parse(contentText((await tools.callTool('monitor_start', { command: 'echo up; sleep 60' })).content))
+        console.log(JSON.stringify({ bg: bash.background_pids[0], id: mon.id }))
+        setInterval(() => {}, 1000)
+      })()`
+    const host = spawn(process.execPath, ['-e', script, root], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const line = await new Promise<string>((resolve) => {
+      let buf = ''
+      host.stdout?.on('data', (d) => {
+        buf += d
+        if (buf.includes('\n')) resolve(buf)
+      })
+    })
+    const { bg, id } = JSON.parse(line)
+    expect(alive(bg)).toBe(true)
+    host.kill('SIGKILL')
+    // The bash watchdog notices the host's death and kills the bash leftovers...
+    expect(await until(() => !alive(bg))).toBe(true)
+    // ...but not the monitor.
+    const pid = JSON.parse(readFileSync(meta(root, id), 'utf8')).pid
+    expect(alive(pid)).toBe(true)
+    expect(ok(await tools.callTool('monitor_poll', { id }))).toMatchObject({
+      running: true,
+      output: 'up\n',
+    })
+    ok(await tools.callTool('monitor_stop', { id }))
+    expect(await until(() => !alive(pid))).toBe(true)
+  })
+
   it('sweepMonitors removes the files of exited monitors and leaves live ones', async () => {
     const { root, tools } = setup()
     const live = ok(await tools.callTool('monitor_start', { command: 'sleep 30' }))
