@@ -81,7 +81,8 @@ pub struct Meta {
     pub pid: i64,
     pub started_at: u64,
     pub ready_when: Option<String>,
-    /// The start time of `pid` (Linux: `/proc/<pid>/stat` field 22), when known.
+    /// The start time of `pid` when known (Linux: `/proc/<pid>/stat` field 22; macOS:
+    /// `proc_pidinfo`, in µs).
     #[serde(default)]
     pub pid_start: Option<u64>,
     /// The relay writing the log, and its start time.
@@ -764,7 +765,7 @@ struct Spawned {
 
 #[cfg(unix)]
 mod os {
-    use std::fs::{self, File, OpenOptions};
+    use std::fs::{File, OpenOptions};
     use std::io::{self, Write};
     use std::os::fd::{AsFd, OwnedFd};
     use std::os::unix::fs::OpenOptionsExt;
@@ -1022,15 +1023,16 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
         drop(spawned);
     }
 
-    /// The process's start time (`/proc/<pid>/stat` field 22), Linux only.
+    /// The process's start time (Linux `/proc/<pid>/stat` field 22; macOS `proc_pidinfo`).
     pub(super) fn start_time(pid: i64) -> Option<u64> {
         let (_, start) = proc_stat(pid)?;
         Some(start)
     }
 
     /// (state, start time) from `/proc/<pid>/stat`.
+    #[cfg(not(target_os = "macos"))]
     fn proc_stat(pid: i64) -> Option<(char, u64)> {
-        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         // `pid (comm) state ...`: comm may hold spaces and parentheses.
         let rest = &stat[stat.rfind(')')? + 1..];
         let fields: Vec<&str> = rest.split_whitespace().collect();
@@ -1038,6 +1040,34 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
         let state = fields.first()?.chars().next()?;
         let start = fields.get(19)?.parse().ok()?;
         Some((state, start))
+    }
+
+    /// (state, start time in µs since the epoch) from `proc_pidinfo`; state `Z` for a zombie.
+    #[cfg(target_os = "macos")]
+    fn proc_stat(pid: i64) -> Option<(char, u64)> {
+        let pid = i32::try_from(pid).ok()?;
+        // SAFETY: proc_bsdinfo is plain data, valid when zeroed.
+        let mut info: libc::proc_bsdinfo = unsafe { std::mem::zeroed() };
+        let size = std::mem::size_of::<libc::proc_bsdinfo>() as libc::c_int;
+        // SAFETY: the buffer is `size` writable bytes owned by `info`.
+        let n = unsafe {
+            libc::proc_pidinfo(
+                pid,
+                libc::PROC_PIDTBSDINFO,
+                0,
+                (&mut info as *mut libc::proc_bsdinfo).cast(),
+                size,
+            )
+        };
+        if n != size {
+            return None;
+        }
+        // SZOMB in <sys/proc.h>.
+        let state = if info.pbi_status == 5 { 'Z' } else { 'R' };
+        Some((
+            state,
+            info.pbi_start_tvsec * 1_000_000 + info.pbi_start_tvusec,
+        ))
     }
 
     /// Whether `pid` is still the process started at `start` (when known).
@@ -1056,8 +1086,9 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
             Some((_, now)) if start.is_some_and(|s| s != now) => Liveness::Reused,
             Some(('Z' | 'X', _)) => Liveness::Zombie,
             Some(_) => Liveness::Alive,
-            // No /proc (not Linux) or it vanished meanwhile: trust kill(2).
-            None if std::path::Path::new("/proc/self/stat").exists() => Liveness::Gone,
+            // It vanished meanwhile, or this system offers no process table we read (neither
+            // Linux `/proc` nor macOS `proc_pidinfo`): trust kill(2).
+            None if proc_stat(i64::from(std::process::id())).is_some() => Liveness::Gone,
             None => Liveness::Alive,
         }
     }
