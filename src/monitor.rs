@@ -255,6 +255,7 @@ impl Store {
     }
 
     /// Creates the log of a new monitor, opened for appending.
+    #[cfg_attr(not(unix), allow(dead_code))]
     fn create_log(&self, id: &str) -> io::Result<File> {
         let mut opts = OpenOptions::new();
         opts.append(true).create_new(true);

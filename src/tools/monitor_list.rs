@@ -22,7 +22,33 @@ impl Tool for MonitorList {
     const MUTATING: bool = true;
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
+    const TITLE: &'static str = "List background processes";
+    const DESTRUCTIVE: bool = false;
+    const IDEMPOTENT: bool = true;
     type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "monitors": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "id": {"type": "string"},
+                            "command": {"type": "string"},
+                            "running": {"type": "boolean"},
+                            "started_at": {"type": "integer", "description": "Epoch milliseconds."},
+                            "cwd": {"type": "string"}
+                        },
+                        "required": ["id", "command", "running", "started_at", "cwd"]
+                    }
+                }
+            },
+            "required": ["monitors"]
+        }))
+    }
 
     fn run(_args: Args, ctx: &Ctx) -> ToolResult<Output> {
         #[derive(serde::Serialize)]

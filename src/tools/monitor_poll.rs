@@ -35,7 +35,25 @@ impl Tool for MonitorPoll {
     const MUTATING: bool = true;
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
+    // Waits briefly for the log writer when the process just exited.
+    const WAITS: bool = true;
+    const TITLE: &'static str = "Read background process output";
+    const DESTRUCTIVE: bool = false;
+    const IDEMPOTENT: bool = true;
     type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "running": {"type": "boolean"},
+                "output": {"type": "string"},
+                "next_offset": {"type": "integer", "description": "Pass it as offset to the next poll."},
+                "exit_code": {"type": ["integer", "null"], "description": "The exit status once exited; null while running or when killed."}
+            },
+            "required": ["running", "output", "next_offset", "exit_code"]
+        }))
+    }
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let filter = match &args.match_ {

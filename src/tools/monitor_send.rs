@@ -31,7 +31,23 @@ impl Tool for MonitorSend {
     const MUTATING: bool = true;
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
+    // A full pipe is waited on (at most 5 s).
+    const WAITS: bool = true;
+    const TITLE: &'static str = "Send input to background process";
+    const DESTRUCTIVE: bool = false;
     type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "written": {"type": "integer", "description": "Bytes written to stdin."},
+                "eof": {"type": "boolean", "description": "Whether stdin was closed afterwards."}
+            },
+            "required": ["id", "written", "eof"]
+        }))
+    }
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let eof = args.eof.unwrap_or(false);

@@ -45,7 +45,26 @@ impl Tool for MonitorStart {
     const MUTATING: bool = true;
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
+    const WAITS: bool = true;
+    const TITLE: &'static str = "Start background process";
+    const DESTRUCTIVE: bool = false;
+    const OPEN_WORLD: bool = true;
     type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "description": "The monitor id for monitor_poll, monitor_send and monitor_stop."},
+                "running": {"type": "boolean"},
+                "ready": {"type": ["boolean", "null"], "description": "Whether ready_when matched; null without ready_when."},
+                "output": {"type": "string", "description": "The output so far (with ready_when)."},
+                "next_offset": {"type": "integer", "description": "The offset for the next monitor_poll."},
+                "exit_code": {"type": ["integer", "null"], "description": "Present when the process exited while ready_when was awaited."}
+            },
+            "required": ["id", "running", "ready", "output", "next_offset"]
+        }))
+    }
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         if args.command.contains('\0') {

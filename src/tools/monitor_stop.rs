@@ -25,7 +25,18 @@ impl Tool for MonitorStop {
     const MUTATING: bool = true;
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
+    const WAITS: bool = true;
+    const TITLE: &'static str = "Stop background process";
+    const IDEMPOTENT: bool = true;
     type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {"stopped": {"type": "boolean"}, "id": {"type": "string"}},
+            "required": ["stopped", "id"]
+        }))
+    }
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         monitor::stop(&ctx.workspace_root, &args.id).map_err(mon_error)?;
