@@ -1331,6 +1331,33 @@ mod tests {
     }
 
     #[test]
+    fn exit_before_ready_shows_the_tail_of_a_long_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = ready(
+            req(
+                dir.path(),
+                "yes x | head -c 5000; echo 'fatal: port in use'; exit 1",
+            ),
+            "listening",
+        );
+        r.max_output = 1000;
+        let s = start(r, &never).unwrap();
+        assert_eq!(
+            (s.ready, s.running, s.exit_code),
+            (Some(false), false, Some(Some(1)))
+        );
+        assert_eq!(s.next_offset, 5019);
+        let (note, tail) = s.output.split_once('\n').unwrap();
+        assert_eq!(
+            note,
+            "[... 4019 earlier bytes not shown; read them with monitor_poll offset=0 ...]"
+        );
+        assert_eq!(tail.len(), 1000);
+        assert!(tail.ends_with("x\nfatal: port in use\n"));
+        stop(dir.path(), &s.id).unwrap();
+    }
+
+    #[test]
     fn ready_wait_ends_on_timeout_and_on_cancel() {
         let dir = tempfile::tempdir().unwrap();
         let mut r = ready(req(dir.path(), "echo waiting; sleep 30"), "never");
