@@ -482,6 +482,15 @@ async function sweepSpillDir(root) {
   }
 }
 
+/** Deletes the files of every monitor that is not running; leaves live ones. Never rejects. */
+async function sweepMonitors(root) {
+  try {
+    await native.sweepMonitorsNative(String(root))
+  } catch {
+    // Sweeping is best effort by contract.
+  }
+}
+
 /** MCP metadata of every tool by name: `{ annotations, outputSchema }`. */
 const toolMeta = new Map(
   nativeDefs.map((d) => [d.name, { annotations: d.annotations, outputSchema: d.outputSchema }]),
@@ -499,4 +508,5 @@ module.exports = {
   setWarnSink,
   warn,
   sweepSpillDir,
+  sweepMonitors,
 }

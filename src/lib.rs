@@ -14,6 +14,7 @@ pub mod editing;
 pub mod error;
 pub mod json_text;
 pub mod matching;
+pub mod monitor;
 pub mod output;
 pub mod patch;
 pub mod paths;

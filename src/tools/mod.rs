@@ -21,6 +21,11 @@ pub mod edit_file;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
+pub mod monitor_list;
+pub mod monitor_poll;
+pub mod monitor_send;
+pub mod monitor_start;
+pub mod monitor_stop;
 pub mod multi_edit;
 pub mod outline;
 pub mod read_file;
@@ -160,6 +165,11 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         ToolSpec::of::<glob::Glob>(),
         ToolSpec::of::<grep::Grep>(),
         ToolSpec::of::<bash::Bash>(),
+        ToolSpec::of::<monitor_start::MonitorStart>(),
+        ToolSpec::of::<monitor_poll::MonitorPoll>(),
+        ToolSpec::of::<monitor_stop::MonitorStop>(),
+        ToolSpec::of::<monitor_list::MonitorList>(),
+        ToolSpec::of::<monitor_send::MonitorSend>(),
         ToolSpec::of::<outline::Outline>(),
         ToolSpec::of::<check_syntax::CheckSyntax>(),
     ]
