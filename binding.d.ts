@@ -9,6 +9,9 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** `analyzeBash`: the facts about a shell command as JSON. Never throws. */
+export declare function analyzeBashJson(command: string): string
+
 /**
  * `buildConfig` from argv and the environment (as JSON); the workspace defaults to the
  * current directory.
@@ -51,6 +54,12 @@ export interface NativeOutcome {
   text: string
 }
 
+/**
+ * Whether `path` (absolute) passes the workspace confinement check for `root` (absolute):
+ * `PathFact.withinWorkspace`. Both are normalized lexically first.
+ */
+export declare function pathWithinWorkspace(root: string, path: string): boolean
+
 /** `resolveConfig` from the options as JSON; throws with a message naming the setting. */
 export declare function resolveConfigJson(optionsJson: string): string
 
@@ -71,3 +80,9 @@ export declare function testOnlyPanic(): Promise<NativeOutcome>
 
 /** Every built tool as JSON: `[{name, description, inputSchema, mutating, bounded}]`. */
 export declare function toolDefsJson(): string
+
+/**
+ * Looks the tool up and validates the arguments (the steps before a guard runs); on success
+ * the text is the coerced arguments as JSON. Never rejects.
+ */
+export declare function validateNative(name: string, args: NativeArgs, configJson: string): Promise<NativeOutcome>

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.analyzeBashJson = nativeBinding.analyzeBashJson
 module.exports.buildConfigJson = nativeBinding.buildConfigJson
 module.exports.DEFAULT_BASH_TIMEOUT_MAX_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MAX_MS
 module.exports.DEFAULT_BASH_TIMEOUT_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MS
@@ -843,9 +844,11 @@ module.exports.DEFAULT_MAX_OUTPUT_BYTES = nativeBinding.DEFAULT_MAX_OUTPUT_BYTES
 module.exports.dispatchNative = nativeBinding.dispatchNative
 module.exports.handlerNative = nativeBinding.handlerNative
 module.exports.killAllBashProcesses = nativeBinding.killAllBashProcesses
+module.exports.pathWithinWorkspace = nativeBinding.pathWithinWorkspace
 module.exports.resolveConfigJson = nativeBinding.resolveConfigJson
 module.exports.ripgrepOnPath = nativeBinding.ripgrepOnPath
 module.exports.sweepSpillDirNative = nativeBinding.sweepSpillDirNative
 module.exports.testOnlyFailCommitOn = nativeBinding.testOnlyFailCommitOn
 module.exports.testOnlyPanic = nativeBinding.testOnlyPanic
 module.exports.toolDefsJson = nativeBinding.toolDefsJson
+module.exports.validateNative = nativeBinding.validateNative

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::config::{self, Options};
 use crate::dispatch::{self, Outcome, WireArgs};
-use crate::{shell, spill, tools};
+use crate::{bash_facts, paths, shell, spill, tools};
 
 #[napi]
 pub const DEFAULT_MAX_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_OUTPUT_BYTES as u32;
@@ -208,6 +208,13 @@ pub async fn dispatch_native(name: String, args: NativeArgs, config_json: String
     off_thread(move || dispatch::dispatch_wire(&name, args.into(), &config_json)).await
 }
 
+/// Looks the tool up and validates the arguments (the steps before a guard runs); on success
+/// the text is the coerced arguments as JSON. Never rejects.
+#[napi]
+pub async fn validate_native(name: String, args: NativeArgs, config_json: String) -> NativeOutcome {
+    off_thread(move || dispatch::validate_wire(&name, args.into(), &config_json)).await
+}
+
 /// Runs one tool call without bounding its output (`ToolDef.handler`).
 #[napi]
 pub async fn handler_native(name: String, args: NativeArgs, config_json: String) -> NativeOutcome {
@@ -309,4 +316,20 @@ pub async fn sweep_spill_dir_native(root: String) {
 #[napi]
 pub fn kill_all_bash_processes() {
     shell::kill_all();
+}
+
+/// `analyzeBash`: the facts about a shell command as JSON. Never throws.
+#[napi]
+pub fn analyze_bash_json(command: String) -> String {
+    bash_facts::analyze(&command).to_json().to_string()
+}
+
+/// Whether `path` (absolute) passes the workspace confinement check for `root` (absolute):
+/// `PathFact.withinWorkspace`. Both are normalized lexically first.
+#[napi]
+pub fn path_within_workspace(root: String, path: String) -> bool {
+    let cwd = std::path::Path::new("/");
+    let root = config::lexical_absolute(std::path::Path::new(&root), cwd);
+    let abs = config::lexical_absolute(std::path::Path::new(&path), &root);
+    paths::is_within(&root, &abs)
 }

@@ -73,6 +73,16 @@ pub fn dispatch_wire(name: &str, args: WireArgs, config_json: &str) -> Outcome {
     }
 }
 
+/// The first two steps of dispatch, for a configured guard: find the tool in the surface
+/// (`not_found`) and validate the arguments against its schema (`invalid_input`). On success
+/// the text is the arguments as the tool will see them (coerced), as JSON.
+pub fn validate_wire(name: &str, args: WireArgs, config_json: &str) -> Outcome {
+    Outcome::from_result(decode_call(args, config_json).and_then(|(args, config)| {
+        let tool = find(name, &config)?;
+        Ok(crate::schema::validate(&tool.schema, args, "")?.to_string())
+    }))
+}
+
 /// [`handler`] from what the binding layer passes in.
 pub fn handler_wire(name: &str, args: WireArgs, config_json: &str) -> Outcome {
     Outcome::from_result(

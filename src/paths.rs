@@ -99,10 +99,7 @@ fn check_confined(root: &Path, abs: &Path, raw: &str) -> ToolResult<()> {
     if !abs.starts_with(root) {
         return Err(escape_error(raw, root, "lies outside the workspace"));
     }
-    // The root itself may be reached through a symlink; compare canonical forms.
-    let canon_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let inside = canonical_longest_prefix(abs).is_some_and(|canon| canon.starts_with(&canon_root));
-    if !inside {
+    if !within_through_links(root, abs) {
         return Err(escape_error(
             raw,
             root,
@@ -110,6 +107,20 @@ fn check_confined(root: &Path, abs: &Path, raw: &str) -> ToolResult<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether the absolute, lexically normalized `abs` passes the confinement check: it lies
+/// under `root`, and so does the canonical form of its longest existing prefix. The guard's
+/// `PathFact.withinWorkspace` is this, whatever `confineToWorkspace` says.
+pub fn is_within(root: &Path, abs: &Path) -> bool {
+    abs.starts_with(root) && within_through_links(root, abs)
+}
+
+/// The symlink half of the check. The root itself may be reached through a symlink, so
+/// canonical forms are compared.
+fn within_through_links(root: &Path, abs: &Path) -> bool {
+    let canon_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    canonical_longest_prefix(abs).is_some_and(|canon| canon.starts_with(&canon_root))
 }
 
 /// How many symlinks one resolution may follow before it gives up (as the kernel's ELOOP).
