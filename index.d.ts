@@ -1,3 +1,5 @@
+import type { Elicit, Guard } from './guard.js'
+
 /** The stable error codes of every error envelope. */
 export type ErrorCode =
   | 'invalid_input'
@@ -12,6 +14,7 @@ export type ErrorCode =
   | 'output_limit'
   | 'too_large'
   | 'path_escape'
+  | 'denied'
   | 'internal'
 
 /** The resolved configuration every call runs under. `resolveConfig` returns it frozen. */
@@ -32,6 +35,10 @@ export interface ServerConfig {
   readonly readOnly: boolean
   /** Paths outside the workspace are refused with `path_escape`. */
   readonly confineToWorkspace: boolean
+  /** Decides each dispatched call after validation (`resolveConfig` always sets the key). */
+  readonly guard?: Guard
+  /** Asked when the guard answers `ask`; without it, `ask` is denied. */
+  readonly elicit?: Elicit
 }
 
 export interface AgentToolsOptions {
@@ -51,6 +58,14 @@ export interface AgentToolsOptions {
   bashTimeoutMaxMs?: number
   /** Decides `config.ripgrepAvailable`; by default, whether `rg` is on PATH. */
   probeRipgrep?: () => boolean
+  /**
+   * Authorization hook: called by `dispatch` after the arguments validate and before the tool
+   * runs, with `buildGuardContext(tool, args, config)`. `allow` runs the tool, `deny` answers
+   * `denied` with the reason, `ask` calls `elicit`. A throwing guard fails closed.
+   */
+  guard?: Guard
+  /** Asked for `ask` verdicts with `{ tool, args, reason, bash }`; truthy runs the tool. */
+  elicit?: Elicit
 }
 
 /** What `dispatch` / `callTool` resolve to. On error, `text` is a JSON error envelope. */
@@ -144,3 +159,25 @@ export declare const DEFAULT_MAX_OUTPUT_BYTES: 131072
 export declare const DEFAULT_MAX_FILE_BYTES: 20000000
 export declare const DEFAULT_BASH_TIMEOUT_MS: 120000
 export declare const DEFAULT_BASH_TIMEOUT_MAX_MS: 600000
+
+export type {
+  BashCommand,
+  BashFacts,
+  Elicit,
+  ElicitRequest,
+  Guard,
+  GuardContext,
+  GuardDecision,
+  PathAccess,
+  PathFact,
+  Redirection,
+  Segment,
+  Verdict,
+} from './guard.js'
+export {
+  analyzeBash,
+  buildGuardContext,
+  commandsIn,
+  touchesOutside,
+  withinWorkspace,
+} from './guard.js'

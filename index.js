@@ -3,6 +3,14 @@
 // JSON conversion at the edge.
 
 const native = loadNative()
+// The guard's helpers (analyzeBash and the policy helpers), also served at `./guard`.
+const {
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
+} = require('./guard.js')
 
 /**
  * Loads the addon through napi-rs' generated loader (`binding.js`: the local `.node` build
@@ -159,15 +167,53 @@ function invalidInput(message) {
   return JSON.stringify({ error: 'invalid_input', message })
 }
 
-/** Runs a tool: validates args, bounds the text, and never rejects. */
+/** Runs a tool: looks it up, validates args, asks the guard (if any), runs it, bounds the
+ * text, and never rejects. */
 async function dispatch(name, args, config) {
   try {
     const { wire, envelope } = encodeArgs(args)
     if (envelope) return { isError: true, text: invalidInput(envelope) }
+    if (typeof config?.guard === 'function')
+      return await guardedDispatch(String(name), wire, config)
     const out = await native.dispatchNative(String(name), wire, configJson(config))
     return { isError: out.isError, text: out.text }
   } catch (err) {
     return { isError: true, text: serializeError(err) }
+  }
+}
+
+/** Dispatch with a guard: lookup and validation first, then the guard sees the coerced
+ * arguments, then the tool runs with them. */
+async function guardedDispatch(name, wire, config) {
+  const json = configJson(config)
+  const checked = await native.validateNative(name, wire, json)
+  if (checked.isError) return { isError: true, text: checked.text }
+  const validArgs = JSON.parse(checked.text)
+  const refusal = await askGuard(name, validArgs, config)
+  if (refusal !== null) return { isError: true, text: refusal }
+  const out = await native.dispatchNative(name, encodeArgs(validArgs).wire, json)
+  return { isError: out.isError, text: out.text }
+}
+
+/**
+ * Awaits `config.guard(ctx)`: `allow` runs the tool (null); `deny` is `denied` with the
+ * reason; anything else asks `config.elicit` (truthy runs the tool) or, without one, is
+ * `denied`. A guard or elicit that throws gives its error's envelope (`internal` unless it is
+ * a ToolError), so a broken guard fails closed.
+ */
+async function askGuard(name, args, config) {
+  try {
+    const ctx = buildGuardContext(name, args, config)
+    const decision = await config.guard(ctx)
+    const verdict = decision?.verdict
+    if (verdict === 'allow') return null
+    const reason = decision?.reason
+    if (verdict !== 'deny' && typeof config.elicit === 'function') {
+      if (await config.elicit({ tool: name, args, reason, bash: ctx.bash })) return null
+    }
+    return JSON.stringify({ error: 'denied', message: reason ?? 'blocked by guard' })
+  } catch (err) {
+    return serializeError(err)
   }
 }
 
@@ -228,14 +274,23 @@ function listTools(config) {
   }))
 }
 
-function callNativeConfig(fn) {
+/** Runs a native config builder; the hooks (functions, which cannot cross as JSON) are added
+ * on this side. */
+function callNativeConfig(fn, hooks = {}) {
   let json
   try {
     json = fn()
   } catch (err) {
     throw new StartupError(err?.message ?? String(err))
   }
-  return Object.freeze(JSON.parse(json))
+  return Object.freeze({ ...JSON.parse(json), guard: hooks.guard, elicit: hooks.elicit })
+}
+
+function checkHook(name, value) {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new StartupError(`${name} must be a function, got: ${typeof value}`)
+  }
+  return value
 }
 
 function probe(probeRipgrep) {
@@ -251,10 +306,12 @@ function resolveConfig(options) {
   if (options === null || typeof options !== 'object') {
     throw new StartupError('options must be an object with at least workspaceRoot')
   }
-  const { probeRipgrep, ...rest } = options
+  const { probeRipgrep, guard, elicit, ...rest } = options
+  const hooks = { guard: checkHook('guard', guard), elicit: checkHook('elicit', elicit) }
   const ripgrepAvailable = probe(probeRipgrep)
-  return callNativeConfig(() =>
-    native.resolveConfigJson(JSON.stringify({ ...rest, ripgrepAvailable })),
+  return callNativeConfig(
+    () => native.resolveConfigJson(JSON.stringify({ ...rest, ripgrepAvailable })),
+    hooks,
   )
 }
 
@@ -312,4 +369,9 @@ module.exports = {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_BASH_TIMEOUT_MAX_MS,
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
 }

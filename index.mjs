@@ -22,5 +22,10 @@ export const {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_BASH_TIMEOUT_MAX_MS,
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
 } = api
 export default api
