@@ -5,13 +5,7 @@
 const nodePath = require('node:path')
 const os = require('node:os')
 
-let native
-try {
-  native = require('./binding.js')
-} catch {
-  // index.js throws the descriptive error (what was tried, how to fix it).
-  require('./index.js')
-}
+const native = require('./native.js')
 
 /** Facts for a command the analyzer could not look at: undecidable, so every helper refuses. */
 function undecidableFacts(reason) {

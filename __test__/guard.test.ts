@@ -228,7 +228,7 @@ describe('the guard in dispatch', () => {
     const { t } = tools(() => ({ verdict: 'deny', reason: 'not today' }))
     expect(await t.callTool('read_file', read)).toEqual({
       isError: true,
-      text: '{"error":"denied","message":"not today"}',
+      content: [{ type: 'text', text: '{"error":"denied","message":"not today"}' }],
     })
     const quiet = tools(() => ({ verdict: 'deny' })).t
     expect((await quiet.callTool('read_file', read)).text).toBe(
@@ -321,9 +321,9 @@ describe('the guard in dispatch', () => {
     const { t, seen } = tools(() => ({ verdict: 'allow' }))
     expect(JSON.parse((await t.callTool('nope', {})).text).error).toBe('not_found')
     expect(JSON.parse((await t.callTool('read_file', {})).text).error).toBe('invalid_input')
-    expect(JSON.parse((await t.callTool('read_file', { path: 1 })).text).error).toBe(
-      'invalid_input',
-    )
+    expect(
+      JSON.parse((await t.callTool('read_file', { path: 'a.txt', limit: -1 })).text).error,
+    ).toBe('invalid_input')
     expect(seen).toHaveLength(0)
   })
 
@@ -339,6 +339,14 @@ describe('the guard in dispatch', () => {
     clearInterval(timer)
     expect(r.isError).toBe(false)
     expect(ticks).toBeGreaterThanOrEqual(3)
+  })
+
+  it('/v0.1 (the seed contract) has no guard', async () => {
+    const seed = require('../v0.1/index.js')
+    const root = tempDir()
+    writeTree(root, { 'a.txt': 'x' })
+    const config = { ...resolveConfig({ workspaceRoot: root }), guard: () => ({ verdict: 'deny' }) }
+    expect((await seed.dispatch('read_file', read, config)).isError).toBe(false)
   })
 
   it('dispatch with a caller-built config honours its guard', async () => {

@@ -700,7 +700,7 @@ impl Walker {
             return;
         }
         if !shaped || looks_like_path(candidate) || candidate == "~" {
-            self.path(&candidate.to_string(), scope, kind);
+            self.path(candidate, scope, kind);
         }
     }
 
@@ -1205,19 +1205,20 @@ impl Walker {
             }
             let (flag, glued) = match v.split_once('=') {
                 Some((f, val)) if v.starts_with("--") => (f.to_string(), Some(val.to_string())),
+                // `env -C/dir`, `env -S'cmd'`: a short option glued to its value.
+                _ if name == "env"
+                    && (v.starts_with("-C") || v.starts_with("-S"))
+                    && v.len() > 2 =>
+                {
+                    (v[..2].to_string(), Some(v[2..].to_string()))
+                }
                 _ => (v.clone(), None),
             };
             let value = if takes_value.contains(&flag.as_str()) && glued.is_none() {
                 i += 1;
                 rest.get(i).and_then(|a| a.value.clone())
-            } else if glued.is_some() {
-                glued
-            } else if name == "env" && v.starts_with("-C") && v.len() > 2 {
-                Some(v[2..].to_string())
-            } else if name == "env" && v.starts_with("-S") && v.len() > 2 {
-                Some(v[2..].to_string())
             } else {
-                None
+                glued
             };
             match (name, flag.as_str()) {
                 ("sudo" | "doas", "-D" | "--chdir") | ("env", "-C" | "--chdir") => {
@@ -1461,5 +1462,37 @@ fn lookup(e: &ParameterExpr, scope: &Scope) -> Option<String> {
         None if name == "HOME" => Some("~".to_string()),
         None if name == "PWD" => scope.cwd.clone(),
         None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_and_normalizes_lexically() {
+        assert_eq!(join(".", "a/./b/../c"), "a/c");
+        assert_eq!(join("sub", "../../x"), "../x");
+        assert_eq!(join("/etc", "passwd"), "/etc/passwd");
+        assert_eq!(join("/etc", "../../.."), "/");
+        assert_eq!(join("~", ".ssh"), "~/.ssh");
+        assert_eq!(join("/x", "/abs"), "/abs");
+        assert!(may_escape("../x") && may_escape("~/x") && may_escape("/x"));
+        assert!(!may_escape("a/../b") && !may_escape("https:/e.com"));
+    }
+
+    #[test]
+    fn decodes_ansi_c_strings() {
+        assert_eq!(decode_ansi_c(r"\x2fetc\057x\u00e9\n").unwrap(), "/etc/xé\n");
+        assert_eq!(decode_ansi_c(r"a\'b\\").unwrap(), "a'b\\");
+        assert!(decode_ansi_c(r"\x").is_none());
+    }
+
+    #[test]
+    fn nesting_estimate_counts_parens_braces_keywords_and_backticks() {
+        assert_eq!(nesting_depth("ls"), 0);
+        assert_eq!(nesting_depth("( ( ls ) )"), 2);
+        assert_eq!(nesting_depth("if a; then if b; then c; fi; fi"), 2);
+        assert_eq!(nesting_depth("``````"), 3);
     }
 }
