@@ -200,7 +200,8 @@ const dynamic: Row[] = [
   { cmd: 'cat ~root/.bashrc', paths: [], undecidable: true },
   { cmd: 'echo ~user', paths: [], undecidable: true },
   { cmd: 'ls ../*.md', paths: ['..'], undecidable: true },
-  { cmd: 'echo $HOME', paths: [], undecidable: true, decidable: [false] },
+  // `$HOME` is `~`, which the contract counts as a path (as in `echo ~`).
+  { cmd: 'echo $HOME', paths: ['~'], undecidable: true, decidable: [false] },
   { cmd: 'echo $(date)', paths: [], undecidable: true, argv: [['echo']] },
   { cmd: 'echo `date`', paths: [], undecidable: true, argv: [['echo']] },
   { cmd: 'echo $((1+2))', paths: [], undecidable: true },
@@ -324,6 +325,16 @@ const bypasses: Row[] = [
   { cmd: 'sudo -i', paths: [], undecidable: true },
   { cmd: "sh -xc 'ls'", paths: [], undecidable: true, decidable: [true] },
   { cmd: 'find . -name x -ok rm {} \\;', paths: ['.'], undecidable: true },
+  { cmd: "cat $(printf '/etc/passwd')", paths: ['/etc/passwd'], undecidable: true },
+  { cmd: 'echo "$(<~/.netrc)"', paths: ['~/.netrc'], undecidable: true },
+  // Paths quoted in inline programs.
+  {
+    cmd: `python3 -c "print(open('/etc/passwd').read())"`,
+    paths: ['/etc/passwd'],
+    undecidable: false,
+  },
+  { cmd: "node -e 'require(`fs`).rmSync(`/srv/x`)'", paths: ['/srv/x'], undecidable: false },
+  { cmd: 'python3 script.py --out=../x.txt', paths: ['script.py', '../x.txt'], undecidable: false },
   // Options glued to paths that the lexer's `=` rule skips.
   { cmd: 'dd if=/dev/zero of=/dev/sda', paths: ['/dev/zero', '/dev/sda'], undecidable: false },
   { cmd: 'tool --output=/etc/x', paths: ['/etc/x'], undecidable: false },

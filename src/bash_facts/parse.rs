@@ -1064,9 +1064,40 @@ impl Walker {
                         }
                     }
                 }
-                if name == "test" || name == "[" {
-                    for a in rest.iter().filter(|a| a.value.is_some()) {
-                        self.operand(a, scope, "read", true);
+                // Known words of the path shape still count (`echo /etc/x` names it, and its
+                // output may become another command's words through `$(…)`).
+                let kind = if name == "test" || name == "[" {
+                    "read"
+                } else {
+                    "arg"
+                };
+                for a in rest.iter().filter(|a| a.value.is_some()) {
+                    self.operand(a, scope, kind, true);
+                }
+            }
+            // Inline programs are opaque, but the absolute and home paths quoted in them are
+            // still reported: `python3 -c "open('/etc/passwd')"`.
+            "python" | "python3" | "node" | "perl" | "ruby" | "php" | "deno" | "bun" => {
+                let mut code = false;
+                for a in rest {
+                    let Some(v) = a.value.as_deref() else {
+                        self.operand(a, scope, "arg", true);
+                        continue;
+                    };
+                    if code {
+                        for p in quoted_paths(v) {
+                            self.path(&p, scope, "arg");
+                        }
+                        code = false;
+                    } else if matches!(v, "-c" | "-e" | "-p" | "-r" | "-E" | "--eval" | "--print") {
+                        code = true;
+                    } else {
+                        self.operand(
+                            a,
+                            scope,
+                            if v.starts_with('-') { "arg" } else { "exec" },
+                            true,
+                        );
                     }
                 }
             }
@@ -1405,6 +1436,23 @@ impl Walker {
     }
 }
 
+/// String literals in program text that start with `/` or `~/` (as `'/etc/passwd'`).
+fn quoted_paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find(['\'', '"', '`']) {
+        let q = rest.as_bytes()[i] as char;
+        let body = &rest[i + 1..];
+        let Some(end) = body.find(q) else { break };
+        let lit = &body[..end];
+        if lit.starts_with('/') || lit.starts_with("~/") || lit == "~" {
+            out.push(lit.to_string());
+        }
+        rest = &body[end + 1..];
+    }
+    out
+}
+
 /// After branches that may or may not have run, whatever differs becomes unknown.
 fn merge(scope: &mut Scope, branches: &[Scope]) {
     for b in branches {
@@ -1479,6 +1527,15 @@ mod tests {
         assert_eq!(join("/x", "/abs"), "/abs");
         assert!(may_escape("../x") && may_escape("~/x") && may_escape("/x"));
         assert!(!may_escape("a/../b") && !may_escape("https:/e.com"));
+    }
+
+    #[test]
+    fn finds_quoted_paths_in_inline_programs() {
+        assert_eq!(
+            quoted_paths(r#"open('/etc/passwd').read(); x = "a/b"; f(`~/.ssh/k`)"#),
+            ["/etc/passwd", "~/.ssh/k"]
+        );
+        assert!(quoted_paths("print('unterminated").is_empty());
     }
 
     #[test]

@@ -82,3 +82,43 @@ fn json_has_the_contract_keys_and_the_additive_ones() {
     }
     assert_eq!(v["redirections"][0]["op"], ">");
 }
+
+/// Not a test: prints how long adversarial inputs take (run with `--release --ignored
+/// --nocapture`). The suite itself asserts no timings.
+#[test]
+#[ignore]
+fn timing_report() {
+    let cases = [
+        ("1 MB word", format!("echo {}", "a".repeat(1 << 20))),
+        (
+            "1 MB of paths",
+            (0..100_000)
+                .map(|i| format!("a/{i}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        (
+            "10k nested $(",
+            format!("echo {}x{}", "$(".repeat(10_000), ")".repeat(10_000)),
+        ),
+        (
+            "60 KB script",
+            "cat a.txt | grep x && cd /tmp; rm -rf b; echo \"$(ls)\" > out\n".repeat(1000),
+        ),
+        (
+            "64 KB here-doc",
+            format!("cat <<EOF > f.txt\n{}EOF", "line of text $x\n".repeat(4000)),
+        ),
+    ];
+    for (name, cmd) in cases {
+        let t = std::time::Instant::now();
+        let f = analyze(&cmd);
+        let json = f.to_json().to_string();
+        println!(
+            "{name:>16} {:>8} B {:>8.1} ms (json {} B)",
+            cmd.len(),
+            t.elapsed().as_secs_f64() * 1e3,
+            json.len()
+        );
+    }
+}
