@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.abortCall = nativeBinding.abortCall
 module.exports.analyzeBashJson = nativeBinding.analyzeBashJson
 module.exports.buildConfigJson = nativeBinding.buildConfigJson
+module.exports.callProgress = nativeBinding.callProgress
 module.exports.DEFAULT_BASH_TIMEOUT_MAX_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MAX_MS
 module.exports.DEFAULT_BASH_TIMEOUT_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MS
 module.exports.DEFAULT_MAX_BASH_OUTPUT_BYTES = nativeBinding.DEFAULT_MAX_BASH_OUTPUT_BYTES

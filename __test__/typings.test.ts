@@ -3,6 +3,7 @@
 // declared literal defaults are the runtime values, and the declared object shapes have exactly
 // the runtime's keys. Each .d.ts also compiles on its own under --strict without skipLibCheck
 // and without @types/node, as a consumer's tsc sees it.
+import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import ts from 'typescript'
@@ -36,8 +37,10 @@ const ENTRIES = [
       'Segment',
       'ServerConfig',
       'TextPart',
+      'ToolArgs',
       'ToolDef',
       'ToolInfo',
+      'ToolName',
       'ToolResult',
       'Verdict',
       'WarnSink',
@@ -56,8 +59,10 @@ const ENTRIES = [
       'DispatchResult',
       'ErrorCode',
       'ServerConfig',
+      'ToolArgs',
       'ToolDef',
       'ToolInfo',
+      'ToolName',
     ],
     codes: 13,
     resultKeys: ['isError', 'text'],
@@ -192,3 +197,17 @@ for (const entry of ENTRIES) {
     })
   })
 }
+
+describe('tool-types.d.ts', () => {
+  it('is what scripts/gen-types.mjs makes from the Rust input structs (run `npm run gen:types`)', () => {
+    const r = spawnSync(
+      process.execPath,
+      [join(__dirname, '..', 'scripts', 'gen-types.mjs'), '--check'],
+      {
+        encoding: 'utf8',
+      },
+    )
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+  })
+})

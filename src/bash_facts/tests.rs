@@ -112,13 +112,19 @@ fn timing_report() {
     ];
     for (name, cmd) in cases {
         let t = std::time::Instant::now();
+        let lexed = lexer::lex(&cmd);
+        let lex_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = std::time::Instant::now();
         let f = analyze(&cmd);
+        let analyze_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = std::time::Instant::now();
         let json = f.to_json().to_string();
         println!(
-            "{name:>16} {:>8} B {:>8.1} ms (json {} B)",
+            "{name:>16} {:>8} B  lex {lex_ms:>7.1} ms  analyze {analyze_ms:>7.1} ms  json {:>6.1} ms ({} B, {} paths)",
             cmd.len(),
             t.elapsed().as_secs_f64() * 1e3,
-            json.len()
+            json.len(),
+            lexed.paths.len()
         );
     }
 }
