@@ -51,7 +51,10 @@ export interface Redirection {
   target: string | null
 }
 
-/** Facts about a shell command. The first three keys are the contract's; the rest is detail. */
+/**
+ * Facts about a shell command. The first three keys are the contract's and the only enumerable
+ * ones; the rest is read-only detail from the real parser (present, but not enumerable).
+ */
 export interface BashFacts {
   /** Paths the command names, first seen first. */
   paths: string[]

@@ -7,24 +7,34 @@ const os = require('node:os')
 
 const native = require('./native.js')
 
+/**
+ * The contract's `BashFacts` (`paths`, `undecidable`, `segments`: the only enumerable keys, so
+ * the object compares and serializes exactly as the contract's) with the parser's detail as
+ * non-enumerable, read-only extras.
+ */
+function facts(paths, undecidable, segments, extra) {
+  const out = { paths, undecidable, segments }
+  for (const [key, value] of Object.entries(extra)) {
+    Object.defineProperty(out, key, { value, enumerable: false, writable: false })
+  }
+  return out
+}
+
 /** Facts for a command the analyzer could not look at: undecidable, so every helper refuses. */
 function undecidableFacts(reason) {
-  return {
-    paths: [],
-    undecidable: true,
-    segments: [],
+  return facts([], true, [], {
     commands: [],
     accesses: [],
     redirections: [],
     reasons: [reason],
     parsed: false,
-  }
+  })
 }
 
 /**
  * Structured facts about a shell command: the contract's `{ paths, undecidable, segments }`,
  * plus additive detail from a real bash parser (`commands`, `accesses`, `redirections`,
- * `reasons`, `parsed`). Never throws.
+ * `reasons`, `parsed`; not enumerable). Never throws.
  */
 function analyzeBash(command) {
   let text
@@ -35,21 +45,19 @@ function analyzeBash(command) {
   }
   try {
     const f = JSON.parse(native.analyzeBashJson(text))
-    return {
-      paths: f.paths,
-      undecidable: f.undecidable,
-      segments: f.segments.map((s) => ({
-        command: s.command,
-        argv: s.argv,
-        normalized: s.normalized,
-        decidable: s.decidable,
-      })),
+    const segments = f.segments.map((s) => ({
+      command: s.command,
+      argv: s.argv,
+      normalized: s.normalized,
+      decidable: s.decidable,
+    }))
+    return facts(f.paths, f.undecidable, segments, {
       commands: f.commands,
       accesses: f.accesses,
       redirections: f.redirections,
       reasons: f.reasons,
       parsed: f.parsed,
-    }
+    })
   } catch (err) {
     return undecidableFacts(`the analyzer failed: ${err?.message ?? err}`)
   }
