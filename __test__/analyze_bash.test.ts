@@ -479,3 +479,67 @@ describe('analyzeBash: fails safe and never throws', () => {
     expect(analyzeBash(Symbol('x')).undecidable).toBe(true)
   })
 })
+
+describe('analyzeBash: random shell-like input', () => {
+  it('always answers with consistent facts', () => {
+    const alphabet = [
+      'a',
+      '/',
+      '.',
+      ' ',
+      '$',
+      '(',
+      ')',
+      '{',
+      '}',
+      '`',
+      "'",
+      '"',
+      '\\',
+      '\n',
+      ';',
+      '&',
+      '|',
+      '>',
+      '<',
+      '~',
+      '*',
+      '=',
+      '#',
+      'cd ',
+      'eval ',
+      'bash -c ',
+      '<<EOF\n',
+      'EOF',
+      '$((',
+      '[[ ',
+      ' ]]',
+      'if ',
+      'then ',
+      'fi',
+      'for x in ',
+      'do ',
+      'done',
+      "$'",
+      '\\x2f',
+      '\t',
+      'é',
+      '😀',
+    ]
+    let seed = 42
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff
+      return seed % n
+    }
+    for (let i = 0; i < 500; i++) {
+      let cmd = ''
+      for (let j = 1 + rnd(60); j > 0; j--) cmd += alphabet[rnd(alphabet.length)]
+      const f = analyzeBash(cmd)
+      expect(Array.isArray(f.paths), cmd).toBe(true)
+      expect(new Set(f.paths).size, cmd).toBe(f.paths.length)
+      for (const s of f.segments) expect(s.normalized, cmd).toBe(s.argv.join(' '))
+      if (f.segments.some((s) => !s.decidable)) expect(f.undecidable, cmd).toBe(true)
+      if (!f.parsed) expect(f.undecidable, cmd).toBe(true)
+    }
+  })
+})
