@@ -378,7 +378,9 @@ describe('monitors', () => {
     const file = meta(root, started.id)
     const real = JSON.parse(readFileSync(file, 'utf8'))
     expect(alive(real.pid)).toBe(true)
-    // An unrelated live process now holds the recorded pid (a different start time).
+    // An unrelated live process now holds the recorded pid (a different start time: start
+    // times tick in hundredths of a second, so the bystander starts a few ticks later).
+    await new Promise((r) => setTimeout(r, 100))
     const bystander = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' })
     const pid = bystander.pid as number
     writeFileSync(file, JSON.stringify({ ...real, pid }))
