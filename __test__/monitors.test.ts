@@ -2,7 +2,15 @@
 // monitor_list (the contract), monitor_send and `pty` (this package's additions), sweepMonitors.
 import { execFile, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -527,5 +535,71 @@ describe('monitors', () => {
     ok(await tools.callTool('monitor_send', { id: started.id, input: 'hi\n' }))
     expect(await waitFor(tools, started.id, /read hi/)).toBe('terminal\nread hi\n')
     ok(await tools.callTool('monitor_stop', { id: started.id }))
+  })
+
+  it('never follow a .clarvis swapped for a symlink after the start (issues 12, 15)', async () => {
+    const { root, tools } = setup()
+    const outside = tempDir('atn-mon-out-')
+    const chatty = ok(
+      await tools.callTool('monitor_start', { command: 'while :; do echo tick; sleep 0.05; done' }),
+    )
+    const exiting = ok(
+      await tools.callTool('monitor_start', {
+        command: 'while [ ! -e go ]; do sleep 0.02; done; echo bye; exit 3',
+      }),
+    )
+    await waitFor(tools, chatty.id, /tick/)
+    // The outside directory looks like a store of the same monitors, all exited.
+    writeFileSync(join(outside, 'canary'), 'canary')
+    for (const id of [chatty.id, exiting.id]) {
+      const forged = {
+        id,
+        command: 'forged',
+        cwd: '/',
+        pid: 999999999,
+        startedAt: 1,
+        readyWhen: null,
+      }
+      writeFileSync(join(outside, `monitor-${id}.json`), JSON.stringify(forged))
+      writeFileSync(join(outside, `monitor-${id}.log`), 'OUTSIDE\n')
+    }
+    const snapshot = () =>
+      readdirSync(outside)
+        .sort()
+        .map((n) => [n, readFileSync(join(outside, n), 'utf8')])
+    const before = snapshot()
+    const real = join(root, '.clarvis')
+    const aside = join(root, 'aside')
+    renameSync(real, aside)
+    symlinkSync(outside, real)
+
+    for (const id of [chatty.id, exiting.id]) {
+      const polled = err(await tools.callTool('monitor_poll', { id }))
+      expect(polled).toMatchObject({ error: 'monitor_not_found' })
+      const stopped = err(await tools.callTool('monitor_stop', { id }))
+      expect(stopped).toMatchObject({ error: 'monitor_not_found' })
+    }
+    expect(ok(await tools.callTool('monitor_list', {}))).toEqual({ monitors: [] })
+    await sweepMonitors(root)
+    const refused = err(await tools.callTool('monitor_start', { command: 'echo new' }))
+    expect(refused).toMatchObject({ error: 'io_error' })
+    // One monitor exits meanwhile: its exit file lands in the real directory.
+    writeFileSync(join(root, 'go'), '')
+    const exitFile = join(aside, `monitor-${exiting.id}.exit`)
+    expect(await until(() => existsSync(exitFile))).toBe(true)
+    expect(readFileSync(exitFile, 'utf8')).toBe('3')
+    expect(snapshot()).toEqual(before)
+
+    unlinkSync(real)
+    renameSync(aside, real)
+    expect(ok(await tools.callTool('monitor_poll', { id: exiting.id }))).toEqual({
+      running: false,
+      output: 'bye\n',
+      next_offset: 4,
+      exit_code: 3,
+    })
+    expect(ok(await tools.callTool('monitor_poll', { id: chatty.id })).running).toBe(true)
+    for (const id of [chatty.id, exiting.id]) ok(await tools.callTool('monitor_stop', { id }))
+    expect(snapshot()).toEqual(before)
   })
 })

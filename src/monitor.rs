@@ -13,10 +13,20 @@
 //! - `monitor-<id>.exit`: the exit status, written by the wrapper shell's `EXIT` trap.
 //! - `monitor-<id>.in`: only with `stdin: true`, a FIFO that is the command's stdin.
 //!
-//! **Processes.** The command runs as the contract's wrapper,
-//! `sh -c "trap 'printf \"%s\" \"$?\" > \"$MON_EXIT\"' EXIT\n<command>\n"`, in a process group
-//! of its own (with `pty: true`, a session of its own whose controlling terminal is a new pty).
-//! Its pid is the monitor's pid. It does not carry the `bash` tool's host mark
+//! **Confinement.** `.clarvis` is opened once per call as a directory fd, no-follow, in the
+//! workspace root's fd ([`spill::open_dir`]); a `.clarvis` that is a symlink is refused. Every
+//! file above is then read, created, renamed, listed and removed with `*at` calls in that fd,
+//! never following a symlink ([`Store`]). The processes get their files as descriptors, not
+//! paths: the relay's stdout is the log opened in the fd, the FIFO ends are opened in the fd,
+//! and the wrapper's exit trap writes through the inherited directory fd
+//! (`$MON_EXIT` = `/proc/self/fd/87/monitor-<id>.exit`), so a `.clarvis` swapped for a symlink
+//! after the start redirects nothing.
+//!
+//! **Processes.** The command runs as the contract's wrapper with the status saved before
+//! `noclobber`,
+//! `sh -c "trap 'mon_status=$?; set -C; printf \"%s\" \"$mon_status\" > \"$MON_EXIT\"' EXIT\n<command>\n"`,
+//! in a process group of its own (with `pty: true`, a session of its own whose controlling
+//! terminal is a new pty). Its pid is the monitor's pid. It does not carry the `bash` tool's host mark
 //! ([`crate::shell::MARK_VAR`]) and is not in the bash registry, so the bash cleanup (exit
 //! hook, watchdog) leaves it alone: monitors outlive the host by design.
 //!
@@ -38,7 +48,8 @@
 //! Reaping: the host waits for the processes it spawned on a small thread, so none lingers as
 //! a zombie while the host lives.
 
-use std::fs::{self, File, OpenOptions};
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -46,6 +57,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use regex::bytes::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::confine::Dir;
 use crate::spill;
 
 /// How often `monitor_start` looks for `ready_when` in the log.
@@ -181,36 +193,44 @@ pub struct Status {
 // ---------------------------------------------------------------------------------------------
 // The files in .clarvis: every access to them goes through `Store`.
 
-/// The monitor files under one workspace. Files are opened without following symlinks, and a
-/// `.clarvis` that is not a real directory is refused.
+/// The monitor files under one workspace, reached only through the `.clarvis` directory fd
+/// ([`spill::open_dir`]: opened no-follow in the workspace root's fd, so a `.clarvis` that is a
+/// symlink or a file is refused). Every name is opened, created, renamed, listed and removed
+/// with `*at` calls in that fd and never followed, so a `.clarvis` swapped for a symlink after
+/// the store was opened cannot redirect anything outside.
 pub struct Store {
-    dir: PathBuf,
+    dir: Dir,
+    /// `<root>/.clarvis` as a path, only for what a child process cannot do through the fd
+    /// (the exit trap where `/proc` is missing, see `os::exit_target`).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    path: PathBuf,
 }
 
 impl Store {
     /// The store of `root`, creating `.clarvis` (with its `.gitignore`) when missing.
     pub fn create(root: &Path) -> io::Result<Store> {
         Ok(Store {
-            dir: spill::clarvis_dir(root)?,
+            dir: spill::open_dir(root, true)?,
+            path: root.join(spill::SPILL_DIR),
         })
     }
 
-    /// The store of `root` for reading; `None` when there is no `.clarvis` directory.
+    /// The store of `root` for reading; `None` when there is no `.clarvis` directory (or it is
+    /// not a real one).
     pub fn existing(root: &Path) -> Option<Store> {
-        let dir = root.join(spill::SPILL_DIR);
-        let meta = fs::symlink_metadata(&dir).ok()?;
-        meta.is_dir().then_some(Store { dir })
+        Some(Store {
+            dir: spill::open_dir(root, false).ok()?,
+            path: root.join(spill::SPILL_DIR),
+        })
     }
 
-    fn path(&self, id: &str, ext: &str) -> PathBuf {
-        self.dir.join(format!("monitor-{id}.{ext}"))
+    fn name(id: &str, ext: &str) -> OsString {
+        OsString::from(format!("monitor-{id}.{ext}"))
     }
 
-    fn open_read(path: &Path) -> io::Result<File> {
-        let mut opts = OpenOptions::new();
-        opts.read(true);
-        no_follow(&mut opts, true);
-        let file = opts.open(path)?;
+    /// Opens a regular file for reading (non-blocking, never following a symlink).
+    fn open_read(&self, name: &OsStr) -> io::Result<File> {
+        let file = self.dir.open_file(name)?;
         if !file.metadata()?.is_file() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -227,7 +247,7 @@ impl Store {
             return None;
         }
         let mut text = String::new();
-        Self::open_read(&self.path(id, "json"))
+        self.open_read(&Self::name(id, "json"))
             .ok()?
             .take(1 << 20)
             .read_to_string(&mut text)
@@ -236,46 +256,48 @@ impl Store {
         (meta.id == id).then_some(meta)
     }
 
+    /// Writes the metadata atomically: a temp file in the directory fd, renamed over the name.
     fn write_meta(&self, meta: &Meta) -> io::Result<()> {
-        let tmp = self.path(&meta.id, &format!("json.tmp-{}", spill::new_token()));
         let body = serde_json::to_vec(meta).map_err(io::Error::other)?;
+        let (tmp, mut file) = self.dir.create_temp(0o666)?;
         let result = (|| {
-            let mut opts = OpenOptions::new();
-            opts.write(true).create_new(true);
-            no_follow(&mut opts, false);
-            let mut file = opts.open(&tmp)?;
             file.write_all(&body)?;
             file.sync_all()?;
-            fs::rename(&tmp, self.path(&meta.id, "json"))
+            self.dir
+                .rename(&tmp, &self.dir, &Self::name(&meta.id, "json"))
         })();
         if result.is_err() {
-            let _ = fs::remove_file(&tmp);
+            let _ = self.dir.remove_file(&tmp);
         }
         result
     }
 
-    /// Creates the log of a new monitor, opened for appending.
+    /// Creates the log of a new monitor (never over anything already there), opened for
+    /// appending: the relay writes to this very file, whatever becomes of the path.
     #[cfg_attr(not(unix), allow(dead_code))]
     fn create_log(&self, id: &str) -> io::Result<File> {
-        let mut opts = OpenOptions::new();
-        opts.append(true).create_new(true);
-        no_follow(&mut opts, false);
-        opts.open(self.path(id, "log"))
+        let file = spill::create_file(&self.dir, &Self::name(id, "log"))?;
+        #[cfg(unix)]
+        {
+            use nix::fcntl::{fcntl, FcntlArg, OFlag};
+            let flags = OFlag::from_bits_truncate(fcntl(&file, FcntlArg::F_GETFL)?);
+            fcntl(&file, FcntlArg::F_SETFL(flags | OFlag::O_APPEND))?;
+        }
+        Ok(file)
     }
 
     /// Whether any file of `id` exists (a fresh id must not collide).
     fn taken(&self, id: &str) -> bool {
         ["json", "log", "exit", "in"]
             .iter()
-            .any(|ext| fs::symlink_metadata(self.path(id, ext)).is_ok())
+            .any(|ext| self.dir.stat(&Self::name(id, ext)).is_ok())
     }
 
     /// `None` when there is no exit file; `Some(code)` otherwise (`code` is `None` when the
     /// file does not hold an integer).
     fn read_exit(&self, id: &str) -> Option<Option<i32>> {
-        let path = self.path(id, "exit");
         let mut text = String::new();
-        match Self::open_read(&path) {
+        match self.open_read(&Self::name(id, "exit")) {
             Ok(file) => {
                 let _ = file.take(64).read_to_string(&mut text);
                 Some(text.trim().parse::<i32>().ok())
@@ -288,10 +310,7 @@ impl Store {
 
     /// How long ago the exit file was written; `None` without one.
     fn exit_age(&self, id: &str) -> Option<Duration> {
-        let modified = fs::symlink_metadata(self.path(id, "exit"))
-            .ok()?
-            .modified()
-            .ok()?;
+        let modified = self.dir.stat(&Self::name(id, "exit")).ok()?.mtime;
         Some(
             SystemTime::now()
                 .duration_since(modified)
@@ -301,7 +320,7 @@ impl Store {
 
     /// The log's current size (0 when missing).
     fn log_len(&self, id: &str) -> u64 {
-        Self::open_read(&self.path(id, "log"))
+        self.open_read(&Self::name(id, "log"))
             .and_then(|f| f.metadata())
             .map_or(0, |m| m.len())
     }
@@ -309,7 +328,7 @@ impl Store {
     /// Up to `max` bytes of the log from `offset`, and the log size seen. A missing log reads
     /// as empty.
     fn read_log(&self, id: &str, offset: u64, max: usize) -> (Vec<u8>, u64) {
-        let Ok(mut file) = Self::open_read(&self.path(id, "log")) else {
+        let Ok(mut file) = self.open_read(&Self::name(id, "log")) else {
             return (Vec::new(), 0);
         };
         let size = file.metadata().map_or(0, |m| m.len());
@@ -322,6 +341,7 @@ impl Store {
                 match file.read(&mut buf[got..]) {
                     Ok(0) => break,
                     Ok(n) => got += n,
+                    // The file is opened non-blocking; a regular file never says WouldBlock.
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(_) => break,
                 }
@@ -331,46 +351,27 @@ impl Store {
         (buf, size)
     }
 
-    fn fifo_path(&self, id: &str) -> PathBuf {
-        self.path(id, "in")
-    }
-
-    /// Deletes every file of `id`.
+    /// Deletes every file of `id` (names only: a symlink is removed, never followed).
     fn remove_all(&self, id: &str) {
         for ext in ["json", "log", "exit", "in"] {
-            let _ = fs::remove_file(self.path(id, ext));
+            let _ = self.dir.remove_file(&Self::name(id, ext));
         }
     }
 
     /// The ids with a metadata file.
     fn ids(&self) -> Vec<String> {
-        let Ok(entries) = fs::read_dir(&self.dir) else {
+        let Ok(names) = self.dir.entries() else {
             return Vec::new();
         };
-        entries
-            .flatten()
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
+        names
+            .into_iter()
+            .filter_map(|name| {
+                let name = name.into_string().ok()?;
                 let id = name.strip_prefix("monitor-")?.strip_suffix(".json")?;
                 valid_id(id).then(|| id.to_string())
             })
             .collect()
     }
-}
-
-fn no_follow(opts: &mut OpenOptions, nonblocking: bool) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut flags = nix::libc::O_NOFOLLOW;
-        if nonblocking {
-            // A FIFO planted under a monitor's name must not hang the reader.
-            flags |= nix::libc::O_NONBLOCK;
-        }
-        opts.custom_flags(flags);
-    }
-    #[cfg(not(unix))]
-    let _ = (opts, nonblocking);
 }
 
 /// `mon_` followed by exactly 8 lowercase hex digits.
@@ -730,7 +731,7 @@ pub fn send(root: &Path, id: &str, input: &[u8], eof: bool) -> MonResult<usize> 
     let written = if input.is_empty() {
         0
     } else {
-        os::write_fifo(&store.fifo_path(id), input, SEND_WAIT).map_err(|e| match e.kind() {
+        os::write_fifo(&store, id, input, SEND_WAIT).map_err(|e| match e.kind() {
             io::ErrorKind::BrokenPipe => closed("the program closed its stdin"),
             _ => MonError::Io(e),
         })?
@@ -766,10 +767,10 @@ struct Spawned {
 
 #[cfg(unix)]
 mod os {
-    use std::fs::{File, OpenOptions};
+    use std::ffi::OsString;
+    use std::fs::File;
     use std::io::{self, Write};
-    use std::os::fd::{AsFd, OwnedFd};
-    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::fd::{AsFd, AsRawFd, OwnedFd};
     use std::os::unix::process::CommandExt;
 
     use std::path::Path;
@@ -782,7 +783,7 @@ mod os {
     use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
     use nix::sys::signal::{kill, killpg, Signal};
     use nix::sys::stat::Mode;
-    use nix::unistd::{mkfifo, Pid};
+    use nix::unistd::Pid;
 
     use super::{cap_marker, Liveness, Meta, Spawned, StartRequest, Store};
     use crate::shell::{self, MARK_VAR};
@@ -805,9 +806,34 @@ if [ $n -gt 0 ]; then printf '%s' "$2"; exec cat >/dev/null; fi
     const HOLDER: &str = r#"exec 3>&1 >/dev/null
 while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
 
-    /// The contract's wrapper: the exit status goes to `$MON_EXIT` when the shell exits.
+    /// The contract's wrapper, made safe: the exit status goes to `$MON_EXIT` when the shell
+    /// exits, created with `noclobber` (`O_EXCL`), so a symlink planted under the exit file's
+    /// name is not followed. The status is saved first (`set -C` resets `$?`).
     pub(super) fn wrapper(command: &str) -> String {
-        format!("trap 'printf \"%s\" \"$?\" > \"$MON_EXIT\"' EXIT\n{command}\n")
+        format!(
+            "trap 'mon_status=$?; set -C; printf \"%s\" \"$mon_status\" > \"$MON_EXIT\"' EXIT\n{command}\n"
+        )
+    }
+
+    /// The descriptor, in the command's shell, of the `.clarvis` directory its exit trap
+    /// writes into. Above 9, so no `exec 9>lock` of the command (a single-digit redirection
+    /// is all `dash` accepts) can replace it.
+    pub(super) const EXIT_DIR_FD: i32 = 87;
+
+    /// `$MON_EXIT`: where `/proc` is mounted, `/proc/self/fd/87/monitor-<id>.exit`, a path
+    /// through the inherited directory fd ([`EXIT_DIR_FD`]) that names the exit file in the very
+    /// `.clarvis` this store opened, whatever is at `<root>/.clarvis` by then; `true` says the
+    /// fd must be handed down. Elsewhere the plain path (a `.clarvis` swapped for a symlink
+    /// while the command runs could redirect that one write; see SPEC.md).
+    fn exit_target(store: &Store, id: &str) -> (OsString, bool) {
+        let name = Store::name(id, "exit");
+        if cfg!(target_os = "linux") && Path::new("/proc/self/fd").is_dir() {
+            let mut path = OsString::from(format!("/proc/self/fd/{EXIT_DIR_FD}/"));
+            path.push(&name);
+            (path, true)
+        } else {
+            (store.path.join(name).into_os_string(), false)
+        }
     }
 
     fn base(script: &str) -> Command {
@@ -842,16 +868,34 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
         Ok(())
     }
 
-    fn open_fifo(path: &Path, write: bool) -> io::Result<File> {
-        let mut opts = OpenOptions::new();
-        if write {
-            opts.write(true);
+    /// Creates the stdin FIFO `monitor-<id>.in` in the store's directory fd.
+    fn make_fifo(store: &Store, id: &str) -> io::Result<()> {
+        let name = Store::name(id, "in");
+        let mode = Mode::from_bits_truncate(0o600);
+        #[cfg(not(any(target_os = "macos", target_os = "ios")))]
+        nix::unistd::mkfifoat(store.dir.as_fd(), name.as_os_str(), mode)?;
+        // No mkfifoat in nix for Apple systems: by path (the open below is still no-follow
+        // in the directory fd and checks that it opened a FIFO).
+        #[cfg(any(target_os = "macos", target_os = "ios"))]
+        nix::unistd::mkfifo(&store.path.join(&name), mode)?;
+        Ok(())
+    }
+
+    /// Opens the stdin FIFO of `id` in the store's directory fd, never following a symlink.
+    fn open_fifo(store: &Store, id: &str, write: bool) -> io::Result<File> {
+        let access = if write {
+            OFlag::O_WRONLY
         } else {
-            opts.read(true);
-        }
+            OFlag::O_RDONLY
+        };
         // Non-blocking so the open does not wait for the other end.
-        opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-        let file = opts.open(path)?;
+        let fd = nix::fcntl::openat(
+            store.dir.as_fd(),
+            Store::name(id, "in").as_os_str(),
+            access | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC,
+            Mode::empty(),
+        )?;
+        let file = File::from(fd);
         use std::os::unix::fs::FileTypeExt;
         if !file.metadata()?.file_type().is_fifo() {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "not a FIFO"));
@@ -861,9 +905,8 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
 
     pub(super) fn spawn(store: &Store, id: &str, req: &StartRequest<'_>) -> io::Result<Spawned> {
         let log = store.create_log(id)?;
-        let exit_path = store.path(id, "exit");
         let mut children: Vec<Child> = Vec::new();
-        let result = spawn_all(store, id, req, log, &exit_path, &mut children);
+        let result = spawn_all(store, id, req, log, &mut children);
         if result.is_err() {
             for mut c in children {
                 let _ = c.kill();
@@ -880,7 +923,6 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
         id: &str,
         req: &StartRequest<'_>,
         log: File,
-        exit_path: &Path,
         children: &mut Vec<Child>,
     ) -> io::Result<Spawned> {
         // The channel the command writes into, and the end the relay reads.
@@ -924,12 +966,11 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
 
         // stdin: /dev/null, or the FIFO (through the pty when there is one).
         let fifo_reader = if req.stdin {
-            let fifo = store.fifo_path(id);
-            mkfifo(&fifo, Mode::from_bits_truncate(0o600))?;
-            let reader = open_fifo(&fifo, false)?;
+            make_fifo(store, id)?;
+            let reader = open_fifo(store, id, false)?;
             blocking(&reader)?;
             // A writer before the command starts, or its first read would see end of file.
-            let writer = open_fifo(&fifo, true)?;
+            let writer = open_fifo(store, id, true)?;
             blocking(&writer)?;
             Some((reader, writer))
         } else {
@@ -937,7 +978,28 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
         };
 
         let mut cmd = base(&wrapper(req.command));
-        cmd.env("MON_EXIT", exit_path).current_dir(req.cwd);
+        let (exit_target, pass_dir) = exit_target(store, id);
+        cmd.env("MON_EXIT", exit_target).current_dir(req.cwd);
+        if pass_dir {
+            // The store's directory fd (close-on-exec) becomes the shell's EXIT_DIR_FD; it
+            // stays open in this process until the spawn returned.
+            let raw = store.dir.as_fd().as_raw_fd();
+            // SAFETY: only async-signal-safe calls (dup2, fcntl) run between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let ok = if raw == EXIT_DIR_FD {
+                        libc::fcntl(raw, libc::F_SETFD, 0) >= 0
+                    } else {
+                        libc::dup2(raw, EXIT_DIR_FD) >= 0
+                    };
+                    if ok {
+                        Ok(())
+                    } else {
+                        Err(io::Error::last_os_error())
+                    }
+                });
+            }
+        }
         if req.pty {
             let slave_in = out.try_clone()?;
             let slave_err = out.try_clone()?;
@@ -1153,9 +1215,14 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
         }
     }
 
-    /// Writes all of `input` to the FIFO at `path`, waiting at most `wait` for room.
-    pub(super) fn write_fifo(path: &Path, input: &[u8], wait: Duration) -> io::Result<usize> {
-        let mut file = match open_fifo(path, true) {
+    /// Writes all of `input` to the stdin FIFO of `id`, waiting at most `wait` for room.
+    pub(super) fn write_fifo(
+        store: &Store,
+        id: &str,
+        input: &[u8],
+        wait: Duration,
+    ) -> io::Result<usize> {
+        let mut file = match open_fifo(store, id, true) {
             Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
                 return Err(io::ErrorKind::BrokenPipe.into())
             }
@@ -1195,7 +1262,6 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
 #[cfg(not(unix))]
 mod os {
     use std::io;
-    use std::path::Path;
     use std::time::Duration;
 
     use super::{Liveness, Meta, Spawned, StartRequest, Store};
@@ -1215,7 +1281,7 @@ mod os {
     }
     pub(super) fn terminate(_: &Meta, _: Duration) {}
     pub(super) fn kill_process(_: i64, _: Option<u64>) {}
-    pub(super) fn write_fifo(_: &Path, _: &[u8], _: Duration) -> io::Result<usize> {
+    pub(super) fn write_fifo(_: &Store, _: &str, _: &[u8], _: Duration) -> io::Result<usize> {
         Err(unsupported())
     }
 }
@@ -1223,6 +1289,7 @@ mod os {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn req<'a>(root: &'a Path, command: &'a str) -> StartRequest<'a> {
         StartRequest {
@@ -1588,5 +1655,176 @@ mod tests {
         let p = wait_exit(dir.path(), &s.id);
         assert_eq!(p.output, "tty\ngot x\n");
         stop(dir.path(), &s.id).unwrap();
+    }
+
+    /// Every file of the directory, with its content (a symlink as `-> target`).
+    fn snapshot(dir: &Path) -> Vec<(String, String)> {
+        let mut files: Vec<(String, String)> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let body = match fs::read_link(e.path()) {
+                    Ok(target) => format!("-> {}", target.display()),
+                    Err(_) => fs::read_to_string(e.path()).unwrap(),
+                };
+                (e.file_name().into_string().unwrap(), body)
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// `.clarvis` swapped for a symlink to an outside directory after the monitors started:
+    /// no call reads, writes or deletes anything there, and the running processes (relay,
+    /// exit trap) keep writing into the real directory.
+    #[test]
+    fn a_clarvis_swapped_for_a_symlink_is_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let outside = tempfile::tempdir().unwrap();
+        // A chatty monitor, one that exits when told, and one with a stdin FIFO.
+        let chatty = start(req(root, "while :; do echo tick; sleep 0.02; done"), &never).unwrap();
+        let waiter = start(
+            req(
+                root,
+                "while [ ! -e go ]; do sleep 0.02; done; echo bye; exit 4",
+            ),
+            &never,
+        )
+        .unwrap();
+        let mut r = req(root, "cat");
+        r.stdin = true;
+        let reader = start(r, &never).unwrap();
+        let real = root.join(".clarvis");
+        let waiter_meta = Store::existing(root)
+            .unwrap()
+            .read_meta(&waiter.id)
+            .unwrap();
+        // The outside directory looks like a store: a canary, and forged files of every
+        // monitor (metadata naming a dead process, so a followed sweep would delete them).
+        fs::write(outside.path().join("canary"), "canary").unwrap();
+        for id in [&chatty.id, &waiter.id, &reader.id] {
+            let json = format!(
+                r#"{{"id":"{id}","command":"forged","cwd":"/","pid":999999999,"startedAt":1,"readyWhen":null}}"#
+            );
+            fs::write(outside.path().join(format!("monitor-{id}.json")), json).unwrap();
+            fs::write(
+                outside.path().join(format!("monitor-{id}.log")),
+                "OUTSIDE\n",
+            )
+            .unwrap();
+        }
+        let before = snapshot(outside.path());
+
+        // The swap: the real directory moves aside, `.clarvis` becomes a symlink.
+        let aside = root.join("aside");
+        fs::rename(&real, &aside).unwrap();
+        std::os::unix::fs::symlink(outside.path(), &real).unwrap();
+        // A symlink planted under the waiter's exit-file name must not be followed either.
+        std::os::unix::fs::symlink(
+            outside.path().join("trap-target"),
+            aside.join(format!("monitor-{}.exit", waiter.id)),
+        )
+        .unwrap();
+
+        for id in [&chatty.id, &waiter.id, &reader.id] {
+            assert!(matches!(
+                poll(root, id, 0, 1000, None),
+                Err(MonError::NotFound(_))
+            ));
+            assert!(matches!(stop(root, id), Err(MonError::NotFound(_))));
+        }
+        assert!(matches!(
+            send(root, &reader.id, b"x\n", false),
+            Err(MonError::NotFound(_))
+        ));
+        assert!(list(root).is_empty());
+        assert_eq!(live_count(root), 0);
+        sweep(root);
+        spill::sweep(root);
+        assert!(matches!(
+            start(req(root, "echo new"), &never),
+            Err(MonError::Spawn(_))
+        ));
+        // The waiter exits while the symlink is in place; the chatty one writes on.
+        fs::write(root.join("go"), "").unwrap();
+        let log_name = aside.join(format!("monitor-{}.log", waiter.id));
+        for _ in 0..400 {
+            if fs::read_to_string(&log_name).unwrap().contains("bye")
+                && os::same_process(waiter_meta.pid, waiter_meta.pid_start) != Liveness::Alive
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        let chatty_log = aside.join(format!("monitor-{}.log", chatty.id));
+        let ticks = fs::read_to_string(&chatty_log).unwrap().len();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(fs::read_to_string(&chatty_log).unwrap().len() > ticks);
+        assert_eq!(
+            snapshot(outside.path()),
+            before,
+            "the outside directory changed"
+        );
+
+        // Put the real directory back: the monitors are all there, and nothing leaked out.
+        fs::remove_file(&real).unwrap();
+        fs::rename(&aside, &real).unwrap();
+        let p = wait_exit(root, &waiter.id);
+        // The trap refused the planted symlink (noclobber; the shell says so in the log):
+        // exited, code unknown.
+        assert!(p.output.starts_with("bye\n"), "{}", p.output);
+        assert!(p.output.contains("File exists"), "{}", p.output);
+        assert_eq!(p.exit_code, None);
+        assert!(
+            fs::symlink_metadata(real.join(format!("monitor-{}.exit", waiter.id)))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(poll(root, &chatty.id, 0, 1 << 20, None)
+            .unwrap()
+            .output
+            .starts_with("tick\n"));
+        for id in [&chatty.id, &waiter.id, &reader.id] {
+            stop(root, id).unwrap();
+        }
+        assert_eq!(
+            snapshot(outside.path()),
+            before,
+            "the outside directory changed"
+        );
+    }
+
+    /// The exit trap writes through the inherited directory fd: with `.clarvis` swapped for a
+    /// symlink while the command runs, the exit file still lands in the real directory.
+    #[test]
+    fn the_exit_file_lands_in_the_real_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let outside = tempfile::tempdir().unwrap();
+        let s = start(
+            req(root, "while [ ! -e go ]; do sleep 0.02; done; exit 6"),
+            &never,
+        )
+        .unwrap();
+        let real = root.join(".clarvis");
+        let aside = root.join("aside");
+        fs::rename(&real, &aside).unwrap();
+        std::os::unix::fs::symlink(outside.path(), &real).unwrap();
+        fs::write(root.join("go"), "").unwrap();
+        let exit = aside.join(format!("monitor-{}.exit", s.id));
+        for _ in 0..400 {
+            if exit.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        assert_eq!(fs::read_to_string(&exit).unwrap(), "6");
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+        fs::remove_file(&real).unwrap();
+        fs::rename(&aside, &real).unwrap();
+        assert_eq!(wait_exit(root, &s.id).exit_code, Some(6));
+        stop(root, &s.id).unwrap();
     }
 }

@@ -6,7 +6,7 @@
 //! The directory is only ever reached through [`open_dir`]: opened with `O_NOFOLLOW |
 //! O_DIRECTORY` in the workspace root's fd, so a `.clarvis` replaced by a symlink is refused
 //! and every file made in it ([`create_file`]) is created with `openat` in that fd. The
-//! monitors use the same API for their logs.
+//! monitors use the same directory fd for all their files (see `crate::monitor::Store`).
 
 use std::ffi::OsStr;
 use std::fs;
@@ -37,14 +37,6 @@ pub fn new_token() -> String {
         .map_or(0, |d| d.as_nanos() as u64);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     format!("{:x}-{nanos:x}-{n:x}", std::process::id())
-}
-
-/// `<root>/.clarvis` as a path, after [`open_dir`] made sure it exists (with its `.gitignore`)
-/// and is a real directory, not a symlink. For the monitors, whose processes name their files
-/// by path; see SPEC.md for what that leaves open.
-pub fn clarvis_dir(root: &Path) -> io::Result<std::path::PathBuf> {
-    open_dir(root, true)?;
-    Ok(root.join(SPILL_DIR))
 }
 
 /// Writes `bytes` to a new spill file `.clarvis/bash-<token>.<stream>.log` under `root`,
