@@ -6,9 +6,11 @@
 pub mod atomic;
 pub mod bound;
 pub mod config;
+pub mod dirfd;
 pub mod dispatch;
 pub mod editing;
 pub mod error;
+pub mod ignore_rules;
 pub mod json_text;
 pub mod matching;
 pub mod patch;

@@ -15,9 +15,10 @@
 //! end, so `$` matches before it and no row shows the `\r`.
 
 use std::collections::VecDeque;
-use std::fs;
+use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -33,7 +34,7 @@ use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::paths;
 use crate::text;
-use crate::walk::{self, FileGlob, WalkOptions};
+use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
 
 /// Characters of one line shown in a content row; the rest is cut with a marker.
 pub const MAX_ROW_CHARS: usize = 500;
@@ -113,7 +114,7 @@ impl Tool for Grep {
         let scan = if is_internal(config, &base.abs) {
             Scan::default()
         } else if meta.is_dir() {
-            query.scan_tree(config, &base.abs, glob.as_ref(), MAX_MATCHING_FILES)
+            query.scan_tree(config, &base, glob.as_ref(), MAX_MATCHING_FILES)?
         } else if meta.is_file() {
             query.scan_file(&base.abs, &base.display)?
         } else {
@@ -143,7 +144,8 @@ fn is_internal(config: &Config, abs: &Path) -> bool {
 /// One matching file found by the first pass.
 #[derive(Debug, Clone)]
 struct Hit {
-    abs: PathBuf,
+    /// Relative to the walk base (a tree scan), or absolute (a single-file scan).
+    path: PathBuf,
     display: String,
     /// Matches (lines, or multiline matches) in the file; 1 in files_with_matches mode.
     count: u64,
@@ -154,6 +156,8 @@ struct Hit {
 struct Scan {
     hits: Vec<Hit>,
     stopped_early: bool,
+    /// The walk a tree scan ran on: pass 2 opens its files again through it, never by path.
+    walk: Option<Walk>,
 }
 
 /// The page the caller asked for.
@@ -172,7 +176,11 @@ enum Loaded {
 
 /// Reads `path` whole into `buf` unless it is over `max` bytes, and classifies it.
 fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
-    let mut file = text::open_nonblocking(path)?;
+    load_file(text::open_nonblocking(path)?, max, buf)
+}
+
+/// Reads an open file whole into `buf` unless it is over `max` bytes, and classifies it.
+fn load_file(mut file: File, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
     buf.clear();
     if buf.capacity() < FIRST_READ {
         buf.reserve_exact(FIRST_READ);
@@ -203,7 +211,7 @@ fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
 
 /// The compiled search: pattern, mode and context.
 struct Query {
-    matcher: RegexMatcher,
+    matcher: Arc<RegexMatcher>,
     mode: OutputMode,
     multiline: bool,
     before: usize,
@@ -230,7 +238,12 @@ impl Query {
                     .with("field", "pattern"),
             );
         }
-        let matcher = builder.build(&args.pattern).map_err(|e| {
+        let key = (
+            args.pattern.clone(),
+            args.ignore_case.unwrap_or(false),
+            multiline,
+        );
+        let matcher = cached_matcher(key, || builder.build(&args.pattern)).map_err(|e| {
             let mut message = format!("invalid regex in pattern: {e}");
             if !multiline && e.to_string().contains("is not allowed in a regex") {
                 message.push_str(
@@ -279,50 +292,63 @@ impl Query {
             n: 0,
             first_only: self.mode == OutputMode::FilesWithMatches,
         };
-        searcher.search_slice(&self.matcher, bytes, &mut sink)?;
+        searcher.search_slice(&*self.matcher, bytes, &mut sink)?;
         Ok(sink.n)
     }
 
     /// Pass 1 over a directory: count matches in every file the walk yields.
-    fn scan_tree(&self, config: &Config, base: &Path, glob: Option<&FileGlob>, cap: usize) -> Scan {
+    fn scan_tree(
+        &self,
+        config: &Config,
+        base: &paths::WorkPath,
+        glob: Option<&FileGlob>,
+        cap: usize,
+    ) -> ToolResult<Scan> {
         let options = WalkOptions {
             respect_ignore: true,
+            follow_links: true,
             prefix: glob
                 .map(|g| g.literal_prefix().to_vec())
                 .unwrap_or_default(),
         };
-        let builder = walk::walker(config, base, &options);
-        let collected = walk::collect_files(&builder, cap, || {
+        let dir = walk::open_base(config, base)?;
+        let (walker, root) = Walk::new(config, &base.abs, dir, &options);
+        let collected = walk::collect_files(&walker, root, cap, &|| false, || {
             let mut searcher = self.searcher(false, false);
             let mut buf = Vec::new();
-            move |dent: &ignore::DirEntry| {
-                let path = dent.path();
+            move |entry: &mut FileEntry<'_>| {
                 if let Some(glob) = glob {
-                    if !glob.is_match(path.strip_prefix(base).ok()?) {
+                    if !glob.is_match(entry.rel()) {
                         return None;
                     }
                 }
-                match load(path, self.max_file_bytes, &mut buf) {
+                match load_file(entry.open().ok()?, self.max_file_bytes, &mut buf) {
                     Ok(Loaded::Text) => {}
                     _ => return None,
                 }
                 let count = self.count(&mut searcher, &buf).ok()?;
                 (count > 0).then(|| Hit {
-                    abs: path.to_path_buf(),
+                    path: entry.rel().to_path_buf(),
                     display: String::new(),
                     count,
                 })
             }
         });
+        let prefix = if base.display == "." {
+            String::new()
+        } else {
+            format!("{}/", base.display)
+        };
         let mut hits = collected.items;
         for hit in &mut hits {
-            hit.display = paths::display_of(&config.workspace_root, &hit.abs);
+            hit.display = format!("{prefix}{}", rel_string(&hit.path));
         }
         hits.sort_unstable_by(|a, b| walk::cmp_paths(&a.display, &b.display));
-        Scan {
+        Ok(Scan {
             hits,
             stopped_early: collected.stopped_early,
-        }
+            walk: Some(walker),
+        })
     }
 
     /// Pass 1 over one named file; a file that cannot be searched is an error, not a skip.
@@ -340,7 +366,7 @@ impl Query {
             .map_err(|e| io_err(e, display))?;
         let hits = if count > 0 {
             vec![Hit {
-                abs: abs.to_path_buf(),
+                path: abs.to_path_buf(),
                 display: display.to_string(),
                 count,
             }]
@@ -350,6 +376,7 @@ impl Query {
         Ok(Scan {
             hits,
             stopped_early: false,
+            walk: None,
         })
     }
 
@@ -422,7 +449,13 @@ impl Query {
                 }
                 continue;
             }
-            match load(&hit.abs, config.max_file_bytes, &mut buf) {
+            let loaded = match &scan.walk {
+                Some(walk) => walk
+                    .open_rel(&hit.path)
+                    .and_then(|f| load_file(f, config.max_file_bytes, &mut buf)),
+                None => load(&hit.path, config.max_file_bytes, &mut buf),
+            };
+            match loaded {
                 Ok(Loaded::Text) => {}
                 // Changed since the first pass: nothing to show from it now.
                 _ => continue,
@@ -441,12 +474,50 @@ impl Query {
                 pending: VecDeque::new(),
                 after_until: None,
             };
-            let _ = searcher.search_slice(&self.matcher, &buf, &mut sink);
+            let _ = searcher.search_slice(&*self.matcher, &buf, &mut sink);
             if page.full {
                 break;
             }
         }
     }
+}
+
+/// A relative path as results show it: `/`-separated, invalid UTF-8 replaced.
+fn rel_string(rel: &Path) -> String {
+    if cfg!(unix) {
+        rel.to_string_lossy().into_owned()
+    } else {
+        paths::slash_join(rel)
+    }
+}
+
+/// Compiled matchers kept for reuse: (pattern, ignore_case, multiline).
+type MatcherKey = (String, bool, bool);
+/// How many compiled patterns are kept (most recently used first).
+const MATCHER_CACHE: usize = 16;
+
+/// The compiled matcher for `key`, from a small most-recently-used cache: compiling a pattern
+/// (its DFA included) costs more than searching a small tree, and agents repeat searches.
+fn cached_matcher(
+    key: MatcherKey,
+    build: impl FnOnce() -> Result<RegexMatcher, grep_regex::Error>,
+) -> Result<Arc<RegexMatcher>, grep_regex::Error> {
+    static CACHE: Mutex<Vec<(MatcherKey, Arc<RegexMatcher>)>> = Mutex::new(Vec::new());
+    {
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = cache.iter().position(|(k, _)| *k == key) {
+            let hit = cache.remove(i);
+            let matcher = hit.1.clone();
+            cache.insert(0, hit);
+            return Ok(matcher);
+        }
+    }
+    let matcher = Arc::new(build()?);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    cache.retain(|(k, _)| *k != key);
+    cache.insert(0, (key, matcher.clone()));
+    cache.truncate(MATCHER_CACHE);
+    Ok(matcher)
 }
 
 /// Pass-1 sink: counts matches.
@@ -1002,7 +1073,8 @@ mod tests {
         let c = config(root);
         let args: Args = serde_json::from_value(json!({"pattern": "x"})).unwrap();
         let q = Query::new(&args, &c).unwrap();
-        let scan = q.scan_tree(&c, root, None, 2);
+        let base = paths::resolve(&c, "").unwrap();
+        let scan = q.scan_tree(&c, &base, None, 2).unwrap();
         assert!(scan.stopped_early);
         let out = q.render(
             &c,

@@ -7,8 +7,10 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::config::Config;
+use crate::dirfd::Kind;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::paths;
+use crate::walk;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -38,20 +40,29 @@ impl Tool for ListDir {
             )
             .with("path", dir.display.as_str()));
         }
+        // Names come from the open directory; each entry is judged relative to it.
+        let handle = walk::open_base(config, &dir)?;
+        let mut entries = Vec::new();
+        handle
+            .list(&mut entries)
+            .map_err(|e| io_err(e, &dir.display))?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
-        for entry in fs::read_dir(&dir.abs).map_err(|e| io_err(e, &dir.display))? {
-            let entry = entry.map_err(|e| io_err(e, &dir.display))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
+        for entry in entries {
+            let name = entry.name.to_string_lossy().into_owned();
             // Symlinks are followed for type and size; a dangling one shows as the link itself.
-            let meta = match fs::metadata(entry.path()) {
+            let meta = match handle.stat(&entry.name, true) {
                 Ok(m) => m,
-                Err(_) => entry.metadata().map_err(|e| io_err(e, &dir.display))?,
+                Err(_) => match handle.stat(&entry.name, false) {
+                    Ok(m) => m,
+                    // Gone since it was listed.
+                    Err(_) => continue,
+                },
             };
-            if meta.is_dir() {
+            if meta.kind == Kind::Dir {
                 dirs.push(name);
             } else {
-                files.push((name, meta.len()));
+                files.push((name, meta.len));
             }
         }
         if dirs.is_empty() && files.is_empty() {
