@@ -822,6 +822,9 @@ fn check_glob_size(pat: &str, field: &str) -> ToolResult<()> {
     Ok(())
 }
 
+#[cfg(all(test, unix))]
+mod race_tests;
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -220,6 +220,25 @@ mod tests {
     }
 
     #[test]
+    fn partial_ordering_bounds_exactly_like_bound_on_the_whole_text() {
+        let mut rng = crate::testutil::XorShift::new(7);
+        for budget in [1024usize, 2000, 5000, 60_000, 1_000_000] {
+            let files: Vec<(String, SystemTime)> = (0..3000)
+                .map(|i| {
+                    let name = format!("d{}/{}é{i}.rs", rng.below(50), "x".repeat(rng.below(40)));
+                    let t = SystemTime::UNIX_EPOCH + Duration::from_secs(rng.below(100) as u64);
+                    (name, t)
+                })
+                .collect();
+            let mut sorted = files.clone();
+            sorted.sort_by(newest_first);
+            let whole: Vec<String> = sorted.iter().map(|(p, _)| format!("sub/{p}")).collect();
+            let want = crate::bound::bound(whole.join("\n"), budget);
+            assert_eq!(listing(files, "sub/", budget), want, "budget {budget}");
+        }
+    }
+
+    #[test]
     fn errors() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
