@@ -460,6 +460,14 @@ pub fn open_base(config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
     Ok(dir)
 }
 
+/// The error of a walk stopped because the caller cancelled the call.
+pub fn aborted() -> ToolError {
+    ToolError::new(
+        crate::error::ErrorCode::Aborted,
+        "Search aborted (run cancelled)",
+    )
+}
+
 fn is_ancestor(ids: Option<&Ids>, id: (u64, u64)) -> bool {
     std::iter::successors(ids, |i| i.parent.as_deref()).any(|i| i.id == id)
 }

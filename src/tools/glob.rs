@@ -10,8 +10,10 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::bound::{floor_char_boundary, marker};
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
 
@@ -40,7 +42,8 @@ impl Tool for Glob {
     const BOUNDED: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let glob = FileGlob::new(&args.pattern, "pattern")?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
         let meta = fs::metadata(&base.abs).map_err(|e| io_err(e, &base.display))?;
@@ -59,7 +62,7 @@ impl Tool for Glob {
             .strip_prefix(&config.workspace_root)
             .is_ok_and(paths::is_internal);
         if inside_internal {
-            return Ok("(no matches)".to_string());
+            return Ok(Output::text("(no matches)"));
         }
         let options = WalkOptions {
             respect_ignore: args.respect_gitignore.unwrap_or(true),
@@ -68,25 +71,30 @@ impl Tool for Glob {
         };
         let dir = walk::open_base(config, &base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
-        let found = walk::collect_files(&walker, root, usize::MAX, &|| false, || {
-            |entry: &mut FileEntry<'_>| {
-                if !glob.is_match(entry.rel()) {
-                    return None;
+        let found = walk::collect_files(
+            &walker,
+            root,
+            usize::MAX,
+            &|| ctx.cancel.is_cancelled(),
+            || {
+                |entry: &mut FileEntry<'_>| {
+                    if !glob.is_match(entry.rel()) {
+                        return None;
+                    }
+                    let mtime = entry.meta().map_or(SystemTime::UNIX_EPOCH, |m| m.mtime);
+                    Some((rel_string(entry.rel()), mtime))
                 }
-                let mtime = entry.meta().map_or(SystemTime::UNIX_EPOCH, |m| m.mtime);
-                Some((rel_string(entry.rel()), mtime))
-            }
-        });
+            },
+        );
+        if found.aborted {
+            return Err(walk::aborted());
+        }
         let prefix = if base.display == "." {
             String::new()
         } else {
             format!("{}/", base.display)
         };
-        Ok(listing(
-            found.items,
-            &prefix,
-            config.max_output_bytes as usize,
-        ))
+        Ok(listing(found.items, &prefix, config.max_output_bytes as usize).into())
     }
 }
 
@@ -172,7 +180,7 @@ mod tests {
 
     fn glob(root: &Path, args: serde_json::Value) -> ToolResult<String> {
         let c = crate::testutil::config_at(root);
-        crate::tools::find("glob", false).unwrap().call(args, &c)
+        crate::testutil::call_text("glob", args, &c)
     }
 
     fn touch(root: &Path, rel: &str, secs: u64) {

@@ -30,8 +30,10 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::bound::{bound, floor_char_boundary};
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::text;
 use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
@@ -102,7 +104,8 @@ impl Tool for Grep {
     const BOUNDED: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let query = Query::new(&args, config)?;
         let glob = args
             .glob
@@ -114,7 +117,8 @@ impl Tool for Grep {
         let scan = if is_internal(config, &base.abs) {
             Scan::default()
         } else if meta.is_dir() {
-            query.scan_tree(config, &base, glob.as_ref(), MAX_MATCHING_FILES)?
+            let stop = || ctx.cancel.is_cancelled();
+            query.scan_tree(config, &base, glob.as_ref(), MAX_MATCHING_FILES, &stop)?
         } else if meta.is_file() {
             query.scan_file(&base.abs, &base.display)?
         } else {
@@ -126,11 +130,12 @@ impl Tool for Grep {
         };
         let page = PageSpec {
             offset: args.offset.unwrap_or(0),
-            limit: args.head_limit.unwrap_or(u64::MAX).max(1),
+            // `0` (allowed by the newest contract's schema) means unlimited.
+            limit: args.head_limit.filter(|&l| l > 0).unwrap_or(u64::MAX),
             budget: config.max_output_bytes as usize,
         };
         let text = query.render(config, &scan, &page);
-        Ok(bound(text, config.max_output_bytes as usize))
+        Ok(bound(text, config.max_output_bytes as usize).into())
     }
 }
 
@@ -303,6 +308,7 @@ impl Query {
         base: &paths::WorkPath,
         glob: Option<&FileGlob>,
         cap: usize,
+        stop: &(dyn Fn() -> bool + Sync),
     ) -> ToolResult<Scan> {
         let options = WalkOptions {
             respect_ignore: true,
@@ -313,7 +319,7 @@ impl Query {
         };
         let dir = walk::open_base(config, base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
-        let collected = walk::collect_files(&walker, root, cap, &|| false, || {
+        let collected = walk::collect_files(&walker, root, cap, stop, || {
             let mut searcher = self.searcher(false, false);
             let mut buf = Vec::new();
             move |entry: &mut FileEntry<'_>| {
@@ -339,6 +345,9 @@ impl Query {
         } else {
             format!("{}/", base.display)
         };
+        if collected.aborted {
+            return Err(walk::aborted());
+        }
         let mut hits = collected.items;
         for hit in &mut hits {
             hit.display = format!("{prefix}{}", rel_string(&hit.path));
@@ -800,7 +809,7 @@ mod tests {
 
     fn grep(root: &Path, args: serde_json::Value) -> ToolResult<String> {
         let c = config(root);
-        crate::tools::find("grep", false).unwrap().call(args, &c)
+        crate::testutil::call_text("grep", args, &c)
     }
 
     fn tree(root: &Path, files: &[(&str, &str)]) {
@@ -926,10 +935,12 @@ mod tests {
         tree(root, &[("big.txt", &body)]);
         let mut c = config(root);
         c.max_output_bytes = 4096;
-        let out = crate::tools::find("grep", false)
-            .unwrap()
-            .call(json!({"pattern": "match", "output_mode": "content"}), &c)
-            .unwrap();
+        let out = crate::testutil::call_text(
+            "grep",
+            json!({"pattern": "match", "output_mode": "content"}),
+            &c,
+        )
+        .unwrap();
         assert!(out.len() <= 4096);
         let shown = out.lines().filter(|l| l.starts_with("big.txt:")).count();
         assert!(out.ends_with(&format!(
@@ -951,13 +962,12 @@ mod tests {
         );
         let mut c = config(root);
         c.max_output_bytes = 1024;
-        let out = crate::tools::find("grep", false)
-            .unwrap()
-            .call(
-                json!({"pattern": "start.*?end", "multiline": true, "output_mode": "content"}),
-                &c,
-            )
-            .unwrap();
+        let out = crate::testutil::call_text(
+            "grep",
+            json!({"pattern": "start.*?end", "multiline": true, "output_mode": "content"}),
+            &c,
+        )
+        .unwrap();
         assert!(out.len() <= 1024, "{}", out.len());
         assert!(out.starts_with("a.txt:1:start\nrow 0\n"), "{out}");
         assert!(out.contains("more bytes of this result cut at the output limit ...]"));
@@ -1003,15 +1013,17 @@ mod tests {
         );
         let mut c = config(root);
         c.max_file_bytes = 1024;
-        let tool = crate::tools::find("grep", false).unwrap();
-        assert_eq!(tool.call(json!({"pattern": "foo"}), &c).unwrap(), "ok.txt");
-        let e = tool
-            .call(json!({"pattern": "foo", "path": "bin.dat"}), &c)
-            .unwrap_err();
+        assert_eq!(
+            crate::testutil::call_text("grep", json!({"pattern": "foo"}), &c).unwrap(),
+            "ok.txt"
+        );
+        let e =
+            crate::testutil::call_text("grep", json!({"pattern": "foo", "path": "bin.dat"}), &c)
+                .unwrap_err();
         assert_eq!(e.code, ErrorCode::IsBinary);
-        let e = tool
-            .call(json!({"pattern": "foo", "path": "big.txt"}), &c)
-            .unwrap_err();
+        let e =
+            crate::testutil::call_text("grep", json!({"pattern": "foo", "path": "big.txt"}), &c)
+                .unwrap_err();
         assert_eq!(e.code, ErrorCode::TooLarge);
     }
 
@@ -1066,6 +1078,23 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_call_stops_the_walk_with_aborted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &[("a/x.txt", "needle\n"), ("b/y.txt", "needle\n")]);
+        let c = config(root);
+        let cancel = crate::call::Cancel::armed();
+        cancel.cancel();
+        let ctx = crate::call::Ctx::new(&c, cancel);
+        for tool in ["grep", "glob"] {
+            let spec = crate::tools::find(tool, &c).unwrap();
+            let e = spec.call(json!({"pattern": "needle"}), &ctx).unwrap_err();
+            assert_eq!(e.code, ErrorCode::Aborted, "{tool}");
+            assert_eq!(e.message, "Search aborted (run cancelled)");
+        }
+    }
+
+    #[test]
     fn incomplete_scan_is_reported_without_paging() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -1074,7 +1103,7 @@ mod tests {
         let args: Args = serde_json::from_value(json!({"pattern": "x"})).unwrap();
         let q = Query::new(&args, &c).unwrap();
         let base = paths::resolve(&c, "").unwrap();
-        let scan = q.scan_tree(&c, &base, None, 2).unwrap();
+        let scan = q.scan_tree(&c, &base, None, 2, &|| false).unwrap();
         assert!(scan.stopped_early);
         let out = q.render(
             &c,

@@ -6,9 +6,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::dirfd::Kind;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::walk;
 
@@ -27,7 +29,8 @@ impl Tool for ListDir {
     const MUTATING: bool = false;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let dir = paths::resolve_or_root(config, args.path.as_deref())?;
         let meta = fs::metadata(&dir.abs).map_err(|e| io_err(e, &dir.display))?;
         if !meta.is_dir() {
@@ -66,7 +69,7 @@ impl Tool for ListDir {
             }
         }
         if dirs.is_empty() && files.is_empty() {
-            return Ok("(empty directory)".to_string());
+            return Ok(Output::text("(empty directory)"));
         }
         dirs.sort();
         files.sort();
@@ -75,6 +78,6 @@ impl Tool for ListDir {
             .map(|d| format!("{d}/"))
             .chain(files.into_iter().map(|(f, size)| format!("{f}\t{size}")))
             .collect();
-        Ok(rows.join("\n"))
+        Ok(rows.join("\n").into())
     }
 }

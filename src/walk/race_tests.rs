@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::thread;
 
 use crate::config::{with_defaults, Options};
-use crate::tools;
+use crate::testutil::call_text;
 use serde_json::json;
 
 const CANARY: &str = "canary_7f3e2b9d1c";
@@ -75,27 +75,29 @@ fn swapped_directories_never_lead_a_walk_outside() {
     .unwrap();
 
     let stop = Arc::new(AtomicBool::new(false));
-    let swappers: Vec<_> = [
-        root.join("top"),
-        root.join("a/b/sub"),
-        root.join("a/b"),
-    ]
-    .into_iter()
-    .map(|at| {
-        let (stop, outside) = (stop.clone(), out.path().to_path_buf());
-        thread::spawn(move || swap_dir(&at, &outside, &stop))
-    })
-    .chain(std::iter::once({
-        let (stop, at, canary) = (stop.clone(), root.join("file.txt"), canary.clone());
-        thread::spawn(move || swap_file(&at, &canary, &stop))
-    }))
-    .collect();
+    let swappers: Vec<_> = [root.join("top"), root.join("a/b/sub"), root.join("a/b")]
+        .into_iter()
+        .map(|at| {
+            let (stop, outside) = (stop.clone(), out.path().to_path_buf());
+            thread::spawn(move || swap_dir(&at, &outside, &stop))
+        })
+        .chain(std::iter::once({
+            let (stop, at, canary) = (stop.clone(), root.join("file.txt"), canary.clone());
+            thread::spawn(move || swap_file(&at, &canary, &stop))
+        }))
+        .collect();
 
     let calls: Vec<(&str, serde_json::Value)> = vec![
         ("grep", json!({"pattern": "needle"})),
-        ("grep", json!({"pattern": "needle", "output_mode": "content"})),
+        (
+            "grep",
+            json!({"pattern": "needle", "output_mode": "content"}),
+        ),
         ("grep", json!({"pattern": "needle", "path": "a"})),
-        ("grep", json!({"pattern": "needle", "path": "top", "output_mode": "count"})),
+        (
+            "grep",
+            json!({"pattern": "needle", "path": "top", "output_mode": "count"}),
+        ),
         ("glob", json!({"pattern": "**/*"})),
         ("glob", json!({"pattern": "**/*.txt", "path": "a"})),
         ("glob", json!({"pattern": "*", "path": "top"})),
@@ -107,8 +109,7 @@ fn swapped_directories_never_lead_a_walk_outside() {
     let mut leaks = Vec::new();
     for round in 0..150 {
         for (tool, args) in &calls {
-            let spec = tools::find(tool, true).unwrap();
-            let text = match spec.call(args.clone(), &config) {
+            let text = match call_text(tool, args.clone(), &config) {
                 Ok(text) => {
                     answered += 1;
                     text
@@ -124,7 +125,12 @@ fn swapped_directories_never_lead_a_walk_outside() {
     for s in swappers {
         s.join().unwrap();
     }
-    assert!(leaks.is_empty(), "{} leaks, first: {}", leaks.len(), leaks[0]);
+    assert!(
+        leaks.is_empty(),
+        "{} leaks, first: {}",
+        leaks.len(),
+        leaks[0]
+    );
     // The calls did run (most answer; some meet a swapped path and say so).
     assert!(answered > 0);
 }
