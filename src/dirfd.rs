@@ -70,6 +70,9 @@ mod unix {
         }
     }
 
+    // The stat field types differ between platforms (`st_dev` is `i32` on macOS): the casts are
+    // no-ops only on some of them.
+    #[allow(clippy::unnecessary_cast)]
     fn meta_of(st: &rfs::Stat) -> Meta {
         let secs = st.st_mtime as i64;
         let nanos = (st.st_mtime_nsec as i64).clamp(0, 999_999_999) as u32;

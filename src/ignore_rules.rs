@@ -235,7 +235,8 @@ impl Rules {
                     if !found[i].is_none() || m.is_empty() {
                         continue;
                     }
-                    if i >= GITIGNORE && !(any_git && !saw_git) {
+                    // `.gitignore` and `info/exclude` only while no repository root was passed.
+                    if i >= GITIGNORE && (saw_git || !any_git) {
                         continue;
                     }
                     found[i] = m.matched(path, is_dir).map(|_| ());

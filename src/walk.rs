@@ -132,7 +132,8 @@ fn is_link(dir: &Dir, name: &OsStr) -> bool {
 /// The canonical form of the workspace root, cached per root and checked against the root's
 /// identity (device and inode) on every use.
 fn canonical_root(root: &Path) -> PathBuf {
-    static CACHE: Mutex<Vec<(PathBuf, (u64, u64), PathBuf)>> = Mutex::new(Vec::new());
+    type Entry = (PathBuf, (u64, u64), PathBuf);
+    static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
     let id = Dir::open_path(root)
         .and_then(|d| d.meta())
         .map(|m| m.id)
