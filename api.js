@@ -42,6 +42,11 @@ function warn(line) {
   }
 }
 
+/** Hands the diagnostic lines a native call emitted to the sink. */
+function emitWarnings(out) {
+  for (const line of out.warnings ?? []) warn(line)
+}
+
 /** The JSON envelope for an error; anything but a ToolError becomes `internal`. */
 function serializeError(err) {
   if (err instanceof ToolError) {
@@ -90,6 +95,14 @@ const LARGE_STRING = 64 * 1024
 function encodeArgs(args) {
   try {
     const value = args === undefined ? {} : args
+    const bad = loneSurrogateField(value, '', 0)
+    if (bad !== null) {
+      const field = bad === '' ? 'arguments' : bad
+      return {
+        envelope: `${field} contains a lone UTF-16 surrogate (a code unit in U+D800-U+DFFF without its pair), which is not valid Unicode text: remove it or send the whole character`,
+        fields: { field },
+      }
+    }
     const largeKeys = []
     const largeValues = []
     let rest = value
@@ -112,6 +125,36 @@ function encodeArgs(args) {
   }
 }
 
+/** Matches an unpaired surrogate (for engines without String.prototype.isWellFormed). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * The path (`content`, `edits[2].new_string`) of the first string in `value` holding a lone
+ * surrogate, or null. Every string argument is checked the same way at every size: JSON would
+ * carry it as an escape serde refuses without naming a field, and the large-string side channel
+ * would replace it with U+FFFD silently.
+ */
+function loneSurrogateField(value, path, depth) {
+  if (typeof value === 'string') {
+    const bad =
+      typeof value.isWellFormed === 'function' ? !value.isWellFormed() : LONE_SURROGATE.test(value)
+    return bad ? path : null
+  }
+  if (value === null || typeof value !== 'object' || depth > 64) return null
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = loneSurrogateField(value[i], `${path}[${i}]`, depth + 1)
+      if (found !== null) return found
+    }
+    return null
+  }
+  for (const key of Object.keys(value)) {
+    const found = loneSurrogateField(value[key], path === '' ? key : `${path}.${key}`, depth + 1)
+    if (found !== null) return found
+  }
+  return null
+}
+
 function isPlainObject(value) {
   if (value === null || typeof value !== 'object' || typeof value.toJSON === 'function') {
     return false
@@ -120,29 +163,49 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null
 }
 
-function invalidInput(message) {
-  return JSON.stringify({ error: 'invalid_input', message })
+function invalidInput(message, fields = {}) {
+  return JSON.stringify({ error: 'invalid_input', message, ...fields })
 }
 
 let lastCallId = 0
 
+/** How often a watched call's progress is read. */
+const PROGRESS_INTERVAL_MS = 500
+
 /**
- * Runs `start(callId)` with the call registered for cancellation when `signal` is given: an
- * abort (even one that already happened) raises the native call's flag. Without a signal the
- * call cannot be cancelled and costs nothing extra.
+ * Runs `start(callId)` with the call registered natively when it can be cancelled (`signal`)
+ * or watched (`onProgress`): an abort, even one that already happened, raises the call's flag,
+ * and `onProgress({ files, bytes, tail, elapsedMs })` is called every half second while the
+ * call runs. A call with neither is not registered and costs nothing extra.
  */
-async function withSignal(signal, start) {
-  if (!signal || typeof signal.addEventListener !== 'function') return start(undefined)
+async function withCall(signal, onProgress, start) {
+  const cancellable = Boolean(signal) && typeof signal.addEventListener === 'function'
+  const watched = typeof onProgress === 'function'
+  if (!cancellable && !watched) return start(undefined)
   lastCallId = (lastCallId + 1) >>> 0 || 1
   const id = lastCallId
   const onAbort = () => native.abortCall(id)
-  signal.addEventListener('abort', onAbort, { once: true })
+  if (cancellable) signal.addEventListener('abort', onAbort, { once: true })
+  const began = Date.now()
+  const timer = watched
+    ? setInterval(() => {
+        const p = native.callProgress(id)
+        if (p) {
+          try {
+            onProgress({ ...p, elapsedMs: Date.now() - began })
+          } catch {
+            // A failing progress listener must not fail the call.
+          }
+        }
+      }, PROGRESS_INTERVAL_MS)
+    : undefined
   try {
     const pending = start(id)
-    if (signal.aborted) native.abortCall(id)
+    if (cancellable && signal.aborted) native.abortCall(id)
     return await pending
   } finally {
-    signal.removeEventListener('abort', onAbort)
+    if (timer) clearInterval(timer)
+    if (cancellable) signal.removeEventListener('abort', onAbort)
   }
 }
 
@@ -230,14 +293,18 @@ function makeApi(profile) {
       : withTextView({ isError: true, content: [{ type: 'text', text: envelope }] })
   }
 
-  /** Runs a tool: validates args, bounds the text, and never rejects. */
-  async function dispatch(name, args, config, signal) {
+  /**
+   * Runs a tool: validates args, bounds the text, and never rejects. `signal` cancels it;
+   * `onProgress` (an extension of the contract, used by the MCP server) is told how far it got.
+   */
+  async function dispatch(name, args, config, signal, onProgress) {
     try {
-      const { wire, envelope } = encodeArgs(args)
-      if (envelope) return errorResult(invalidInput(envelope))
-      const out = await withSignal(seed ? undefined : signal, (id) =>
+      const { wire, envelope, fields } = encodeArgs(args)
+      if (envelope) return errorResult(invalidInput(envelope, fields))
+      const out = await withCall(seed ? undefined : signal, seed ? undefined : onProgress, (id) =>
         native.dispatchNative(String(name), wire, configJson(config), profile, id, false),
       )
+      emitWarnings(out)
       return toResult(out)
     } catch (err) {
       return errorResult(serializeError(err))
@@ -257,11 +324,12 @@ function makeApi(profile) {
        * Resolves to the text (`/v0.1`) or to `{ content, meta? }` (root).
        */
       async handler(args, config, signal) {
-        const { wire, envelope } = encodeArgs(args)
-        if (envelope) throw new ToolError('invalid_input', envelope)
-        const out = await withSignal(seed ? undefined : signal, (id) =>
+        const { wire, envelope, fields } = encodeArgs(args)
+        if (envelope) throw new ToolError('invalid_input', envelope, fields)
+        const out = await withCall(seed ? undefined : signal, undefined, (id) =>
           native.handlerNative(name, wire, configJson(config), profile, id),
         )
+        emitWarnings(out)
         if (out.isError) throw toolErrorFromEnvelope(contentText(out.content))
         if (seed) return contentText(out.content)
         const { content, meta } = toResult(out)
@@ -414,8 +482,23 @@ async function sweepSpillDir(root) {
   }
 }
 
+/** Deletes the files of every monitor that is not running; leaves live ones. Never rejects. */
+async function sweepMonitors(root) {
+  try {
+    await native.sweepMonitorsNative(String(root))
+  } catch {
+    // Sweeping is best effort by contract.
+  }
+}
+
+/** MCP metadata of every tool by name: `{ annotations, outputSchema }`. */
+const toolMeta = new Map(
+  nativeDefs.map((d) => [d.name, { annotations: d.annotations, outputSchema: d.outputSchema }]),
+)
+
 module.exports = {
   makeApi,
+  toolMeta,
   native,
   StartupError,
   ToolError,
@@ -425,4 +508,5 @@ module.exports = {
   setWarnSink,
   warn,
   sweepSpillDir,
+  sweepMonitors,
 }

@@ -101,11 +101,8 @@ mod unix {
         .union(OFlags::NOCTTY);
 
     impl Dir {
-        /// Opens the directory at `path`, following symlinks in it.
-        ///
-        /// SHIM (issue 15): walks start from a directory the caller already resolved and
-        /// confined by path (`paths::resolve`). When the fd-based resolver lands, the walk base
-        /// comes from it (`openat2(root_fd, rel, RESOLVE_BENEATH)`) and this goes away.
+        /// Opens the directory at `path`, following symlinks in it (tests, and canonicalizing
+        /// the root; walks start from [`crate::walk::open_base`]).
         pub fn open_path(path: &Path) -> io::Result<Dir> {
             let fd = rfs::open(path, DIR_FLAGS, Mode::empty())?;
             Ok(Dir { fd })

@@ -6,7 +6,9 @@
 pub mod atomic;
 pub mod bound;
 pub mod call;
+pub mod code;
 pub mod config;
+pub mod confine;
 pub mod dirfd;
 pub mod dispatch;
 pub mod editing;
@@ -14,10 +16,15 @@ pub mod error;
 pub mod ignore_rules;
 pub mod json_text;
 pub mod matching;
+pub mod monitor;
 pub mod output;
 pub mod patch;
 pub mod paths;
+pub mod pattern;
+pub mod pool;
 pub mod punctuation;
+#[cfg(all(test, target_os = "linux"))]
+mod race;
 pub mod schema;
 pub mod shell;
 pub mod spill;
@@ -26,6 +33,7 @@ mod testutil;
 pub mod text;
 pub mod tools;
 pub mod walk;
+pub mod warn;
 
 // napi-derive compiles its registrations out of test builds, which leaves the binding layer
 // unused there; it is exercised by the vitest suite instead.

@@ -41,6 +41,8 @@ pub struct Request<'a> {
     pub ceiling: usize,
     /// Raised when the caller aborts: the group is killed as at the deadline.
     pub cancel: crate::call::Cancel,
+    /// Where the latest output is shown to a watching host.
+    pub progress: crate::call::Progress,
 }
 
 /// How the command ended.
@@ -102,6 +104,17 @@ pub fn run(req: &Request<'_>) -> io::Result<Capture> {
             io::ErrorKind::Unsupported,
             "the bash tool needs a Unix system (sh, process groups)",
         ))
+    }
+}
+
+/// Live (non-zombie) members of process group `pgid` (Linux `/proc`; empty elsewhere).
+pub fn group_members(pgid: i32) -> Vec<u32> {
+    #[cfg(unix)]
+    return unix::members(pgid);
+    #[cfg(not(unix))]
+    {
+        let _ = pgid;
+        Vec::new()
     }
 }
 
@@ -314,7 +327,7 @@ done
     }
 
     /// Live (non-zombie) members of process group `pgid`, read from `/proc`.
-    fn members(pgid: i32) -> Vec<u32> {
+    pub(super) fn members(pgid: i32) -> Vec<u32> {
         let Ok(procs) = fs::read_dir("/proc") else {
             return Vec::new();
         };
@@ -576,6 +589,7 @@ done
                     };
                     end = Some(End::OverLimit { stream });
                 }
+                req.progress.set_tail(&pipes[i].buf);
             }
         }
 
@@ -703,6 +717,7 @@ pub(crate) mod tests {
             timeout: Duration::from_millis(timeout_ms),
             ceiling: 1 << 20,
             cancel: Default::default(),
+            progress: Default::default(),
         }
     }
 

@@ -440,25 +440,22 @@ impl Walk {
     }
 }
 
-/// Opens the directory a walk starts from.
-///
-/// SHIM (issue 15): opened by its resolved path, then judged on the open directory itself:
-/// with confinement on, a directory that is not really inside the workspace (a path component
-/// swapped for a symlink after `paths::resolve` checked it) is `path_escape`. The fd-based
-/// resolver (`openat2(root_fd, rel, RESOLVE_BENEATH)`) replaces this at merge time.
-pub fn open_base(config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
-    let dir = Dir::open_path(&base.abs).map_err(|e| crate::error::io_err(e, &base.display))?;
-    let links = LinkPolicy::new(config);
-    if let Some(root) = &links.confine_root {
-        if !dir.real_path().is_some_and(|p| p.starts_with(root)) {
-            return Err(paths::escape_error(
-                &base.display,
-                &config.workspace_root,
-                "resolves outside the workspace through a symlink",
-            ));
-        }
-    }
-    Ok(dir)
+/// Opens the directory a walk starts from, beneath the workspace root through the fd layer
+/// ([`crate::confine::open_dir`]: `openat2(root_fd, rel, RESOLVE_BENEATH)` or its
+/// component-by-component fallback), so the base itself cannot be swapped for an outside link
+/// between the check and the open. An escape is `path_escape`.
+#[cfg(unix)]
+pub fn open_base(_config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
+    let err = |e: io::Error| crate::error::io_err(e, &base.display);
+    let dir = crate::confine::open_dir(base).map_err(err)?;
+    let fd = dir.as_fd().try_clone_to_owned().map_err(err)?;
+    Ok(Dir::from_fd(fd))
+}
+
+/// Opens the directory a walk starts from (by its resolved path: no `openat` here).
+#[cfg(not(unix))]
+pub fn open_base(_config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
+    Dir::open_path(&base.abs).map_err(|e| crate::error::io_err(e, &base.display))
 }
 
 /// The error of a walk stopped because the caller cancelled the call.

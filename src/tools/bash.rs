@@ -9,7 +9,6 @@
 //! spill file under `.clarvis/` and ends with the contract's marker naming that file.
 
 use std::borrow::Cow;
-use std::fs;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -53,8 +52,26 @@ impl Tool for Bash {
     const NAME: &'static str = "bash";
     const DESCRIPTION: &'static str = "Run a shell command with `sh -c` and get back JSON {exit_code, stdout, stderr, signal, timed_out}. Use it to build, run tests, use git, or run programs. stdin is closed, so interactive commands fail: pass flags like --yes or pipe input in. The call waits for the shell to exit; start a long-lived process (a server, a watcher) in the background with its output redirected, e.g. `npm start > /tmp/server.log 2>&1 &` — processes still running when the shell exits are listed in background_pids. A non-zero exit code is a normal result. Output is shared between stdout and stderr within a size budget; when cut, the full output is saved under .clarvis/ and the cut text names the file (read it with read_file or grep). The command is killed with all its children when it passes timeout_ms (error `timeout`) or floods output past the capture limit (error `output_limit`). Do not use bash to read, search, list or edit files: read_file, grep, glob, list_dir, edit_file and write_file are faster and safer.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Run shell command";
+    const OPEN_WORLD: bool = true;
     const BOUNDED: bool = true;
+    const WAITS: bool = true;
     type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "exit_code": {"type": "integer", "description": "The shell's exit code (128 + the signal number when a signal killed it)."},
+                "stdout": {"type": "string"},
+                "stderr": {"type": "string"},
+                "signal": {"type": ["string", "null"], "description": "The signal that killed the shell, e.g. SIGKILL."},
+                "timed_out": {"type": "boolean"},
+                "background_pids": {"type": "array", "items": {"type": "integer"}, "description": "Processes the command left running in the background."}
+            },
+            "required": ["exit_code", "stdout", "stderr", "signal", "timed_out"]
+        }))
+    }
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
@@ -71,17 +88,26 @@ impl Tool for Bash {
             .with("field", "command"));
         }
         let cwd = paths::resolve_or_root(config, args.cwd.as_deref())?;
-        let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.display))?;
-        if !meta.is_dir() {
-            return Err(ToolError::new(
-                ErrorCode::NotAFile,
-                format!(
-                    "cwd is not a directory: {} is a file. Pass its directory as cwd.",
-                    cwd.display
-                ),
-            )
-            .with("path", cwd.display.as_str()));
-        }
+        // The cwd is opened beneath the root, and the child changes into that very directory
+        // (`/proc/self/fd/N` names the open fd in the child, which inherits it until exec),
+        // so a directory swapped for a symlink after this check cannot move the shell outside.
+        let cwd_dir = crate::confine::open_dir(&cwd).map_err(|e| {
+            let names_file = e.kind() == std::io::ErrorKind::NotADirectory
+                && crate::confine::stat(&cwd).is_ok_and(|st| !st.is_dir());
+            if names_file {
+                ToolError::new(
+                    ErrorCode::NotAFile,
+                    format!(
+                        "cwd is not a directory: {} is a file. Pass its directory as cwd.",
+                        cwd.display
+                    ),
+                )
+                .with("path", cwd.display.as_str())
+            } else {
+                io_err(e, &cwd.display)
+            }
+        })?;
+        let cwd_path = cwd_dir.proc_path().unwrap_or_else(|| cwd.abs.clone());
         // `0` (allowed by the newest contract's schema) means the default.
         let requested = match args.timeout_ms {
             None | Some(0) => config.bash_timeout_ms,
@@ -92,10 +118,11 @@ impl Tool for Bash {
         let ceiling = (config.max_output_bytes as usize).max(MIN_CAPTURE_BYTES);
         let capture = shell::run(&Request {
             command: &args.command,
-            cwd: &cwd.abs,
+            cwd: &cwd_path,
             timeout: Duration::from_millis(timeout_ms),
             ceiling,
             cancel: ctx.cancel.clone(),
+            progress: ctx.progress.clone(),
         })
         .map_err(|e| ToolError::new(ErrorCode::IoError, format!("could not start `sh -c`: {e}")))?;
         let view = View::of(ctx);
@@ -362,6 +389,7 @@ fn split(need: [usize; 2], avail: usize) -> [usize; 2] {
 mod tests {
     use super::*;
     use serde_json::Value;
+    use std::fs;
 
     /// The seed contract's view: the streams share `max_output` and keep their heads.
     fn config(root: &std::path::Path, max_output: u64) -> Config {

@@ -1,7 +1,6 @@
 //! `glob`: files whose path matches a glob pattern, newest first, on the shared walk policy
 //! ([`crate::walk`]).
 
-use std::fs;
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -40,13 +39,15 @@ impl Tool for Glob {
     const MUTATING: bool = false;
     /// The listing bounds itself: it only orders the entries that can show.
     const BOUNDED: bool = true;
+    const TITLE: &'static str = "Find files by pattern";
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
+        crate::pattern::check_len(&args.pattern, "pattern")?;
         let glob = FileGlob::new(&args.pattern, "pattern")?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = fs::metadata(&base.abs).map_err(|e| io_err(e, &base.display))?;
+        let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.display))?;
         if !meta.is_dir() {
             return Err(ToolError::new(
                 ErrorCode::NotAFile,
@@ -176,6 +177,7 @@ fn listing(mut files: Vec<(String, SystemTime)>, prefix: &str, budget: usize) ->
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::fs;
     use std::time::Duration;
 
     fn glob(root: &Path, args: serde_json::Value) -> ToolResult<String> {

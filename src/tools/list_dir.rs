@@ -1,18 +1,22 @@
 //! `list_dir`: one directory's entries, directories first, then files with their sizes.
 
-use std::fs;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
 use crate::call::Ctx;
 use crate::config::Config;
-use crate::dirfd::Kind;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths;
-use crate::walk;
+use crate::{confine, paths};
+
+fn not_a_directory(display: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotAFile,
+        format!("Not a directory: {display} is a file. Use read_file to read it."),
+    )
+    .with("path", display)
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -27,42 +31,34 @@ impl Tool for ListDir {
     const NAME: &'static str = "list_dir";
     const DESCRIPTION: &'static str = "List the entries of one directory (not recursive): subdirectories first as `name/`, then files as `name<TAB>size in bytes`, each group sorted by name; hidden entries included, ignore files not applied. Use it to get your bearings in a directory. To find files by name pattern across a tree use glob; to find files by content use grep; to read a file use read_file.";
     const MUTATING: bool = false;
+    const TITLE: &'static str = "List directory";
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
         let dir = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = fs::metadata(&dir.abs).map_err(|e| io_err(e, &dir.display))?;
-        if !meta.is_dir() {
-            return Err(ToolError::new(
-                ErrorCode::NotAFile,
-                format!(
-                    "Not a directory: {} is a file. Use read_file to read it.",
-                    dir.display
-                ),
-            )
-            .with("path", dir.display.as_str()));
-        }
-        // Names come from the open directory; each entry is judged relative to it.
-        let handle = walk::open_base(config, &dir)?;
-        let mut entries = Vec::new();
-        handle
-            .list(&mut entries)
-            .map_err(|e| io_err(e, &dir.display))?;
+        // Opened beneath the root (following links that stay inside); the entries are judged
+        // in that directory fd, so a swapped directory cannot list something outside.
+        let handle = confine::open_dir(&dir).map_err(|e| {
+            // The path names a file (not: a file stands where a directory was expected).
+            let names_file = e.kind() == std::io::ErrorKind::NotADirectory
+                && confine::stat(&dir).is_ok_and(|st| !st.is_dir());
+            if names_file {
+                not_a_directory(&dir.display)
+            } else {
+                io_err(e, &dir.display)
+            }
+        })?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
-        for entry in entries {
-            let name = entry.name.to_string_lossy().into_owned();
+        for name in handle.entries().map_err(|e| io_err(e, &dir.display))? {
             // Symlinks are followed for type and size; a dangling one shows as the link itself.
-            let meta = match handle.stat(&entry.name, true) {
+            let meta = match handle.stat_follow(&name) {
                 Ok(m) => m,
-                Err(_) => match handle.stat(&entry.name, false) {
-                    Ok(m) => m,
-                    // Gone since it was listed.
-                    Err(_) => continue,
-                },
+                Err(_) => handle.stat(&name).map_err(|e| io_err(e, &dir.display))?,
             };
-            if meta.kind == Kind::Dir {
+            let name = name.to_string_lossy().into_owned();
+            if meta.is_dir() {
                 dirs.push(name);
             } else {
                 files.push((name, meta.len));

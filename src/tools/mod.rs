@@ -16,11 +16,18 @@ use crate::schema::{check_args, deserialize, relaxed, schema_for};
 
 pub mod apply_patch;
 pub mod bash;
+pub mod check_syntax;
 pub mod edit_file;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
+pub mod monitor_list;
+pub mod monitor_poll;
+pub mod monitor_send;
+pub mod monitor_start;
+pub mod monitor_stop;
 pub mod multi_edit;
+pub mod outline;
 pub mod read_file;
 pub mod write_file;
 
@@ -37,6 +44,24 @@ pub trait Tool {
     const SINCE_V05: bool = false;
     /// A code-intelligence tool: hidden when `treeSitterAvailable` is false.
     const NEEDS_TREE_SITTER: bool = false;
+    /// Arguments the seed contract's version of this tool lacks: left out of its seed schema.
+    const SEED_HIDDEN_ARGS: &'static [&'static str] = &[];
+    /// The tool mostly waits on another process (a command, a server getting ready): it runs
+    /// off the bounded worker pool so it never holds a worker while it sleeps.
+    const WAITS: bool = false;
+    /// A short human-readable title (the MCP `title` annotation).
+    const TITLE: &'static str = "";
+    /// It may overwrite or delete what is already there (MCP `destructiveHint`).
+    const DESTRUCTIVE: bool = Self::MUTATING;
+    /// Calling it twice with the same arguments does nothing more (MCP `idempotentHint`).
+    const IDEMPOTENT: bool = !Self::MUTATING;
+    /// It reaches beyond the workspace, as a shell command can (MCP `openWorldHint`).
+    const OPEN_WORLD: bool = false;
+    /// The JSON Schema of the result text, for a tool whose result is one JSON object (the MCP
+    /// `outputSchema`; hosts then get it as structured content).
+    fn output_schema() -> Option<Value> {
+        None
+    }
     type Args: DeserializeOwned + JsonSchema;
     fn run(args: Self::Args, ctx: &Ctx) -> ToolResult<Output>;
 }
@@ -49,6 +74,10 @@ pub struct ToolSpec {
     pub bounded: bool,
     pub since_v05: bool,
     pub needs_tree_sitter: bool,
+    pub waits: bool,
+    /// The MCP annotations: title, readOnly, destructive, idempotent and openWorld hints.
+    pub annotations: Value,
+    pub output_schema: Option<Value>,
     /// The seed contract's schema: closed objects, strict minimums.
     pub seed_schema: Value,
     /// The newest contract's schema (see [`crate::schema::relaxed`]).
@@ -58,7 +87,16 @@ pub struct ToolSpec {
 
 impl ToolSpec {
     fn of<T: Tool>() -> ToolSpec {
-        let seed_schema = schema_for::<T::Args>();
+        let full = schema_for::<T::Args>();
+        let mut seed_schema = full.clone();
+        if let Some(props) = seed_schema
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+        {
+            for name in T::SEED_HIDDEN_ARGS {
+                props.remove(*name);
+            }
+        }
         ToolSpec {
             name: T::NAME,
             description: T::DESCRIPTION,
@@ -66,7 +104,16 @@ impl ToolSpec {
             bounded: T::BOUNDED,
             since_v05: T::SINCE_V05,
             needs_tree_sitter: T::NEEDS_TREE_SITTER,
-            schema: relaxed(&seed_schema),
+            waits: T::WAITS,
+            annotations: serde_json::json!({
+                "title": T::TITLE,
+                "readOnlyHint": !T::MUTATING,
+                "destructiveHint": T::DESTRUCTIVE,
+                "idempotentHint": T::IDEMPOTENT,
+                "openWorldHint": T::OPEN_WORLD,
+            }),
+            output_schema: T::output_schema(),
+            schema: relaxed(&full),
             seed_schema,
             run: |args, ctx| T::run(deserialize(args)?, ctx),
         }
@@ -118,12 +165,24 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         ToolSpec::of::<glob::Glob>(),
         ToolSpec::of::<grep::Grep>(),
         ToolSpec::of::<bash::Bash>(),
+        ToolSpec::of::<monitor_start::MonitorStart>(),
+        ToolSpec::of::<monitor_poll::MonitorPoll>(),
+        ToolSpec::of::<monitor_stop::MonitorStop>(),
+        ToolSpec::of::<monitor_list::MonitorList>(),
+        ToolSpec::of::<monitor_send::MonitorSend>(),
+        ToolSpec::of::<outline::Outline>(),
+        ToolSpec::of::<check_syntax::CheckSyntax>(),
     ]
 });
 
 /// The tools a configuration offers, in registry order.
 pub fn surface(config: &Config) -> impl Iterator<Item = &'static ToolSpec> + '_ {
     REGISTRY.iter().filter(move |t| t.offered(config))
+}
+
+/// Whether the registered tool `name` mostly waits on another process (see [`Tool::WAITS`]).
+pub fn waits(name: &str) -> bool {
+    REGISTRY.iter().any(|t| t.name == name && t.waits)
 }
 
 /// Finds a tool by name among those a configuration offers.

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::atomic;
 use crate::call::Ctx;
+use crate::code;
 use crate::config::Config;
 use crate::error::ToolResult;
 use crate::output::Output;
@@ -27,6 +28,8 @@ impl Tool for WriteFile {
     const NAME: &'static str = "write_file";
     const DESCRIPTION: &'static str = "Create a new file, or replace the whole content of an existing one, with exactly the given text. Missing parent directories are created; an existing file keeps its permissions. The write is atomic: the file holds either its old or its new content, never a mix. Use this for new files and complete rewrites. To change part of an existing file, use edit_file (one change) or multi_edit (several changes) instead: they keep the rest of the file byte for byte and do not need the whole content resent. Refuses to write through a symbolic link.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Write file";
+    const IDEMPOTENT: bool = true;
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
@@ -34,14 +37,17 @@ impl Tool for WriteFile {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let existed = atomic::check_target(&path)?.is_some();
+        let before = || existed.then(|| code::read_before(&path)).flatten();
+        let warning = code::syntax_warning_with(config, &path.display, before, &args.content);
         let bytes = args.content.into_bytes();
         let len = bytes.len();
         atomic::write_atomic(&path, bytes)?;
-        Ok(format!(
+        let mut message = format!(
             "Wrote {len} bytes to {} ({}).",
             path.display,
             if existed { "overwritten" } else { "created" }
-        )
-        .into())
+        );
+        code::append_warning(&mut message, warning);
+        Ok(message.into())
     }
 }
