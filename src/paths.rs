@@ -108,7 +108,8 @@ fn check_names_directory(path: &WorkPath) -> ToolResult<()> {
     }
 }
 
-fn escape_error(raw: &str, root: &Path, why: &str) -> ToolError {
+/// The `path_escape` error for `raw`, saying `why` and how to permit outside paths.
+pub fn escape_error(raw: &str, root: &Path, why: &str) -> ToolError {
     ToolError::new(
         ErrorCode::PathEscape,
         format!(

@@ -1,163 +1,702 @@
-//! The one file-walking policy behind `glob` and `grep`, and the glob patterns both accept.
+//! The one file-walking policy behind `glob`, `grep` (and any tool that walks a tree), and the
+//! glob patterns they accept.
 //!
 //! What a walk yields:
 //! - hidden files and directories (dotfiles) are included;
 //! - `.git`, `.clarvis` and `.clarvis-tmp-*` are never yielded ([`paths::is_internal_name`]);
-//! - with ignore files respected, the git ignore stack: `.gitignore` files from the walk base
-//!   down, the `.gitignore` files of parent directories up to the repository root,
-//!   `.git/info/exclude`, the global excludes file (`core.excludesFile`, by default
-//!   `~/.config/git/ignore`), plus ripgrep's `.ignore` files. They apply whether or not the
-//!   workspace is a git repository: inside one, the stack stops at the repository root as git's
-//!   does; outside any repository, every parent directory's ignore files apply (ripgrep's
-//!   `--no-require-git`);
-//! - symlinks are followed (loops are detected and skipped); with confinement on, a link whose
-//!   target lies outside the workspace is skipped, as a direct path to it would be refused.
+//! - with ignore files respected, the git ignore stack ([`crate::ignore_rules`]): `.gitignore`
+//!   files from the walk base down, the `.gitignore` files of parent directories up to the
+//!   repository root, `.git/info/exclude`, the global excludes file (`core.excludesFile`, by
+//!   default `~/.config/git/ignore`), plus ripgrep's `.ignore` and `.rgignore` files. They apply
+//!   whether or not the workspace is a git repository: inside one, the stack stops at the
+//!   repository root as git's does; outside any repository, every parent directory's ignore
+//!   files apply (ripgrep's `--no-require-git`);
+//! - with `follow_links`, symlinks are followed (loops are detected and skipped); with
+//!   confinement on, a link whose target lies outside the workspace is skipped, as a direct
+//!   path to it would be refused.
 //!
-//! Walks run on ripgrep's parallel walker; each thread collects on its own and the results are
-//! merged once at the end, unordered: callers sort what they collect.
+//! **Race-free.** The walk holds every directory it lists open ([`crate::dirfd`]): names come
+//! from the open directory, subdirectories are opened relative to it without following
+//! symlinks, and files are opened relative to it without following symlinks. A symlink is
+//! followed only deliberately ([`LinkPolicy`]), and what it led to is checked on the opened
+//! object itself, so swapping a directory for a symlink mid-walk can never lead the walk out
+//! of the workspace.
+//!
+//! **Scheduling.** A walk starts on the calling thread; once it has seen more than a small
+//! tree, the directories still pending go to one persistent pool of worker threads (one per
+//! core, shared by every walk; no thread is spawned per call). Each thread collects on its own
+//! and the results are merged once at the end, unordered: callers sort what they collect.
 
 use std::cmp::Ordering;
-use std::ffi::OsString;
-use std::fs;
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File};
+use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as Atomic};
-use std::sync::Mutex;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::{DirEntry, WalkBuilder, WalkState};
 
 use crate::config::Config;
+use crate::dirfd::{Dir, Followed, Kind, Meta, RawEntry};
 use crate::error::{ToolError, ToolResult};
+use crate::ignore_rules::{Found, Layer, Rules};
 use crate::paths;
 
 /// How one walk is set up.
 #[derive(Debug, Clone, Default)]
 pub struct WalkOptions {
-    /// Apply the git ignore stack (and `.ignore` files).
+    /// Apply the git ignore stack (and `.ignore` / `.rgignore` files).
     pub respect_ignore: bool,
+    /// Follow symlinks to files and directories (confined to the workspace when confinement is
+    /// on). Without it a symlink is yielded as [`Kind::Symlink`] and never descended.
+    pub follow_links: bool,
     /// Directories every wanted file lies under, relative to the base (from
     /// [`FileGlob::literal_prefix`]): other branches are pruned at the top, while ignore files
     /// are still read from the base down, exactly as in a full walk.
     pub prefix: Vec<OsString>,
 }
 
-/// A walker over `base` under the shared policy.
-pub fn walker(config: &Config, base: &Path, options: &WalkOptions) -> WalkBuilder {
-    let mut builder = WalkBuilder::new(base);
-    builder
-        .standard_filters(options.respect_ignore)
-        .hidden(false)
-        .follow_links(true)
-        .threads(0);
-    if options.respect_ignore {
-        let repo = repo_root(base);
-        // Inside a repository `require_git` makes the stack stop at its root, as git does;
-        // outside any, ignore files still apply.
-        builder.require_git(repo.is_some()).parents(true);
-        builder.current_dir(repo.unwrap_or_else(|| config.workspace_root.clone()));
+/// Where symlinks may lead: followed on purpose only, and (when confined) only to objects that
+/// really lie inside the workspace, judged on the opened object.
+#[derive(Debug, Clone)]
+pub struct LinkPolicy {
+    /// The canonical workspace root when confinement is on.
+    confine_root: Option<PathBuf>,
+}
+
+impl LinkPolicy {
+    pub fn new(config: &Config) -> LinkPolicy {
+        LinkPolicy {
+            confine_root: config
+                .confine_to_workspace
+                .then(|| canonical_root(&config.workspace_root)),
+        }
     }
-    let outside_check = config.confine_to_workspace.then(|| {
-        fs::canonicalize(&config.workspace_root).unwrap_or_else(|_| config.workspace_root.clone())
-    });
-    let prefix = options.prefix.clone();
-    builder.filter_entry(move |dent| {
-        if paths::is_internal_name(dent.file_name()) {
-            return false;
-        }
-        let depth = dent.depth();
-        if depth >= 1 && depth <= prefix.len() {
-            let is_dir = dent.file_type().is_some_and(|t| t.is_dir());
-            if !is_dir || dent.file_name() != prefix[depth - 1] {
-                return false;
+
+    /// Opens what the symlink `name` in `dir` points to. Dangling links, loops and (when
+    /// confined) targets outside the workspace are errors.
+    pub fn follow(&self, dir: &Dir, name: &OsStr) -> io::Result<Followed> {
+        let followed = dir.open_follow(name)?;
+        if let Some(root) = &self.confine_root {
+            if !followed.real_path().is_some_and(|p| p.starts_with(root)) {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the link leads outside the workspace",
+                ));
             }
         }
-        match &outside_check {
-            Some(root) if dent.path_is_symlink() => {
-                fs::canonicalize(dent.path()).is_ok_and(|target| target.starts_with(root))
+        Ok(followed)
+    }
+
+    /// Opens the file `name` in `dir`: directly, or through the symlink it is under the policy.
+    pub fn open_file(&self, dir: &Dir, name: &OsStr) -> io::Result<File> {
+        match dir.open_file(name) {
+            Ok(f) => Ok(f),
+            Err(e) => {
+                if !is_link(dir, name) {
+                    return Err(e);
+                }
+                let f = self.follow(dir, name)?;
+                if f.meta.kind != Kind::File {
+                    return Err(io::Error::other("not a regular file"));
+                }
+                f.into_file()
             }
-            _ => true,
         }
-    });
-    builder
+    }
+
+    /// Opens the directory `name` in `dir`: directly, or through the symlink it is under the
+    /// policy.
+    pub fn open_dir(&self, dir: &Dir, name: &OsStr) -> io::Result<Dir> {
+        match dir.open_dir(name) {
+            Ok(d) => Ok(d),
+            Err(e) => {
+                if !is_link(dir, name) {
+                    return Err(e);
+                }
+                let f = self.follow(dir, name)?;
+                if f.meta.kind != Kind::Dir {
+                    return Err(io::Error::other("not a directory"));
+                }
+                Ok(f.into_dir())
+            }
+        }
+    }
+}
+
+fn is_link(dir: &Dir, name: &OsStr) -> bool {
+    dir.stat(name, false).is_ok_and(|m| m.kind == Kind::Symlink)
+}
+
+/// The canonical form of the workspace root, cached per root and checked against the root's
+/// identity (device and inode) on every use.
+fn canonical_root(root: &Path) -> PathBuf {
+    type Entry = (PathBuf, (u64, u64), PathBuf);
+    static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+    let id = Dir::open_path(root)
+        .and_then(|d| d.meta())
+        .map(|m| m.id)
+        .ok();
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(id) = id {
+        if let Some((_, _, canon)) = cache.iter().find(|(r, i, _)| r == root && *i == id) {
+            return canon.clone();
+        }
+    }
+    let canon = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    cache.retain(|(r, _, _)| r != root);
+    if cache.len() >= 16 {
+        cache.remove(0);
+    }
+    if let Some(id) = id {
+        cache.push((root.to_path_buf(), id, canon.clone()));
+    }
+    canon
 }
 
 /// The root of the git repository holding `dir` (the nearest ancestor, itself included, with a
 /// `.git` directory or file), if any.
 pub fn repo_root(dir: &Path) -> Option<PathBuf> {
-    let canon = fs::canonicalize(dir).ok()?;
+    repo_root_of(&fs::canonicalize(dir).ok()?)
+}
+
+fn repo_root_of(canon: &Path) -> Option<PathBuf> {
     canon
         .ancestors()
         .find(|a| fs::symlink_metadata(a.join(".git")).is_ok())
         .map(Path::to_path_buf)
 }
 
-/// What a parallel walk collected.
+/// One walk: its base, its symlink policy and its ignore stack. Cheap to share between threads.
+#[derive(Debug)]
+pub struct Walk {
+    base: Arc<Dir>,
+    links: LinkPolicy,
+    follow: bool,
+    rules: Option<Rules>,
+    prefix: Vec<OsString>,
+}
+
+/// Device and inode of the directories from the base down to one directory (loop detection).
+#[derive(Debug)]
+struct Ids {
+    id: (u64, u64),
+    parent: Option<Arc<Ids>>,
+}
+
+/// A directory still to be listed.
+#[derive(Debug)]
+pub struct Node {
+    dir: NodeDir,
+    rel: OsString,
+    depth: usize,
+    layer: Option<Arc<Layer>>,
+    ids: Option<Arc<Ids>>,
+}
+
+#[derive(Debug)]
+enum NodeDir {
+    Open(Arc<Dir>),
+    /// Opened when listed (so pending directories hold no descriptor of their own).
+    Child {
+        parent: Arc<Dir>,
+        name: OsString,
+    },
+}
+
+impl Node {
+    /// The directory's path relative to the walk base (`""` for the base), `/`-separated.
+    pub fn rel(&self) -> &Path {
+        Path::new(&self.rel)
+    }
+    /// 0 for the base, 1 for its subdirectories, …
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+}
+
+/// One entry of a listed directory that passed the walk's filters.
+#[derive(Debug)]
+pub struct Child {
+    name: OsString,
+    rel: OsString,
+    /// What the entry is (what its target is, for a followed symlink).
+    pub kind: Kind,
+    /// The entry is a symlink (followed when `kind` is not [`Kind::Symlink`]).
+    pub is_link: bool,
+    followed: Option<Followed>,
+}
+
+impl Child {
+    pub fn name(&self) -> &OsStr {
+        &self.name
+    }
+    /// The entry's path relative to the walk base, `/`-separated.
+    pub fn rel(&self) -> &Path {
+        Path::new(&self.rel)
+    }
+}
+
+/// A listed directory: the entries that passed the filters, in directory order.
+#[derive(Debug)]
+pub struct Listing {
+    dir: Arc<Dir>,
+    rel: OsString,
+    depth: usize,
+    layer: Option<Arc<Layer>>,
+    ids: Option<Arc<Ids>>,
+    pub children: Vec<Child>,
+}
+
+impl Listing {
+    /// The directory's path relative to the walk base (`""` for the base), `/`-separated.
+    pub fn rel(&self) -> &Path {
+        Path::new(&self.rel)
+    }
+    /// 0 for the base, 1 for its subdirectories, …
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Metadata of a child (of the followed target for a followed link), never by path.
+    pub fn meta(&self, child: &Child) -> io::Result<Meta> {
+        match &child.followed {
+            Some(f) => Ok(f.meta),
+            None => self.dir.stat(&child.name, false),
+        }
+    }
+}
+
+fn join_rel(dir: &OsStr, name: &OsStr) -> OsString {
+    let mut rel = OsString::with_capacity(dir.len() + name.len() + 1);
+    if !dir.is_empty() {
+        rel.push(dir);
+        rel.push("/");
+    }
+    rel.push(name);
+    rel
+}
+
+impl Walk {
+    /// Sets up a walk of the open directory `dir`, which is `base` (resolved and confined by
+    /// the caller, e.g. with [`open_base`]), and returns it with the base's node.
+    pub fn new(config: &Config, base: &Path, dir: Dir, options: &WalkOptions) -> (Walk, Node) {
+        let dir = Arc::new(dir);
+        let rules = options.respect_ignore.then(|| {
+            let canon = dir.real_path().or_else(|| fs::canonicalize(base).ok());
+            let repo = canon.as_deref().and_then(repo_root_of);
+            // Inside a repository the stack stops at its root, as git's does; outside any,
+            // ignore files still apply.
+            let cwd = repo
+                .clone()
+                .unwrap_or_else(|| config.workspace_root.clone());
+            Rules::new(base, canon, repo.is_some(), &cwd)
+        });
+        let layer = rules.as_ref().and_then(Rules::top);
+        let walk = Walk {
+            base: dir.clone(),
+            links: LinkPolicy::new(config),
+            follow: options.follow_links,
+            rules,
+            prefix: options.prefix.clone(),
+        };
+        let node = Node {
+            dir: NodeDir::Open(dir),
+            rel: OsString::new(),
+            depth: 0,
+            layer,
+            ids: None,
+        };
+        (walk, node)
+    }
+
+    /// Lists a directory and keeps the entries the policy lets through (internal names,
+    /// ignore rules, the prefix, symlinks per the link policy).
+    pub fn list(&self, node: Node) -> io::Result<Listing> {
+        let dir = match node.dir {
+            NodeDir::Open(d) => d,
+            NodeDir::Child { parent, name } => Arc::new(parent.open_dir(&name)?),
+        };
+        let ids = if self.follow {
+            Some(Arc::new(Ids {
+                id: dir.meta()?.id,
+                parent: node.ids,
+            }))
+        } else {
+            None
+        };
+        let mut raw: Vec<RawEntry> = Vec::new();
+        dir.list(&mut raw)?;
+        let layer = match &self.rules {
+            Some(rules) => {
+                let mut found = Found::default();
+                raw.iter().for_each(|e| found.note(e));
+                rules.layer(node.layer, &dir, Path::new(&node.rel), &found, &self.links)
+            }
+            None => None,
+        };
+        let depth = node.depth + 1;
+        let mut children = Vec::with_capacity(raw.len());
+        for entry in raw {
+            if paths::is_internal_name(&entry.name) {
+                continue;
+            }
+            let kind = match entry.kind {
+                Some(k) => k,
+                None => match dir.stat(&entry.name, false) {
+                    Ok(m) => m.kind,
+                    Err(_) => continue,
+                },
+            };
+            let is_link = kind == Kind::Symlink;
+            let (kind, followed) = if is_link && self.follow {
+                let Ok(f) = self.links.follow(&dir, &entry.name) else {
+                    continue;
+                };
+                if f.meta.kind == Kind::Dir && is_ancestor(ids.as_deref(), f.meta.id) {
+                    continue;
+                }
+                (f.meta.kind, Some(f))
+            } else {
+                (kind, None)
+            };
+            if depth <= self.prefix.len()
+                && (kind != Kind::Dir || entry.name != self.prefix[depth - 1])
+            {
+                continue;
+            }
+            let rel = join_rel(&node.rel, &entry.name);
+            if let Some(rules) = &self.rules {
+                if rules.is_ignored(layer.as_ref(), Path::new(&rel), kind == Kind::Dir) {
+                    continue;
+                }
+            }
+            children.push(Child {
+                name: entry.name,
+                rel,
+                kind,
+                is_link,
+                followed,
+            });
+        }
+        Ok(Listing {
+            dir,
+            rel: node.rel,
+            depth: node.depth,
+            layer,
+            ids,
+            children,
+        })
+    }
+
+    /// The node of a directory child of `listing`.
+    pub fn descend(&self, listing: &Listing, child: Child) -> Node {
+        let dir = match child.followed {
+            Some(f) => NodeDir::Open(Arc::new(f.into_dir())),
+            None => NodeDir::Child {
+                parent: listing.dir.clone(),
+                name: child.name,
+            },
+        };
+        Node {
+            dir,
+            rel: child.rel,
+            depth: listing.depth + 1,
+            layer: listing.layer.clone(),
+            ids: listing.ids.clone(),
+        }
+    }
+
+    /// Opens the file at `rel` (relative to the base, as a walk yielded it) again, component
+    /// by component from the base under the same symlink policy: never by path.
+    pub fn open_rel(&self, rel: &Path) -> io::Result<File> {
+        let mut names = Vec::new();
+        for c in rel.components() {
+            match c {
+                Component::Normal(n) => names.push(n),
+                _ => return Err(io::Error::from(io::ErrorKind::InvalidInput)),
+            }
+        }
+        let Some((last, dirs)) = names.split_last() else {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        };
+        let mut held: Option<Dir> = None;
+        for name in dirs {
+            let at = held.as_ref().unwrap_or(&self.base);
+            let next = if self.follow {
+                self.links.open_dir(at, name)?
+            } else {
+                at.open_dir(name)?
+            };
+            held = Some(next);
+        }
+        let at = held.as_ref().unwrap_or(&self.base);
+        if self.follow {
+            self.links.open_file(at, last)
+        } else {
+            at.open_file(last)
+        }
+    }
+}
+
+/// Opens the directory a walk starts from, beneath the workspace root through the fd layer
+/// ([`crate::confine::open_dir`]: `openat2(root_fd, rel, RESOLVE_BENEATH)` or its
+/// component-by-component fallback), so the base itself cannot be swapped for an outside link
+/// between the check and the open. An escape is `path_escape`.
+#[cfg(unix)]
+pub fn open_base(_config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
+    let err = |e: io::Error| crate::error::io_err(e, &base.display);
+    let dir = crate::confine::open_dir(base).map_err(err)?;
+    let fd = dir.as_fd().try_clone_to_owned().map_err(err)?;
+    Ok(Dir::from_fd(fd))
+}
+
+/// Opens the directory a walk starts from (by its resolved path: no `openat` here).
+#[cfg(not(unix))]
+pub fn open_base(_config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
+    Dir::open_path(&base.abs).map_err(|e| crate::error::io_err(e, &base.display))
+}
+
+/// The error of a walk stopped because the caller cancelled the call.
+pub fn aborted() -> ToolError {
+    ToolError::new(
+        crate::error::ErrorCode::Aborted,
+        "Search aborted (run cancelled)",
+    )
+}
+
+fn is_ancestor(ids: Option<&Ids>, id: (u64, u64)) -> bool {
+    std::iter::successors(ids, |i| i.parent.as_deref()).any(|i| i.id == id)
+}
+
+/// A file the walk yields to a visitor.
+pub struct FileEntry<'a> {
+    dir: &'a Dir,
+    child: &'a mut Child,
+}
+
+impl FileEntry<'_> {
+    /// The file's path relative to the walk base, `/`-separated.
+    pub fn rel(&self) -> &Path {
+        self.child.rel()
+    }
+    /// Opens the file for reading, relative to its directory and without following a symlink
+    /// (a followed link's target was opened and checked when it was listed).
+    pub fn open(&mut self) -> io::Result<File> {
+        match self.child.followed.take() {
+            Some(f) => f.into_file(),
+            None => self.dir.open_file(&self.child.name),
+        }
+    }
+    /// The file's metadata (the target's, for a followed link).
+    pub fn meta(&self) -> io::Result<Meta> {
+        match &self.child.followed {
+            Some(f) => Ok(f.meta),
+            None => self.dir.stat(&self.child.name, false),
+        }
+    }
+}
+
+/// What a walk collected.
 #[derive(Debug)]
 pub struct Collected<T> {
     /// Every item, in no particular order.
     pub items: Vec<T>,
     /// The walk stopped at the item cap: `items` is not everything.
     pub stopped_early: bool,
+    /// The walk stopped because `stop` said so (the call was cancelled).
+    pub aborted: bool,
 }
 
-/// Walks every file `builder` yields on the parallel walker and keeps what `visit` returns.
-/// `make_visitor` is called once per walker thread (so each thread can own a buffer and a
-/// searcher). At most `cap` items are kept; reaching it stops the walk. Entries that cannot be
-/// read (permissions, dangling links, loops) are skipped, as ripgrep does.
-pub fn collect_files<T, V, M>(
-    builder: &WalkBuilder,
+/// Directories a walk lists on the calling thread before it hands the rest to the pool.
+const SERIAL_DIRS: usize = 48;
+/// Files a walk visits on the calling thread before it hands the rest to the pool.
+const SERIAL_FILES: usize = 1500;
+
+/// The walk pool: one thread per core, created once, shared by every walk.
+static POOL: LazyLock<Option<rayon::ThreadPool>> = LazyLock::new(|| {
+    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if n < 2 {
+        return None;
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("atn-walk-{i}"))
+        .build()
+        .ok()
+});
+
+/// One thread's visitor and what it kept.
+struct Slot<T, V> {
+    visitor: Option<V>,
+    items: Vec<T>,
+}
+
+struct Shared<'a, T, V, M> {
+    walk: &'a Walk,
     cap: usize,
-    mut make_visitor: M,
-) -> Collected<T>
+    stop: &'a (dyn Fn() -> bool + Sync),
+    make_visitor: &'a M,
+    kept: AtomicUsize,
+    quit: AtomicBool,
+    stopped_early: AtomicBool,
+    aborted: AtomicBool,
+    slots: Vec<Mutex<Slot<T, V>>>,
+}
+
+impl<T, V, M> Shared<'_, T, V, M>
 where
-    T: Send,
-    V: FnMut(&DirEntry) -> Option<T> + Send,
-    M: FnMut() -> V,
+    V: FnMut(&mut FileEntry<'_>) -> Option<T>,
+    M: Fn() -> V,
 {
-    let shared: Mutex<Vec<T>> = Mutex::new(Vec::new());
-    let kept = AtomicUsize::new(0);
-    let stopped = AtomicBool::new(false);
-    builder.build_parallel().run(|| {
-        let mut visit = make_visitor();
-        let mut local = Local {
-            items: Vec::new(),
-            shared: &shared,
+    fn halted(&self) -> bool {
+        if self.quit.load(Atomic::Relaxed) {
+            return true;
+        }
+        if (self.stop)() {
+            self.aborted.store(true, Atomic::Relaxed);
+            self.quit.store(true, Atomic::Relaxed);
+            return true;
+        }
+        false
+    }
+
+    /// Lists one directory, visits its files and queues its subdirectories; returns the
+    /// number of files visited.
+    fn process(&self, slot: &mut Slot<T, V>, node: Node, pending: &mut Vec<Node>) -> usize {
+        if self.halted() {
+            return 0;
+        }
+        // Unreadable directories are skipped, as ripgrep does.
+        let Ok(mut listing) = self.walk.list(node) else {
+            return 0;
         };
-        let (kept, stopped) = (&kept, &stopped);
-        Box::new(move |entry| {
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            if let Some(item) = visit(&entry) {
-                if kept.fetch_add(1, Atomic::Relaxed) >= cap {
-                    stopped.store(true, Atomic::Relaxed);
-                    return WalkState::Quit;
+        let visitor = slot.visitor.get_or_insert_with(self.make_visitor);
+        let mut files = 0;
+        for mut child in std::mem::take(&mut listing.children) {
+            match child.kind {
+                Kind::Dir => pending.push(self.walk.descend(&listing, child)),
+                Kind::File => {
+                    if self.halted() {
+                        return files;
+                    }
+                    files += 1;
+                    let mut entry = FileEntry {
+                        dir: &listing.dir,
+                        child: &mut child,
+                    };
+                    if let Some(item) = visitor(&mut entry) {
+                        if self.kept.fetch_add(1, Atomic::Relaxed) >= self.cap {
+                            self.stopped_early.store(true, Atomic::Relaxed);
+                            self.quit.store(true, Atomic::Relaxed);
+                            return files;
+                        }
+                        slot.items.push(item);
+                    }
                 }
-                local.items.push(item);
+                _ => {}
             }
-            WalkState::Continue
-        })
-    });
-    let items = shared.into_inner().unwrap_or_else(|e| e.into_inner());
-    Collected {
-        items,
-        stopped_early: stopped.into_inner(),
+        }
+        files
     }
 }
 
-/// One walker thread's results, handed to the shared list when the thread finishes.
-struct Local<'a, T> {
-    items: Vec<T>,
-    shared: &'a Mutex<Vec<T>>,
+fn spawn<'s, T, V, M>(scope: &rayon::Scope<'s>, shared: &'s Shared<'s, T, V, M>, node: Node)
+where
+    T: Send,
+    V: FnMut(&mut FileEntry<'_>) -> Option<T> + Send,
+    M: Fn() -> V + Sync,
+{
+    scope.spawn(move |scope| {
+        let index = POOL
+            .as_ref()
+            .and_then(|p| p.current_thread_index())
+            .map_or(0, |i| i + 1);
+        let mut pending = Vec::new();
+        {
+            let mut slot = shared.slots[index]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            shared.process(&mut slot, node, &mut pending);
+        }
+        for node in pending {
+            spawn(scope, shared, node);
+        }
+    });
 }
 
-impl<T> Drop for Local<'_, T> {
-    fn drop(&mut self) {
-        let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
-        shared.append(&mut self.items);
+/// Walks every regular file under `root` and keeps what `visit` returns. `make_visitor` is
+/// called once per thread that takes part (so each can own a buffer and a searcher). At most
+/// `cap` items are kept; reaching it stops the walk. `stop` is asked between files and
+/// directories; when it says yes the walk ends at once and `aborted` is set. Entries that
+/// cannot be read (permissions, dangling links, loops) are skipped, as ripgrep does.
+pub fn collect_files<T, V, M>(
+    walk: &Walk,
+    root: Node,
+    cap: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+    make_visitor: M,
+) -> Collected<T>
+where
+    T: Send,
+    V: FnMut(&mut FileEntry<'_>) -> Option<T> + Send,
+    M: Fn() -> V + Sync,
+{
+    let pool = POOL.as_ref();
+    let threads = pool.map_or(0, |p| p.current_num_threads());
+    let shared = Shared {
+        walk,
+        cap,
+        stop,
+        make_visitor: &make_visitor,
+        kept: AtomicUsize::new(0),
+        quit: AtomicBool::new(false),
+        stopped_early: AtomicBool::new(false),
+        aborted: AtomicBool::new(false),
+        slots: (0..=threads)
+            .map(|_| {
+                Mutex::new(Slot {
+                    visitor: None,
+                    items: Vec::new(),
+                })
+            })
+            .collect(),
+    };
+    // Small trees are walked right here; a big one goes to the pool once it shows its size.
+    let mut stack = vec![root];
+    {
+        let mut slot = shared.slots[0].lock().unwrap_or_else(|e| e.into_inner());
+        let (mut dirs, mut files) = (0, 0);
+        while let Some(node) = stack.pop() {
+            files += shared.process(&mut slot, node, &mut stack);
+            dirs += 1;
+            if pool.is_some() && (dirs >= SERIAL_DIRS || files >= SERIAL_FILES) {
+                break;
+            }
+        }
+    }
+    if let Some(pool) = pool.filter(|_| !stack.is_empty()) {
+        let shared = &shared;
+        pool.scope(move |scope| {
+            for node in stack {
+                spawn(scope, shared, node);
+            }
+        });
+    }
+    let mut items = Vec::new();
+    for slot in shared.slots {
+        let mut slot = slot.into_inner().unwrap_or_else(|e| e.into_inner());
+        if items.is_empty() {
+            items = std::mem::take(&mut slot.items);
+        } else {
+            items.append(&mut slot.items);
+        }
+    }
+    Collected {
+        items,
+        stopped_early: shared.stopped_early.into_inner(),
+        aborted: shared.aborted.into_inner(),
     }
 }
 
@@ -289,6 +828,9 @@ fn check_glob_size(pat: &str, field: &str) -> ToolResult<()> {
     Ok(())
 }
 
+#[cfg(all(test, unix))]
+mod race_tests;
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -314,9 +856,13 @@ mod tests {
     }
 
     fn walk(config: &Config, base: &Path, options: &WalkOptions) -> Vec<String> {
-        let b = walker(config, base, options);
-        let mut got: Vec<String> = collect_files(&b, usize::MAX, || {
-            |d: &DirEntry| Some(paths::display_of(base, d.path()))
+        let options = WalkOptions {
+            follow_links: true,
+            ..options.clone()
+        };
+        let (w, root) = Walk::new(config, base, Dir::open_path(base).unwrap(), &options);
+        let mut got: Vec<String> = collect_files(&w, root, usize::MAX, &|| false, || {
+            |e: &mut FileEntry<'_>| Some(e.rel().to_string_lossy().into_owned())
         })
         .items;
         got.sort_by(|a, b| cmp_paths(a, b));
@@ -459,6 +1005,7 @@ mod tests {
         let opts = WalkOptions {
             respect_ignore: true,
             prefix: g.literal_prefix().to_vec(),
+            ..WalkOptions::default()
         };
         assert_eq!(
             walk(&c, root, &opts),
@@ -507,11 +1054,134 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         tree(root, &["a", "b", "c", "d"]);
-        let b = walker(&config(root), root, &WalkOptions::default());
-        let got = collect_files(&b, 2, || |_: &DirEntry| Some(()));
+        let c = config(root);
+        let run = |cap: usize| {
+            let (w, node) = Walk::new(
+                &c,
+                root,
+                Dir::open_path(root).unwrap(),
+                &WalkOptions::default(),
+            );
+            collect_files(
+                &w,
+                node,
+                cap,
+                &|| false,
+                || |_: &mut FileEntry<'_>| Some(()),
+            )
+        };
+        let got = run(2);
         assert_eq!(got.items.len(), 2);
         assert!(got.stopped_early);
-        let got = collect_files(&b, 4, || |_: &DirEntry| Some(()));
-        assert!(!got.stopped_early);
+        assert!(!run(4).stopped_early);
+    }
+
+    #[test]
+    fn stop_aborts_the_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files: Vec<String> = (0..3000).map(|i| format!("d{}/f{i}", i % 100)).collect();
+        let names: Vec<&str> = files.iter().map(String::as_str).collect();
+        tree(root, &names);
+        let c = config(root);
+        let (w, node) = Walk::new(
+            &c,
+            root,
+            Dir::open_path(root).unwrap(),
+            &WalkOptions::default(),
+        );
+        let seen = AtomicUsize::new(0);
+        let got = collect_files(
+            &w,
+            node,
+            usize::MAX,
+            &|| seen.load(Atomic::Relaxed) >= 10,
+            || {
+                |_: &mut FileEntry<'_>| {
+                    seen.fetch_add(1, Atomic::Relaxed);
+                    Some(())
+                }
+            },
+        );
+        assert!(got.aborted);
+        assert!(got.items.len() < 3000, "{}", got.items.len());
+    }
+
+    #[test]
+    fn big_trees_give_the_same_files_as_small_ones() {
+        // Past the serial thresholds the pool takes over: every file still comes exactly once.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files: Vec<String> = (0..4000)
+            .map(|i| format!("d{}/e{}/f{i}.txt", i % 37, i % 11))
+            .collect();
+        let names: Vec<&str> = files.iter().map(String::as_str).collect();
+        tree(root, &names);
+        fs::write(root.join("d3/.gitignore"), "*.txt\n").unwrap();
+        let c = config(root);
+        let on = WalkOptions {
+            respect_ignore: true,
+            ..WalkOptions::default()
+        };
+        let got = walk(&c, root, &on);
+        let mut want: Vec<String> = files
+            .iter()
+            .filter(|f| !f.starts_with("d3/"))
+            .cloned()
+            .chain(["d3/.gitignore".to_string()])
+            .collect();
+        want.sort_by(|a, b| cmp_paths(a, b));
+        assert_eq!(got, want);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn open_rel_follows_the_same_policy() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &["real/f.txt"]);
+        tree(outside.path(), &["o.txt"]);
+        std::os::unix::fs::symlink(root.join("real"), root.join("linkdir")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("outdir")).unwrap();
+        let c = config(root);
+        let opts = WalkOptions {
+            follow_links: true,
+            ..WalkOptions::default()
+        };
+        let (w, _) = Walk::new(&c, root, Dir::open_path(root).unwrap(), &opts);
+        assert!(w.open_rel(Path::new("linkdir/f.txt")).is_ok());
+        assert!(w.open_rel(Path::new("outdir/o.txt")).is_err());
+        assert!(w.open_rel(Path::new("../x")).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn without_following_links_are_listed_not_descended() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &["real/f.txt"]);
+        std::os::unix::fs::symlink(root.join("real"), root.join("linkdir")).unwrap();
+        let c = config(root);
+        let (w, node) = Walk::new(
+            &c,
+            root,
+            Dir::open_path(root).unwrap(),
+            &WalkOptions::default(),
+        );
+        let listing = w.list(node).unwrap();
+        let mut kinds: Vec<(String, Kind)> = listing
+            .children
+            .iter()
+            .map(|ch| (ch.rel().to_string_lossy().into_owned(), ch.kind))
+            .collect();
+        kinds.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            kinds,
+            [
+                ("linkdir".to_string(), Kind::Symlink),
+                ("real".to_string(), Kind::Dir)
+            ]
+        );
     }
 }

@@ -1,18 +1,20 @@
 //! `glob`: files whose path matches a glob pattern, newest first, on the shared walk policy
-//! ([`crate::walk`]) and ripgrep's parallel walker.
+//! ([`crate::walk`]).
 
+use std::path::Path;
 use std::time::SystemTime;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::bound::{floor_char_boundary, marker};
 use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
-use crate::walk::{self, FileGlob, WalkOptions};
+use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +37,8 @@ impl Tool for Glob {
     const NAME: &'static str = "glob";
     const DESCRIPTION: &'static str = "Find files by name pattern under a directory, listed most recently modified first, one path per line (relative to the workspace root). `**/*.ts` finds .ts files at any depth; a pattern without `/` such as `*.rs` also matches file names at any depth; `src/**/*.rs` matches paths under src. Lists files only, hidden files included; files ignored by .gitignore are skipped unless respect_gitignore is false, and .git is never listed. Use grep to search inside files, list_dir to see one directory's entries, read_file to read a file.";
     const MUTATING: bool = false;
+    /// The listing bounds itself: it only orders the entries that can show.
+    const BOUNDED: bool = true;
     const TITLE: &'static str = "Find files by pattern";
     type Args = Args;
 
@@ -63,39 +67,110 @@ impl Tool for Glob {
         }
         let options = WalkOptions {
             respect_ignore: args.respect_gitignore.unwrap_or(true),
+            follow_links: true,
             prefix: glob.literal_prefix().to_vec(),
         };
-        let builder = walk::walker(config, &base.abs, &options);
-        let found = walk::collect_files(&builder, usize::MAX, || {
-            |dent: &ignore::DirEntry| {
-                let path = dent.path();
-                if !glob.is_match(path.strip_prefix(&base.abs).ok()?) {
-                    return None;
+        let dir = walk::open_base(config, &base)?;
+        let (walker, root) = Walk::new(config, &base.abs, dir, &options);
+        let found = walk::collect_files(
+            &walker,
+            root,
+            usize::MAX,
+            &|| ctx.cancel.is_cancelled(),
+            || {
+                |entry: &mut FileEntry<'_>| {
+                    if !glob.is_match(entry.rel()) {
+                        return None;
+                    }
+                    let mtime = entry.meta().map_or(SystemTime::UNIX_EPOCH, |m| m.mtime);
+                    Some((rel_string(entry.rel()), mtime))
                 }
-                let mtime = dent
-                    .metadata()
-                    .ok()
-                    .and_then(|m| m.modified().ok())
-                    .unwrap_or(SystemTime::UNIX_EPOCH);
-                Some((paths::display_of(&config.workspace_root, path), mtime))
-            }
-        });
-        let mut files = found.items;
-        if files.is_empty() {
-            return Ok(Output::text("(no matches)"));
+            },
+        );
+        if found.aborted {
+            return Err(walk::aborted());
         }
-        files.sort_unstable_by(|(pa, ta), (pb, tb)| {
-            tb.cmp(ta).then_with(|| walk::cmp_paths(pa, pb))
-        });
-        let mut out = String::with_capacity(files.iter().map(|(p, _)| p.len() + 1).sum());
-        for (i, (path, _)) in files.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            out.push_str(path);
-        }
-        Ok(out.into())
+        let prefix = if base.display == "." {
+            String::new()
+        } else {
+            format!("{}/", base.display)
+        };
+        Ok(listing(found.items, &prefix, config.max_output_bytes as usize).into())
     }
+}
+
+/// A relative path as results show it: `/`-separated, invalid UTF-8 replaced.
+fn rel_string(rel: &Path) -> String {
+    if cfg!(unix) {
+        rel.to_string_lossy().into_owned()
+    } else {
+        paths::slash_join(rel)
+    }
+}
+
+/// Newest first, ties by path.
+fn newest_first(a: &(String, SystemTime), b: &(String, SystemTime)) -> std::cmp::Ordering {
+    b.1.cmp(&a.1).then_with(|| walk::cmp_paths(&a.0, &b.0))
+}
+
+/// The result text: one path per line (`prefix` + relative path), newest first, bounded to
+/// `budget` bytes exactly as dispatch bounds text. When not everything fits, only the entries
+/// that can show are put in order (a partial selection, not a sort of every match).
+fn listing(mut files: Vec<(String, SystemTime)>, prefix: &str, budget: usize) -> String {
+    if files.is_empty() {
+        return "(no matches)".to_string();
+    }
+    let total: usize = files
+        .iter()
+        .map(|(p, _)| prefix.len() + p.len() + 1)
+        .sum::<usize>()
+        - 1;
+    let shown = if total <= budget {
+        files.sort_unstable_by(newest_first);
+        files.len()
+    } else {
+        // The fewest leading entries whose text reaches the budget: guess from the average
+        // length, widen until the guess is enough.
+        let avg = total / files.len() + 1;
+        let mut k = (budget / avg)
+            .saturating_mul(2)
+            .saturating_add(16)
+            .min(files.len());
+        loop {
+            if k < files.len() {
+                files.select_nth_unstable_by(k, newest_first);
+            }
+            files[..k].sort_unstable_by(newest_first);
+            let covered: usize = files[..k]
+                .iter()
+                .map(|(p, _)| prefix.len() + p.len() + 1)
+                .sum();
+            if covered > budget || k == files.len() {
+                break k;
+            }
+            k = k.saturating_mul(2).min(files.len());
+        }
+    };
+    let mut out = String::with_capacity(budget.min(total) + 64);
+    for (i, (path, _)) in files[..shown].iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(prefix);
+        out.push_str(path);
+        if out.len() > budget {
+            break;
+        }
+    }
+    if total <= budget {
+        return out;
+    }
+    // As `bound` cuts the whole text (whose first bytes these are), with the whole length.
+    let reserve = marker(total, total, None).len();
+    let keep = floor_char_boundary(&out, budget.saturating_sub(reserve));
+    out.truncate(keep);
+    out.push_str(&marker(keep, total, None));
+    out
 }
 
 #[cfg(test)]
@@ -103,7 +178,6 @@ mod tests {
     use super::*;
     use serde_json::json;
     use std::fs;
-    use std::path::Path;
     use std::time::Duration;
 
     fn glob(root: &Path, args: serde_json::Value) -> ToolResult<String> {
@@ -153,6 +227,25 @@ mod tests {
             glob(root, json!({"pattern": "*.zig"})).unwrap(),
             "(no matches)"
         );
+    }
+
+    #[test]
+    fn partial_ordering_bounds_exactly_like_bound_on_the_whole_text() {
+        let mut rng = crate::testutil::XorShift::new(7);
+        for budget in [1024usize, 2000, 5000, 60_000, 1_000_000] {
+            let files: Vec<(String, SystemTime)> = (0..3000)
+                .map(|i| {
+                    let name = format!("d{}/{}é{i}.rs", rng.below(50), "x".repeat(rng.below(40)));
+                    let t = SystemTime::UNIX_EPOCH + Duration::from_secs(rng.below(100) as u64);
+                    (name, t)
+                })
+                .collect();
+            let mut sorted = files.clone();
+            sorted.sort_by(newest_first);
+            let whole: Vec<String> = sorted.iter().map(|(p, _)| format!("sub/{p}")).collect();
+            let want = crate::bound::bound(whole.join("\n"), budget);
+            assert_eq!(listing(files, "sub/", budget), want, "budget {budget}");
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -35,7 +36,7 @@ use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
 use crate::text;
-use crate::walk::{self, FileGlob, WalkOptions};
+use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
 
 /// Characters of one line shown in a content row; the rest is cut with a marker.
 pub const MAX_ROW_CHARS: usize = 500;
@@ -119,7 +120,8 @@ impl Tool for Grep {
         let scan = if is_internal(config, &base.abs) {
             Scan::default()
         } else if meta.is_dir() {
-            query.scan_tree(config, &base.abs, glob.as_ref(), MAX_MATCHING_FILES)
+            let stop = || ctx.cancel.is_cancelled();
+            query.scan_tree(config, &base, glob.as_ref(), MAX_MATCHING_FILES, &stop)?
         } else if meta.is_file() {
             query.scan_file(&base)?
         } else {
@@ -150,7 +152,8 @@ fn is_internal(config: &Config, abs: &Path) -> bool {
 /// One matching file found by the first pass.
 #[derive(Debug, Clone)]
 struct Hit {
-    abs: PathBuf,
+    /// Relative to the walk base (a tree scan), or absolute (a single-file scan).
+    path: PathBuf,
     display: String,
     /// Matches (lines, or multiline matches) in the file; 1 in files_with_matches mode.
     count: u64,
@@ -164,6 +167,8 @@ struct Hit {
 struct Scan {
     hits: Vec<Hit>,
     stopped_early: bool,
+    /// The walk a tree scan ran on: pass 2 opens its files again through it, never by path.
+    walk: Option<Walk>,
 }
 
 /// The page the caller asked for.
@@ -217,7 +222,7 @@ fn load_from(mut file: fs::File, max: u64, buf: &mut Vec<u8>) -> io::Result<Load
 
 /// The compiled search: pattern, mode and context.
 struct Query {
-    matcher: RegexMatcher,
+    matcher: Arc<RegexMatcher>,
     mode: OutputMode,
     multiline: bool,
     before: usize,
@@ -245,7 +250,12 @@ impl Query {
                     .with("field", "pattern"),
             );
         }
-        let matcher = builder.build(&args.pattern).map_err(|e| {
+        let key = (
+            args.pattern.clone(),
+            args.ignore_case.unwrap_or(false),
+            multiline,
+        );
+        let matcher = cached_matcher(key, || builder.build(&args.pattern)).map_err(|e| {
             if let Some(err) = crate::pattern::compile_error(&e.to_string(), "pattern") {
                 return err;
             }
@@ -297,51 +307,68 @@ impl Query {
             n: 0,
             first_only: self.mode == OutputMode::FilesWithMatches,
         };
-        searcher.search_slice(&self.matcher, bytes, &mut sink)?;
+        searcher.search_slice(&*self.matcher, bytes, &mut sink)?;
         Ok(sink.n)
     }
 
     /// Pass 1 over a directory: count matches in every file the walk yields.
-    fn scan_tree(&self, config: &Config, base: &Path, glob: Option<&FileGlob>, cap: usize) -> Scan {
+    fn scan_tree(
+        &self,
+        config: &Config,
+        base: &paths::WorkPath,
+        glob: Option<&FileGlob>,
+        cap: usize,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> ToolResult<Scan> {
         let options = WalkOptions {
             respect_ignore: true,
+            follow_links: true,
             prefix: glob
                 .map(|g| g.literal_prefix().to_vec())
                 .unwrap_or_default(),
         };
-        let builder = walk::walker(config, base, &options);
-        let collected = walk::collect_files(&builder, cap, || {
+        let dir = walk::open_base(config, base)?;
+        let (walker, root) = Walk::new(config, &base.abs, dir, &options);
+        let collected = walk::collect_files(&walker, root, cap, stop, || {
             let mut searcher = self.searcher(false, false);
             let mut buf = Vec::new();
-            move |dent: &ignore::DirEntry| {
-                let path = dent.path();
+            move |entry: &mut FileEntry<'_>| {
                 if let Some(glob) = glob {
-                    if !glob.is_match(path.strip_prefix(base).ok()?) {
+                    if !glob.is_match(entry.rel()) {
                         return None;
                     }
                 }
-                match load(path, self.max_file_bytes, &mut buf) {
+                match load_from(entry.open().ok()?, self.max_file_bytes, &mut buf) {
                     Ok(Loaded::Text) => {}
                     _ => return None,
                 }
                 let count = self.count(&mut searcher, &buf).ok()?;
                 (count > 0).then(|| Hit {
-                    abs: path.to_path_buf(),
+                    path: entry.rel().to_path_buf(),
                     display: String::new(),
                     count,
                     kept: None,
                 })
             }
         });
+        let prefix = if base.display == "." {
+            String::new()
+        } else {
+            format!("{}/", base.display)
+        };
+        if collected.aborted {
+            return Err(walk::aborted());
+        }
         let mut hits = collected.items;
         for hit in &mut hits {
-            hit.display = paths::display_of(&config.workspace_root, &hit.abs);
+            hit.display = format!("{prefix}{}", rel_string(&hit.path));
         }
         hits.sort_unstable_by(|a, b| walk::cmp_paths(&a.display, &b.display));
-        Scan {
+        Ok(Scan {
             hits,
             stopped_early: collected.stopped_early,
-        }
+            walk: Some(walker),
+        })
     }
 
     /// Pass 1 over one named file. A binary file is an error; one over `maxFileBytes` is
@@ -360,7 +387,7 @@ impl Query {
             .map_err(|e| io_err(e, display))?;
         let hits = if count > 0 {
             vec![Hit {
-                abs: abs.to_path_buf(),
+                path: abs.to_path_buf(),
                 display: display.to_string(),
                 count,
                 kept: Some(buf),
@@ -371,6 +398,7 @@ impl Query {
         Ok(Scan {
             hits,
             stopped_early: false,
+            walk: None,
         })
     }
 
@@ -441,13 +469,16 @@ impl Query {
                 }
                 continue;
             }
-            let loaded = match &hit.kept {
-                Some(kept) => {
+            let loaded = match (&hit.kept, &scan.walk) {
+                (Some(kept), _) => {
                     buf.clear();
                     buf.extend_from_slice(kept);
                     Ok(Loaded::Text)
                 }
-                None => load(&hit.abs, config.max_file_bytes, &mut buf),
+                (None, Some(walk)) => walk
+                    .open_rel(&hit.path)
+                    .and_then(|f| load_from(f, config.max_file_bytes, &mut buf)),
+                (None, None) => load(&hit.path, config.max_file_bytes, &mut buf),
             };
             match loaded {
                 Ok(Loaded::Text) => {}
@@ -468,12 +499,50 @@ impl Query {
                 pending: VecDeque::new(),
                 after_until: None,
             };
-            let _ = searcher.search_slice(&self.matcher, &buf, &mut sink);
+            let _ = searcher.search_slice(&*self.matcher, &buf, &mut sink);
             if page.full {
                 break;
             }
         }
     }
+}
+
+/// A relative path as results show it: `/`-separated, invalid UTF-8 replaced.
+fn rel_string(rel: &Path) -> String {
+    if cfg!(unix) {
+        rel.to_string_lossy().into_owned()
+    } else {
+        paths::slash_join(rel)
+    }
+}
+
+/// Compiled matchers kept for reuse: (pattern, ignore_case, multiline).
+type MatcherKey = (String, bool, bool);
+/// How many compiled patterns are kept (most recently used first).
+const MATCHER_CACHE: usize = 16;
+
+/// The compiled matcher for `key`, from a small most-recently-used cache: compiling a pattern
+/// (its DFA included) costs more than searching a small tree, and agents repeat searches.
+fn cached_matcher(
+    key: MatcherKey,
+    build: impl FnOnce() -> Result<RegexMatcher, grep_regex::Error>,
+) -> Result<Arc<RegexMatcher>, grep_regex::Error> {
+    static CACHE: Mutex<Vec<(MatcherKey, Arc<RegexMatcher>)>> = Mutex::new(Vec::new());
+    {
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = cache.iter().position(|(k, _)| *k == key) {
+            let hit = cache.remove(i);
+            let matcher = hit.1.clone();
+            cache.insert(0, hit);
+            return Ok(matcher);
+        }
+    }
+    let matcher = Arc::new(build()?);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    cache.retain(|(k, _)| *k != key);
+    cache.insert(0, (key, matcher.clone()));
+    cache.truncate(MATCHER_CACHE);
+    Ok(matcher)
 }
 
 /// Pass-1 sink: counts matches.
@@ -1028,6 +1097,23 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_call_stops_the_walk_with_aborted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &[("a/x.txt", "needle\n"), ("b/y.txt", "needle\n")]);
+        let c = config(root);
+        let cancel = crate::call::Cancel::armed();
+        cancel.cancel();
+        let ctx = crate::call::Ctx::new(&c, cancel);
+        for tool in ["grep", "glob"] {
+            let spec = crate::tools::find(tool, &c).unwrap();
+            let e = spec.call(json!({"pattern": "needle"}), &ctx).unwrap_err();
+            assert_eq!(e.code, ErrorCode::Aborted, "{tool}");
+            assert_eq!(e.message, "Search aborted (run cancelled)");
+        }
+    }
+
+    #[test]
     fn incomplete_scan_is_reported_without_paging() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -1035,7 +1121,8 @@ mod tests {
         let c = config(root);
         let args: Args = serde_json::from_value(json!({"pattern": "x"})).unwrap();
         let q = Query::new(&args, &c).unwrap();
-        let scan = q.scan_tree(&c, root, None, 2);
+        let base = paths::resolve(&c, "").unwrap();
+        let scan = q.scan_tree(&c, &base, None, 2, &|| false).unwrap();
         assert!(scan.stopped_early);
         let out = q.render(
             &c,
