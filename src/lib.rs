@@ -21,6 +21,7 @@ pub mod spill;
 mod testutil;
 pub mod text;
 pub mod tools;
+pub mod unified_diff;
 pub mod walk;
 
 // napi-derive compiles its registrations out of test builds, which leaves the binding layer
