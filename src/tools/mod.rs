@@ -14,12 +14,21 @@ use crate::schema::{parse_args, schema_for};
 
 pub mod apply_patch;
 pub mod bash;
+pub mod copy;
+pub mod diff;
 pub mod edit_file;
+pub mod file_stat;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
+pub mod mkdir;
+pub mod r#move;
 pub mod multi_edit;
 pub mod read_file;
+pub mod read_files;
+pub mod read_image;
+pub mod remove;
+pub mod tree;
 pub mod write_file;
 
 /// One tool: its advertised name and description, its input, and what it does.

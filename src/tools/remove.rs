@@ -1,0 +1,82 @@
+//! `remove`: delete one regular file under its lock. Never a directory, never a symlink.
+
+use std::fs;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::r#move::{not_found, symlink_refused, sync_parent};
+use super::Tool;
+use crate::atomic;
+use crate::config::Config;
+use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::paths;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// The file to delete: relative to the workspace root, or absolute.
+    pub path: String,
+}
+
+pub struct Remove;
+
+impl Tool for Remove {
+    const NAME: &'static str = "remove";
+    const DESCRIPTION: &'static str = "Delete ONE file. Directories and symbolic links are refused (use bash for those). The deletion cannot be undone: make sure the path is right.";
+    const MUTATING: bool = true;
+    type Args = Args;
+
+    fn run(args: Args, config: &Config) -> ToolResult<String> {
+        let path = paths::resolve(config, &args.path)?;
+        let _lock = atomic::lock(&[&path.abs]);
+        let meta = match fs::symlink_metadata(&path.abs) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(not_found(&args.path))
+            }
+            Err(e) => return Err(io_err(e, &args.path)),
+        };
+        if meta.file_type().is_symlink() {
+            return Err(symlink_refused(&path.abs));
+        }
+        if meta.is_dir() {
+            return Err(ToolError::new(
+                ErrorCode::NotAFile,
+                format!("Path is a directory (files only): {}", args.path),
+            )
+            .with("path", args.path.as_str()));
+        }
+        fs::remove_file(&path.abs).map_err(|e| io_err(e, &args.path))?;
+        sync_parent(&path.abs);
+        Ok(format!("Removed {}.", path.display))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::config_at;
+    use std::path::Path;
+
+    fn run(root: &Path, p: &str) -> ToolResult<String> {
+        Remove::run(Args { path: p.into() }, &config_at(root))
+    }
+
+    #[test]
+    fn removes_files_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("f"), "x").unwrap();
+        fs::create_dir(root.join("d")).unwrap();
+        std::os::unix::fs::symlink(root.join("d"), root.join("l")).unwrap();
+        assert_eq!(run(root, "f").unwrap(), "Removed f.");
+        assert!(!root.join("f").exists());
+        assert_eq!(run(root, "f").unwrap_err().code, ErrorCode::NotFound);
+        assert_eq!(
+            run(root, "d").unwrap_err().message,
+            "Path is a directory (files only): d"
+        );
+        assert_eq!(run(root, "l").unwrap_err().code, ErrorCode::InvalidInput);
+        assert!(root.join("l").exists());
+    }
+}
