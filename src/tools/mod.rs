@@ -28,6 +28,7 @@ pub mod read_file;
 pub mod read_files;
 pub mod read_image;
 pub mod remove;
+pub mod replace;
 pub mod tree;
 pub mod write_file;
 
