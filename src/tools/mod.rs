@@ -86,6 +86,15 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         ToolSpec::of::<glob::Glob>(),
         ToolSpec::of::<grep::Grep>(),
         ToolSpec::of::<bash::Bash>(),
+        ToolSpec::of::<read_files::ReadFiles>(),
+        ToolSpec::of::<diff::Diff>(),
+        ToolSpec::of::<replace::Replace>(),
+        ToolSpec::of::<r#move::Move>(),
+        ToolSpec::of::<copy::Copy>(),
+        ToolSpec::of::<mkdir::Mkdir>(),
+        ToolSpec::of::<remove::Remove>(),
+        ToolSpec::of::<file_stat::FileStat>(),
+        ToolSpec::of::<tree::Tree>(),
     ]
 });
 

@@ -38,6 +38,12 @@ impl Tool for ReadFiles {
     type Args = Args;
 
     fn run(args: Args, config: &Config) -> ToolResult<String> {
+        if args.paths.len() > MAX_PATHS {
+            // The schema says so too; this holds whatever validator runs first.
+            return Err(crate::error::ToolError::invalid_input(format!(
+                "data/paths must NOT have more than {MAX_PATHS} items"
+            )));
+        }
         let budget = config.max_output_bytes as usize;
         let loaded = load_all(config, &args.paths, budget);
         Ok(render(&args.paths, loaded, budget as i64))
