@@ -9,25 +9,40 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** Raises the cancel flag of call `id` (its `AbortSignal` fired). */
+export declare function abortCall(id: number): void
+
 /**
  * `buildConfig` from argv and the environment (as JSON); the workspace defaults to the
  * current directory.
  */
-export declare function buildConfigJson(argv: Array<string>, envJson: string, ripgrepAvailable: boolean): string
+export declare function buildConfigJson(argv: Array<string>, envJson: string, ripgrepAvailable: boolean, treeSitterAvailable: boolean, profile: string): string
 
 export declare const DEFAULT_BASH_TIMEOUT_MAX_MS: number
 
 export declare const DEFAULT_BASH_TIMEOUT_MS: number
 
+export declare const DEFAULT_MAX_BASH_OUTPUT_BYTES: number
+
 export declare const DEFAULT_MAX_FILE_BYTES: number
+
+export declare const DEFAULT_MAX_IMAGE_BYTES: number
+
+export declare const DEFAULT_MAX_MONITORS: number
 
 export declare const DEFAULT_MAX_OUTPUT_BYTES: number
 
-/** Validates, runs and bounds one tool call. Never rejects. */
-export declare function dispatchNative(name: string, args: NativeArgs, configJson: string): Promise<NativeOutcome>
+export declare const DEFAULT_MONITOR_READY_TIMEOUT_MS: number
+
+/**
+ * Validates, runs and bounds one tool call under `profile` (`"seed"` or `"current"`).
+ * `checked` says the arguments already passed [`validate_native`] (a guard saw them).
+ * `call_id` names the call for [`abort_call`]. Never rejects.
+ */
+export declare function dispatchNative(name: string, args: NativeArgs, configJson: string, profile: string, callId?: number | undefined | null, checked?: boolean | undefined | null): Promise<NativeOutcome>
 
 /** Runs one tool call without bounding its output (`ToolDef.handler`). */
-export declare function handlerNative(name: string, args: NativeArgs, configJson: string): Promise<NativeOutcome>
+export declare function handlerNative(name: string, args: NativeArgs, configJson: string, profile: string, callId?: number | undefined | null): Promise<NativeOutcome>
 
 /**
  * Kills every process group `bash` started that may still be running (background processes),
@@ -45,10 +60,22 @@ export interface NativeArgs {
   largeValues: Array<string>
 }
 
-/** A call's result: the text, and whether it is an error envelope. */
+/**
+ * A call's result: its content parts, `meta` as JSON, and whether it is an error (then the
+ * one text part is the envelope).
+ */
 export interface NativeOutcome {
   isError: boolean
-  text: string
+  content: Array<NativePart>
+  metaJson?: string
+}
+
+/** One content part: `{type: "text", text}` or `{type: "image", data, mimeType}`. */
+export interface NativePart {
+  type: 'text' | 'image'
+  text?: string
+  data?: string
+  mimeType?: string
 }
 
 /** `resolveConfig` from the options as JSON; throws with a message naming the setting. */
@@ -69,5 +96,15 @@ export declare function testOnlyFailCommitOn(name?: string | undefined | null): 
 /** Test-only: a tool that panics, run through the same guard as every tool. */
 export declare function testOnlyPanic(): Promise<NativeOutcome>
 
-/** Every built tool as JSON: `[{name, description, inputSchema, mutating, bounded}]`. */
+/**
+ * Every built tool as JSON, with the flags the JavaScript side selects surfaces by:
+ * `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05,
+ * needsTreeSitter}]`.
+ */
 export declare function toolDefsJson(): string
+
+/**
+ * Looks the tool up and validates the arguments (the steps before a guard): the coerced
+ * arguments as JSON, or the error envelope (`isError`).
+ */
+export declare function validateNative(name: string, args: NativeArgs, configJson: string, profile: string): NativeOutcome

@@ -835,11 +835,16 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.abortCall = nativeBinding.abortCall
 module.exports.buildConfigJson = nativeBinding.buildConfigJson
 module.exports.DEFAULT_BASH_TIMEOUT_MAX_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MAX_MS
 module.exports.DEFAULT_BASH_TIMEOUT_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MS
+module.exports.DEFAULT_MAX_BASH_OUTPUT_BYTES = nativeBinding.DEFAULT_MAX_BASH_OUTPUT_BYTES
 module.exports.DEFAULT_MAX_FILE_BYTES = nativeBinding.DEFAULT_MAX_FILE_BYTES
+module.exports.DEFAULT_MAX_IMAGE_BYTES = nativeBinding.DEFAULT_MAX_IMAGE_BYTES
+module.exports.DEFAULT_MAX_MONITORS = nativeBinding.DEFAULT_MAX_MONITORS
 module.exports.DEFAULT_MAX_OUTPUT_BYTES = nativeBinding.DEFAULT_MAX_OUTPUT_BYTES
+module.exports.DEFAULT_MONITOR_READY_TIMEOUT_MS = nativeBinding.DEFAULT_MONITOR_READY_TIMEOUT_MS
 module.exports.dispatchNative = nativeBinding.dispatchNative
 module.exports.handlerNative = nativeBinding.handlerNative
 module.exports.killAllBashProcesses = nativeBinding.killAllBashProcesses
@@ -849,3 +854,4 @@ module.exports.sweepSpillDirNative = nativeBinding.sweepSpillDirNative
 module.exports.testOnlyFailCommitOn = nativeBinding.testOnlyFailCommitOn
 module.exports.testOnlyPanic = nativeBinding.testOnlyPanic
 module.exports.toolDefsJson = nativeBinding.toolDefsJson
+module.exports.validateNative = nativeBinding.validateNative

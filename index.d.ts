@@ -1,18 +1,118 @@
+// The package root: the newest contract. The seed contract is `agent-tools-native/v0.1`.
+
 /** The stable error codes of every error envelope. */
 export type ErrorCode =
   | 'invalid_input'
   | 'not_found'
   | 'not_a_file'
   | 'is_binary'
+  | 'not_an_image'
   | 'no_match'
   | 'ambiguous_match'
   | 'patch_failed'
   | 'io_error'
   | 'timeout'
+  | 'aborted'
   | 'output_limit'
   | 'too_large'
   | 'path_escape'
+  | 'denied'
+  | 'monitor_not_found'
+  | 'too_many_monitors'
   | 'internal'
+
+/** An `AbortSignal` (or anything shaped like one): aborting it cancels the call. */
+export interface AbortSignalLike {
+  readonly aborted: boolean
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
+/** A piece of text for the model. */
+export interface TextPart {
+  type: 'text'
+  text: string
+}
+
+/** An image for the model: base64 `data` and its MIME type. */
+export interface ImagePart {
+  type: 'image'
+  data: string
+  mimeType: string
+}
+
+export type ContentPart = TextPart | ImagePart
+
+/** What a handler resolves to: a string (one text part) or content with an optional `meta`. */
+export interface ToolResult {
+  content: string | ContentPart[]
+  /** A sidecar for the host (e.g. `diff`); never shown to the model. */
+  meta?: Record<string, unknown>
+}
+
+/** Receives every diagnostic line (`clarvis-agent-tools: …\n`). */
+export type WarnSink = (message: string) => void
+
+/** A guard's answer. */
+export type Verdict = 'allow' | 'deny' | 'ask'
+
+export interface GuardDecision {
+  verdict: Verdict
+  reason?: string
+}
+
+/** One command of a shell command line, as `analyzeBash` sees it. */
+export interface Segment {
+  /** The segment's source text, trimmed. */
+  command: string
+  /** Its words, wrappers (`timeout`, `nice`, …) and leading assignments removed. */
+  argv: string[]
+  /** `argv.join(" ")`. */
+  normalized: string
+  /** False when the segment holds anything dynamic (substitutions, variables, eval-like words). */
+  decidable: boolean
+}
+
+/** What `analyzeBash` found in a command. */
+export interface BashFacts {
+  /** The paths the command names, in first-seen order. */
+  paths: string[]
+  /** True when anything could not be decided: policy must then refuse. */
+  undecidable: boolean
+  segments: Segment[]
+}
+
+/** A path a call names, resolved against the workspace. */
+export interface PathFact {
+  raw: string
+  /** Absolute and normalized (not realpath'd). */
+  resolved: string
+  /** Whether the confinement check would pass (whatever `confineToWorkspace` says). */
+  withinWorkspace: boolean
+}
+
+/** What a guard is shown for one call. */
+export interface GuardContext {
+  tool: string
+  args: Record<string, unknown>
+  config: ServerConfig
+  paths: PathFact[]
+  bash?: BashFacts
+}
+
+/** Decides whether a call runs: after validation, before the tool. */
+export type Guard = (ctx: GuardContext) => GuardDecision | Promise<GuardDecision>
+
+/** What `elicit` is asked when a guard answers `ask`. */
+export interface ElicitRequest {
+  tool: string
+  args: Record<string, unknown>
+  reason?: string
+  bash?: BashFacts
+}
+
+/** Asks the user; a truthy answer runs the tool. */
+export type Elicit = (request: ElicitRequest) => boolean | Promise<boolean>
 
 /** The resolved configuration every call runs under. `resolveConfig` returns it frozen. */
 export interface ServerConfig {
@@ -20,86 +120,136 @@ export interface ServerConfig {
   readonly workspaceRoot: string
   /** Cap on the text of one successful result, in bytes (≥ 1024). */
   readonly maxOutputBytes: number
+  /** The inline budget of bash's two streams, in bytes (≥ 1024). */
+  readonly maxBashOutputBytes: number
   /** Largest file read or edited, in bytes (≥ 1024). */
   readonly maxFileBytes: number
+  /** Largest image read_image returns, in bytes (≥ 1024). */
+  readonly maxImageBytes: number
   /** Default `bash` timeout in milliseconds (≥ 1). */
   readonly bashTimeoutMs: number
   /** Largest `bash` timeout a call may ask for (≥ bashTimeoutMs); larger requests clamp. */
   readonly bashTimeoutMaxMs: number
+  /** How long monitor_start waits for `ready_when` by default (≥ 1). */
+  readonly monitorReadyTimeoutMs: number
+  /** How many monitors may be live at once (≥ 1). */
+  readonly maxMonitors: number
   /** Whether an `rg` binary was found. Reported only: the search engine is always native. */
   readonly ripgrepAvailable: boolean
+  /** Whether outline and check_syntax are offered and writes get syntax warnings. */
+  readonly treeSitterAvailable: boolean
   /** Only the read tools are registered. */
   readonly readOnly: boolean
   /** Paths outside the workspace are refused with `path_escape`. */
   readonly confineToWorkspace: boolean
+  /** Decides whether each call runs (optional). */
+  readonly guard: Guard | undefined
+  /** Asked when the guard answers `ask` (optional). */
+  readonly elicit: Elicit | undefined
 }
 
 export interface AgentToolsOptions {
   /** The directory the tools work in (required); relative paths resolve against the cwd. */
   workspaceRoot: string
-  /** Register only read_file, list_dir, glob and grep. Default false. */
+  /** Register only the read tools. Default false. */
   readOnly?: boolean
   /** Refuse paths outside the workspace. Default true. */
   confineToWorkspace?: boolean
   /** Default 131072 (DEFAULT_MAX_OUTPUT_BYTES); at least 1024. */
   maxOutputBytes?: number
+  /** Default 16384 (DEFAULT_MAX_BASH_OUTPUT_BYTES); at least 1024. */
+  maxBashOutputBytes?: number
   /** Default 20000000 (DEFAULT_MAX_FILE_BYTES); at least 1024. */
   maxFileBytes?: number
+  /** Default 5000000 (DEFAULT_MAX_IMAGE_BYTES); at least 1024. */
+  maxImageBytes?: number
   /** Default 120000 (DEFAULT_BASH_TIMEOUT_MS); at least 1. */
   bashTimeoutMs?: number
   /** Default 600000 (DEFAULT_BASH_TIMEOUT_MAX_MS); at least bashTimeoutMs. */
   bashTimeoutMaxMs?: number
+  /** Default 30000 (DEFAULT_MONITOR_READY_TIMEOUT_MS); at least 1. */
+  monitorReadyTimeoutMs?: number
+  /** Default 32 (DEFAULT_MAX_MONITORS); at least 1. */
+  maxMonitors?: number
   /** Decides `config.ripgrepAvailable`; by default, whether `rg` is on PATH. */
   probeRipgrep?: () => boolean
+  /** Decides `config.treeSitterAvailable`; by default true (the grammars are built in). */
+  probeTreeSitter?: () => boolean
+  /** Decides whether each call runs. */
+  guard?: Guard
+  /** Asked when the guard answers `ask`. */
+  elicit?: Elicit
 }
 
-/** What `dispatch` / `callTool` resolve to. On error, `text` is a JSON error envelope. */
+/** What `dispatch` / `callTool` resolve to. On error, the one text part is a JSON envelope. */
 export interface DispatchResult {
   isError: boolean
-  text: string
+  content: ContentPart[]
+  /** A sidecar for the host (e.g. `diff` of an edit); never on errors. */
+  meta?: Record<string, unknown>
+  /**
+   * The text parts joined, for code written against the seed contract. A non-enumerable
+   * getter: the result's own keys stay `isError`, `content` and `meta`.
+   */
+  readonly text: string
 }
 
 /** One advertised tool. */
 export interface ToolInfo {
   name: string
   description: string
-  /** A JSON Schema object with `additionalProperties: false`. */
+  /** A JSON Schema object. */
   inputSchema: Record<string, unknown>
 }
 
-/** A registered tool. Calling `handler` directly skips output bounding. */
+/** A registered tool. Calling `handler` directly skips validation's bounding. */
 export interface ToolDef extends ToolInfo {
   /** When true, the tool bounds its own output (dispatch does not cut it again). */
   bounded?: boolean
   /** Runs the tool; rejects with a ToolError on failure. */
-  handler: (args: Record<string, unknown>, config: ServerConfig) => Promise<string>
+  handler: (
+    args: Record<string, unknown>,
+    config: ServerConfig,
+    signal?: AbortSignalLike,
+  ) => Promise<string | ToolResult>
 }
 
 export interface AgentTools {
   readonly config: ServerConfig
   listTools(): ToolInfo[]
-  callTool(name: string, args?: Record<string, unknown>): Promise<DispatchResult>
+  callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignalLike },
+  ): Promise<DispatchResult>
 }
 
 /** Resolves the options and returns the tool surface bound to them. Throws StartupError. */
 export declare function createAgentTools(options: AgentToolsOptions): AgentTools
 
-/** Validates and runs one tool call. Never rejects: failures resolve as `isError` results. */
+/**
+ * Validates and runs one tool call. Never rejects: failures resolve as `isError` results.
+ * Aborting `signal` kills a running command and stops a walk.
+ */
 export declare function dispatch(
   name: string,
   args: Record<string, unknown>,
   config: ServerConfig,
+  signal?: AbortSignalLike,
 ): Promise<DispatchResult>
 
-/** The advertised surface for a config (read-only mode lists only the read tools). */
+/** The advertised surface for a config. */
 export declare function listTools(config: ServerConfig): ToolInfo[]
 
 /** Every tool, in registry order. */
 export declare const tools: readonly ToolDef[]
-/** The non-mutating tools: read_file, list_dir, glob, grep. */
+/** The non-mutating tools. */
 export declare const readOnlyTools: readonly ToolDef[]
-/** `readOnlyTools` when readOnly is true, else `tools`. */
-export declare function selectSurface(readOnly: boolean): readonly ToolDef[]
+/** `readOnlyTools` when readOnly is true, else `tools`; less outline and check_syntax without tree-sitter. */
+export declare function selectSurface(
+  readOnly: boolean,
+  treeSitterAvailable?: boolean,
+): readonly ToolDef[]
 /** Finds a tool by name within a surface (default: all tools). */
 export declare function getTool(name: string, surface?: readonly ToolDef[]): ToolDef | undefined
 
@@ -109,12 +259,15 @@ export declare function resolveConfig(options: AgentToolsOptions): ServerConfig
 /**
  * Builds a config from flags (`--workspace <p>`, `--read-only`, `--allow-outside-workspace`)
  * and environment variables (`WORKSPACE_ROOT`, `READ_ONLY`, `ALLOW_OUTSIDE_WORKSPACE`,
- * `MAX_OUTPUT_BYTES`, `MAX_FILE_BYTES`, `BASH_TIMEOUT_MS`, `BASH_TIMEOUT_MAX_MS`). Flags win.
+ * `MAX_OUTPUT_BYTES`, `MAX_BASH_OUTPUT_BYTES`, `MAX_FILE_BYTES`, `MAX_IMAGE_BYTES`,
+ * `BASH_TIMEOUT_MS`, `BASH_TIMEOUT_MAX_MS`, `MONITOR_READY_TIMEOUT_MS`, `MAX_MONITORS`).
+ * Flags win.
  */
 export declare function buildConfig(
   argv?: readonly string[],
   env?: Record<string, string | undefined>,
   probe?: () => boolean,
+  probeTreeSitter?: () => boolean,
 ): ServerConfig
 
 /** Thrown synchronously for a bad configuration. */
@@ -135,12 +288,22 @@ export declare class ToolError extends Error {
 export declare function serializeError(err: unknown): string
 
 /** Maps a Node fs error: ENOENT → not_found, EISDIR/ENOTDIR → not_a_file, else io_error. */
-export declare function fsError(err: NodeJS.ErrnoException, path: string): ToolError
+export declare function fsError(err: { code?: string; message?: string }, path: string): ToolError
+
+/** The text parts joined with no separator; images are skipped. */
+export declare function contentText(content: string | readonly ContentPart[]): string
+
+/** Routes every diagnostic line; `null` restores the default (stderr). */
+export declare function setWarnSink(sink: WarnSink | null): void
 
 /** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
 export declare function sweepSpillDir(workspaceRoot: string): Promise<void>
 
 export declare const DEFAULT_MAX_OUTPUT_BYTES: 131072
+export declare const DEFAULT_MAX_BASH_OUTPUT_BYTES: 16384
 export declare const DEFAULT_MAX_FILE_BYTES: 20000000
+export declare const DEFAULT_MAX_IMAGE_BYTES: 5000000
 export declare const DEFAULT_BASH_TIMEOUT_MS: 120000
 export declare const DEFAULT_BASH_TIMEOUT_MAX_MS: 600000
+export declare const DEFAULT_MONITOR_READY_TIMEOUT_MS: 30000
+export declare const DEFAULT_MAX_MONITORS: 32

@@ -17,10 +17,16 @@ export const {
   ToolError,
   serializeError,
   fsError,
+  contentText,
+  setWarnSink,
   sweepSpillDir,
   DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_BASH_OUTPUT_BYTES,
   DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_IMAGE_BYTES,
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_BASH_TIMEOUT_MAX_MS,
+  DEFAULT_MONITOR_READY_TIMEOUT_MS,
+  DEFAULT_MAX_MONITORS,
 } = api
 export default api

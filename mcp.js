@@ -14,9 +14,10 @@ const { version } = require('./package.json')
 
 /**
  * An MCP `Server` (not yet connected) exposing the surface of `config`. `inFlight` collects the
- * promises of running tool calls, so a closing transport can wait for them.
+ * promises of running tool calls, so a closing transport can wait for them; aborting
+ * `disconnect` cancels every running call (the client went away).
  */
-function createMcpServer(config, inFlight = new Set()) {
+function createMcpServer(config, inFlight = new Set(), disconnect = new AbortController()) {
   const readOnlyNames = new Set(readOnlyTools.map((t) => t.name))
   const server = new Server(
     { name: 'agent-tools-native', version },
@@ -41,12 +42,17 @@ function createMcpServer(config, inFlight = new Set()) {
 
   // An unknown (or, read-only, hidden) tool and bad arguments come back like any tool error:
   // an `isError` result whose text is the JSON envelope, which the model can read and act on.
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  // `notifications/cancelled` aborts `extra.signal`; a disconnect aborts every call. Either
+  // kills the work (a command's whole process group, a walk) through the call's signal.
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
-    const call = dispatch(name, args ?? {}, config)
+    const signal = extra?.signal
+      ? AbortSignal.any([extra.signal, disconnect.signal])
+      : disconnect.signal
+    const call = dispatch(name, args ?? {}, config, signal)
     inFlight.add(call)
     const result = await call.finally(() => inFlight.delete(call))
-    return { content: [{ type: 'text', text: result.text }], isError: result.isError }
+    return { content: result.content, isError: result.isError }
   })
 
   return server
@@ -54,16 +60,20 @@ function createMcpServer(config, inFlight = new Set()) {
 
 /**
  * Serves `config`'s surface on stdin/stdout until the client closes stdin; calls still running
- * then are answered before the server closes.
+ * then are cancelled, and answered before the server closes.
  */
 async function serveStdio(config) {
   const inFlight = new Set()
-  const server = createMcpServer(config, inFlight)
+  const disconnect = new AbortController()
+  const server = createMcpServer(config, inFlight, disconnect)
   const closed = new Promise((resolve) => {
     server.onclose = resolve
   })
   await server.connect(new StdioServerTransport())
   process.stdin.once('end', async () => {
+    // The client is gone: running calls are cancelled (a command's processes are killed), and
+    // what they answer is still sent before the server closes.
+    disconnect.abort()
     await Promise.allSettled([...inFlight])
     // The replies of those calls are sent once their handlers return: let that happen first.
     setImmediate(() => server.close())

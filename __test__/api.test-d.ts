@@ -27,7 +27,7 @@ import {
   ToolError,
   type ToolInfo,
   tools,
-} from 'agent-tools-native'
+} from 'agent-tools-native/v0.1'
 import { describe, expectTypeOf, it } from 'vitest'
 
 describe('the factory', () => {
@@ -174,6 +174,8 @@ describe('the error contract', () => {
     expectTypeOf(new StartupError('bad').name).toEqualTypeOf<'StartupError'>()
     expectTypeOf(serializeError).toEqualTypeOf<(err: unknown) => string>()
     expectTypeOf(fsError).returns.toEqualTypeOf<ToolError>()
-    expectTypeOf(fsError).parameters.toEqualTypeOf<[err: NodeJS.ErrnoException, path: string]>()
+    expectTypeOf(fsError).parameters.toEqualTypeOf<
+      [err: { code?: string; message?: string }, path: string]
+    >()
   })
 })

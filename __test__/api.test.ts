@@ -13,8 +13,8 @@ import {
   serializeError,
   ToolError,
   tools,
-} from '../index.js'
-import * as esm from '../index.mjs'
+} from '../v0.1/index.js'
+import * as esm from '../v0.1/index.mjs'
 import { err, ok, tempDir, workspace } from './helpers'
 
 const require = createRequire(import.meta.url)
@@ -22,7 +22,7 @@ const native = require('../binding.js')
 
 describe('module formats', () => {
   it('ESM and CommonJS expose the same objects', () => {
-    const cjs = require('../index.js')
+    const cjs = require('../v0.1/index.js')
     const names = [
       'createAgentTools',
       'dispatch',
@@ -221,7 +221,10 @@ describe('dispatch', () => {
 
   it('a panic inside a tool comes back as internal and the process lives on', async () => {
     const r = await native.testOnlyPanic()
-    expect(r).toEqual({ isError: true, text: '{"error":"internal","message":"internal error"}' })
+    expect(r.isError).toBe(true)
+    expect(r.content).toEqual([
+      { type: 'text', text: '{"error":"internal","message":"internal error"}' },
+    ])
     const { tools: at } = workspace({ 'a.txt': 'still alive' })
     expect(ok(await at.callTool('read_file', { path: 'a.txt' }))).toBe('     1\tstill alive')
   })

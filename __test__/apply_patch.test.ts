@@ -12,7 +12,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createAgentTools } from '../index.js'
+import { createAgentTools } from '../v0.1/index.js'
 import { err, ok, tempDir, workspace } from './helpers'
 
 const require = createRequire(import.meta.url)

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createAgentTools } from '../index.js'
+import { createAgentTools } from '../v0.1/index.js'
 import { ok, tempDir } from './helpers'
 
 /** A small deterministic PRNG (mulberry32). */

@@ -11,7 +11,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { listTools, sweepSpillDir } from '../index.js'
+import { listTools, sweepSpillDir } from '../v0.1/index.js'
 import { err, ok, tempDir, workspace } from './helpers'
 
 // Every command of this file inherits this variable; at the end no process may still carry it.

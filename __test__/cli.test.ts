@@ -92,9 +92,12 @@ describe('cli call', () => {
       error: 'not_found',
       message: 'Unknown tool: no_such_tool',
     })
-    const invalid = await runCli(['call', 'read_file', '{"path": 3}', '--workspace', root])
+    const invalid = await runCli(['call', 'read_file', '{"path": [3]}', '--workspace', root])
     expect(invalid.code).toBe(1)
-    expect(JSON.parse(invalid.stdout)).toMatchObject({ error: 'invalid_input', field: 'path' })
+    expect(JSON.parse(invalid.stdout)).toEqual({
+      error: 'invalid_input',
+      message: 'data/path must be string',
+    })
   })
 
   it('takes the workspace from WORKSPACE_ROOT, else the current directory; the flag wins', async () => {

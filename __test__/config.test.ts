@@ -10,7 +10,7 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   resolveConfig,
   StartupError,
-} from '../index.js'
+} from '../v0.1/index.js'
 import { tempDir } from './helpers'
 
 const FIELDS = [

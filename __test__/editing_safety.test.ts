@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createAgentTools } from '../index.js'
+import { createAgentTools } from '../v0.1/index.js'
 import { ok, tempDir, workspace } from './helpers'
 
 const { versions } = createRequire(import.meta.url)('./fixtures/crash_content.cjs') as {

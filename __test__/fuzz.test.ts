@@ -2,7 +2,7 @@
 // types, huge strings, deep nesting, odd Unicode, NUL bytes in paths. Every result must be a
 // success or a well-formed envelope, and the process must survive.
 import { describe, expect, it } from 'vitest'
-import { tools } from '../index.js'
+import { tools } from '../v0.1/index.js'
 import { workspace } from './helpers'
 
 const CODES = new Set([

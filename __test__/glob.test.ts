@@ -118,7 +118,7 @@ describe('glob', () => {
       'repo/ws/c.md': '',
       'repo/ws/d.ts': '',
     })
-    const { createAgentTools } = await import('../index.js')
+    const { createAgentTools } = await import('../v0.1/index.js')
     const tools = createAgentTools({ workspaceRoot: join(top, 'repo/ws') })
     // *.log (parent .gitignore) and *.gen (info/exclude) apply; *.md above the repo does not.
     expect(
@@ -159,7 +159,7 @@ describe('glob', () => {
         .split('\n')
         .sort()
     expect(await list(tools)).toEqual(['link.ts', 'linkdir/f.ts', 'real/f.ts'])
-    const { createAgentTools } = await import('../index.js')
+    const { createAgentTools } = await import('../v0.1/index.js')
     const open = createAgentTools({ workspaceRoot: root, confineToWorkspace: false })
     expect(await list(open)).toEqual([
       'link.ts',

@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createAgentTools, dispatch, listTools, resolveConfig } from '../index.js'
+import { createAgentTools, dispatch, listTools, resolveConfig } from '../v0.1/index.js'
 import { err, isolateGitHome, ok, tempDir, workspace, writeTree } from './helpers'
 
 const grep = (tools: ReturnType<typeof workspace>['tools'], args: Record<string, unknown>) =>

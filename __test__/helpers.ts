@@ -8,7 +8,7 @@ import {
   type AgentToolsOptions,
   createAgentTools,
   type DispatchResult,
-} from '../index.js'
+} from '../v0.1/index.js'
 
 const made: string[] = []
 afterAll(() => {

@@ -11,7 +11,7 @@ const root = join(__dirname, '..')
 describe('loading the addon', () => {
   it('throws one error naming every attempt and how to fix it, the loader error as cause', () => {
     const pkg = tempDir('atn-noaddon-')
-    for (const f of ['index.js', 'binding.js', 'package.json']) {
+    for (const f of ['index.js', 'api.js', 'native.js', 'binding.js', 'package.json']) {
       copyFileSync(join(root, f), join(pkg, f))
     }
     const probe = `
@@ -45,7 +45,14 @@ describe('loading the addon', () => {
 
   it('in a source checkout, says to run `npm run build` in it', () => {
     const pkg = tempDir('atn-checkout-')
-    for (const f of ['index.js', 'binding.js', 'package.json', 'Cargo.toml']) {
+    for (const f of [
+      'index.js',
+      'api.js',
+      'native.js',
+      'binding.js',
+      'package.json',
+      'Cargo.toml',
+    ]) {
       copyFileSync(join(root, f), join(pkg, f))
     }
     const env = { ...process.env }
@@ -67,7 +74,15 @@ describe('loading the addon', () => {
 
   it('the CLI prints that error without a stack trace, exit 1; --help still works', () => {
     const pkg = tempDir('atn-noaddon-cli-')
-    for (const f of ['index.js', 'binding.js', 'package.json', 'cli.js', 'mcp.js']) {
+    for (const f of [
+      'index.js',
+      'api.js',
+      'native.js',
+      'binding.js',
+      'package.json',
+      'cli.js',
+      'mcp.js',
+    ]) {
       copyFileSync(join(root, f), join(pkg, f))
     }
     const env = { ...process.env }

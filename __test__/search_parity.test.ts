@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dispatch, resolveConfig, type ServerConfig } from '../index.js'
+import { dispatch, resolveConfig, type ServerConfig } from '../v0.1/index.js'
 import { tempDir, writeTree } from './helpers'
 
 const hasRg = spawnSync('rg', ['--version']).status === 0

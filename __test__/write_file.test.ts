@@ -1,7 +1,7 @@
 import { chmodSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { listTools } from '../index.js'
+import { listTools } from '../v0.1/index.js'
 import { err, ok, tempDir, workspace } from './helpers'
 
 /** Every name under `dir` (recursively), to prove no temp file is left behind. */

@@ -5,8 +5,11 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::config::{self, Options};
+use crate::call::{self, Cancel, Ctx};
+use crate::config::{self, Options, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
+use crate::error::ToolError;
+use crate::output::{Output, Part};
 use crate::{shell, spill, tools};
 
 #[napi]
@@ -17,20 +20,60 @@ pub const DEFAULT_MAX_FILE_BYTES: u32 = config::DEFAULT_MAX_FILE_BYTES as u32;
 pub const DEFAULT_BASH_TIMEOUT_MS: u32 = config::DEFAULT_BASH_TIMEOUT_MS as u32;
 #[napi]
 pub const DEFAULT_BASH_TIMEOUT_MAX_MS: u32 = config::DEFAULT_BASH_TIMEOUT_MAX_MS as u32;
+#[napi]
+pub const DEFAULT_MAX_BASH_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_BASH_OUTPUT_BYTES as u32;
+#[napi]
+pub const DEFAULT_MAX_IMAGE_BYTES: u32 = config::DEFAULT_MAX_IMAGE_BYTES as u32;
+#[napi]
+pub const DEFAULT_MONITOR_READY_TIMEOUT_MS: u32 = config::DEFAULT_MONITOR_READY_TIMEOUT_MS as u32;
+#[napi]
+pub const DEFAULT_MAX_MONITORS: u32 = config::DEFAULT_MAX_MONITORS as u32;
 
-/// A call's result: the text, and whether it is an error envelope.
+/// One content part: `{type: "text", text}` or `{type: "image", data, mimeType}`.
+#[napi(object, object_from_js = false)]
+pub struct NativePart {
+    #[napi(js_name = "type", ts_type = "'text' | 'image'")]
+    pub kind: &'static str,
+    #[napi(ts_type = "string")]
+    pub text: Option<Text>,
+    pub data: Option<String>,
+    pub mime_type: Option<String>,
+}
+
+/// A call's result: its content parts, `meta` as JSON, and whether it is an error (then the
+/// one text part is the envelope).
 #[napi(object, object_from_js = false)]
 pub struct NativeOutcome {
     pub is_error: bool,
-    #[napi(ts_type = "string")]
-    pub text: Text,
+    pub content: Vec<NativePart>,
+    pub meta_json: Option<String>,
 }
 
 impl From<Outcome> for NativeOutcome {
     fn from(o: Outcome) -> Self {
+        let content = o
+            .output
+            .content
+            .into_iter()
+            .map(|part| match part {
+                Part::Text(text) => NativePart {
+                    kind: "text",
+                    text: Some(Text(text)),
+                    data: None,
+                    mime_type: None,
+                },
+                Part::Image { data, mime_type } => NativePart {
+                    kind: "image",
+                    text: None,
+                    data: Some(data),
+                    mime_type: Some(mime_type),
+                },
+            })
+            .collect();
         NativeOutcome {
             is_error: o.is_error,
-            text: Text(o.text),
+            content,
+            meta_json: o.output.meta.map(|m| Value::Object(m).to_string()),
         }
     }
 }
@@ -176,11 +219,41 @@ mod external {
 async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(f: F) -> NativeOutcome {
     match tokio::task::spawn_blocking(f).await {
         Ok(outcome) => outcome.into(),
-        Err(_) => NativeOutcome {
-            is_error: true,
-            text: Text(crate::error::ToolError::internal().envelope()),
-        },
+        Err(_) => Outcome::error(&ToolError::internal()).into(),
     }
+}
+
+/// `"seed"` (the `/v0.1` entry) or anything else (the package root).
+fn profile_of(name: &str) -> Profile {
+    if name == "seed" {
+        Profile::Seed
+    } else {
+        Profile::Current
+    }
+}
+
+/// Runs one call the binding received: decodes it, registers its cancel flag when the caller
+/// passed an id (an `AbortSignal`), and runs `f` with the context.
+fn with_call(
+    args: NativeArgs,
+    config_json: &str,
+    profile: &str,
+    call_id: Option<u32>,
+    f: impl FnOnce(Value, &Ctx) -> Outcome,
+) -> Outcome {
+    let (args, config) = match dispatch::decode_call(args.into(), config_json, profile_of(profile))
+    {
+        Ok(decoded) => decoded,
+        Err(err) => return Outcome::error(&err),
+    };
+    let (cancel, _registration) = match call_id {
+        Some(id) => {
+            let (cancel, reg) = call::register(id);
+            (cancel, Some(reg))
+        }
+        None => (Cancel::default(), None),
+    };
+    f(args, &Ctx::new(&config, cancel))
 }
 
 /// A call's arguments: JSON, plus the large top-level strings of the object passed beside it
@@ -202,27 +275,77 @@ impl From<NativeArgs> for WireArgs {
     }
 }
 
-/// Validates, runs and bounds one tool call. Never rejects.
+/// Validates, runs and bounds one tool call under `profile` (`"seed"` or `"current"`).
+/// `checked` says the arguments already passed [`validate_native`] (a guard saw them).
+/// `call_id` names the call for [`abort_call`]. Never rejects.
 #[napi]
-pub async fn dispatch_native(name: String, args: NativeArgs, config_json: String) -> NativeOutcome {
-    off_thread(move || dispatch::dispatch_wire(&name, args.into(), &config_json)).await
+pub async fn dispatch_native(
+    name: String,
+    args: NativeArgs,
+    config_json: String,
+    profile: String,
+    call_id: Option<u32>,
+    checked: Option<bool>,
+) -> NativeOutcome {
+    off_thread(move || {
+        with_call(args, &config_json, &profile, call_id, |args, ctx| {
+            if checked == Some(true) {
+                dispatch::dispatch_checked(&name, args, ctx)
+            } else {
+                dispatch::dispatch(&name, args, ctx)
+            }
+        })
+    })
+    .await
+}
+
+/// Looks the tool up and validates the arguments (the steps before a guard): the coerced
+/// arguments as JSON, or the error envelope (`isError`).
+#[napi]
+pub fn validate_native(
+    name: String,
+    args: NativeArgs,
+    config_json: String,
+    profile: String,
+) -> NativeOutcome {
+    with_call(args, &config_json, &profile, None, |args, ctx| {
+        Outcome::from_result(
+            dispatch::validate(&name, args, ctx).map(|checked| Output::text(checked.to_string())),
+        )
+    })
+    .into()
 }
 
 /// Runs one tool call without bounding its output (`ToolDef.handler`).
 #[napi]
-pub async fn handler_native(name: String, args: NativeArgs, config_json: String) -> NativeOutcome {
-    off_thread(move || dispatch::handler_wire(&name, args.into(), &config_json)).await
+pub async fn handler_native(
+    name: String,
+    args: NativeArgs,
+    config_json: String,
+    profile: String,
+    call_id: Option<u32>,
+) -> NativeOutcome {
+    off_thread(move || {
+        with_call(args, &config_json, &profile, call_id, |args, ctx| {
+            Outcome::from_result(dispatch::handler(&name, args, ctx))
+        })
+    })
+    .await
+}
+
+/// Raises the cancel flag of call `id` (its `AbortSignal` fired).
+#[napi]
+pub fn abort_call(id: u32) {
+    call::abort(id);
 }
 
 /// Test-only: a tool that panics, run through the same guard as every tool.
 #[napi]
 pub async fn test_only_panic() -> NativeOutcome {
     off_thread(|| {
-        let result = dispatch::guarded("test_only_panic", || panic!("injected test panic"));
-        Outcome {
-            is_error: result.is_err(),
-            text: result.unwrap_or_else(|e| e.envelope()),
-        }
+        Outcome::from_result(dispatch::guarded("test_only_panic", || {
+            panic!("injected test panic")
+        }))
     })
     .await
 }
@@ -234,7 +357,9 @@ pub fn test_only_fail_commit_on(name: Option<String>) {
     crate::atomic::set_fail_on(name);
 }
 
-/// Every built tool as JSON: `[{name, description, inputSchema, mutating, bounded}]`.
+/// Every built tool as JSON, with the flags the JavaScript side selects surfaces by:
+/// `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05,
+/// needsTreeSitter}]`.
 #[napi]
 pub fn tool_defs_json() -> String {
     let defs: Vec<Value> = tools::REGISTRY
@@ -244,8 +369,11 @@ pub fn tool_defs_json() -> String {
                 "name": t.name,
                 "description": t.description,
                 "inputSchema": t.schema,
+                "seedInputSchema": t.seed_schema,
                 "mutating": t.mutating,
                 "bounded": t.bounded,
+                "sinceV05": t.since_v05,
+                "needsTreeSitter": t.needs_tree_sitter,
             })
         })
         .collect();
@@ -278,16 +406,23 @@ pub fn build_config_json(
     argv: Vec<String>,
     env_json: String,
     ripgrep_available: bool,
+    tree_sitter_available: bool,
+    profile: String,
 ) -> Result<String> {
     let env: Value = serde_json::from_str(&env_json)
         .map_err(|e| startup_error(format!("env is not serializable: {e}")))?;
     let empty = serde_json::Map::new();
-    let mut options = config::options_from_argv_env(&argv, env.as_object().unwrap_or(&empty))
-        .map_err(|e| startup_error(e.0))?;
+    let mut options = config::options_from_argv_env(
+        &argv,
+        env.as_object().unwrap_or(&empty),
+        profile_of(&profile),
+    )
+    .map_err(|e| startup_error(e.0))?;
     options
         .workspace_root
         .get_or_insert_with(|| ".".to_string());
     options.ripgrep_available = Some(ripgrep_available);
+    options.tree_sitter_available = Some(tree_sitter_available);
     let resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }

@@ -70,6 +70,51 @@ pub fn cut_with_marker(
     out
 }
 
+/// The newest contract's tail-keeping cut: keeps the longest suffix of `text` whose cost, plus
+/// the cost of the marker, fits in `budget`, behind the marker
+/// `[... earlier output truncated: last <shown> of <total> bytes shown[; <note>] ...]\n`.
+/// The cut start moves forward to a character boundary, so what is shown never exceeds the
+/// budget. When not even the marker fits, the marker alone is returned.
+pub fn cut_tail_with_marker(
+    text: &str,
+    budget: usize,
+    total: usize,
+    note: Option<&str>,
+    cost: impl Fn(char) -> usize,
+) -> String {
+    let reserve: usize = tail_marker(total.max(text.len()), total, note)
+        .chars()
+        .map(&cost)
+        .sum();
+    let room = budget.saturating_sub(reserve);
+    let mut spent = 0;
+    let mut start = text.len();
+    for (i, c) in text.char_indices().rev() {
+        let n = cost(c);
+        if spent + n > room {
+            break;
+        }
+        spent += n;
+        start = i;
+    }
+    let kept = &text[start..];
+    let mut out = tail_marker(kept.len(), total, note);
+    out.push_str(kept);
+    out
+}
+
+/// `[... earlier output truncated: last <shown> of <total> bytes shown[; <note>] ...]\n`.
+pub fn tail_marker(shown: usize, total: usize, note: Option<&str>) -> String {
+    match note {
+        Some(note) => format!(
+            "[... earlier output truncated: last {shown} of {total} bytes shown; {note} ...]\n"
+        ),
+        None => {
+            format!("[... earlier output truncated: last {shown} of {total} bytes shown ...]\n")
+        }
+    }
+}
+
 /// The largest index ≤ `index` that is a char boundary of `s`.
 pub fn floor_char_boundary(s: &str, index: usize) -> usize {
     if index >= s.len() {
@@ -135,5 +180,22 @@ mod tests {
         // Too small for the marker: the marker alone.
         let out = cut_with_marker("abc", 5, 3, None, |c| c.len_utf8());
         assert_eq!(out, "\n[... output truncated: 0 of 3 bytes shown ...]");
+    }
+
+    #[test]
+    fn tail_cut_keeps_the_end_behind_the_marker() {
+        let text = format!("{}{}", "a".repeat(500), "é".repeat(300));
+        let out = cut_tail_with_marker(&text, 200, text.len(), Some("n"), |c| c.len_utf8());
+        assert!(out.len() <= 200, "{}", out.len());
+        let (marker, kept) = out.split_once('\n').unwrap();
+        assert!(kept.chars().all(|c| c == 'é'));
+        assert_eq!(
+            marker,
+            format!(
+                "[... earlier output truncated: last {} of {} bytes shown; n ...]",
+                kept.len(),
+                text.len()
+            )
+        );
     }
 }

@@ -12,10 +12,26 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 131_072;
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 20_000_000;
 pub const DEFAULT_BASH_TIMEOUT_MS: u64 = 120_000;
 pub const DEFAULT_BASH_TIMEOUT_MAX_MS: u64 = 600_000;
+pub const DEFAULT_MAX_BASH_OUTPUT_BYTES: u64 = 16_384;
+pub const DEFAULT_MAX_IMAGE_BYTES: u64 = 5_000_000;
+pub const DEFAULT_MONITOR_READY_TIMEOUT_MS: u64 = 30_000;
+pub const DEFAULT_MAX_MONITORS: u64 = 32;
 /// The smallest byte limit accepted for `maxOutputBytes` and `maxFileBytes`.
 pub const MIN_BYTE_LIMIT: u64 = 1024;
 
+/// Which contract a call is served under: the seed contract (`agent-tools-native/v0.1`) or the
+/// newest one (the package root). Read only where the two really differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// The seed contract (`CONTRACT.md`): nine tools, strict validation, `{isError, text}`.
+    Seed,
+    /// The newest contract (`CONTRACT-v0.5.md`): content parts, lenient validation, …
+    #[default]
+    Current,
+}
+
 /// The resolved configuration every tool call runs under (the contract's `ServerConfig`).
+/// Serialized in the v0.5 field order; the seed entry shows only its eight fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Config {
@@ -23,18 +39,31 @@ pub struct Config {
     pub workspace_root: PathBuf,
     /// Cap on the text of one successful result, in bytes.
     pub max_output_bytes: u64,
+    /// The inline budget of `bash`'s two streams together (the newest contract only).
+    pub max_bash_output_bytes: u64,
     /// Largest file the tools read or edit, in bytes.
     pub max_file_bytes: u64,
+    /// Largest image `read_image` returns, in bytes.
+    pub max_image_bytes: u64,
     /// Default `bash` timeout.
     pub bash_timeout_ms: u64,
     /// Largest `bash` timeout a call may ask for; larger requests are clamped.
     pub bash_timeout_max_ms: u64,
+    /// How long `monitor_start` waits for `ready_when` by default.
+    pub monitor_ready_timeout_ms: u64,
+    /// How many monitors may be live at once.
+    pub max_monitors: u64,
     /// Whether an `rg` binary was found; reported only, the search engine is always native.
     pub ripgrep_available: bool,
+    /// Whether the code-intelligence tools are offered and writes get syntax warnings.
+    pub tree_sitter_available: bool,
     /// Only the read tools are registered.
     pub read_only: bool,
     /// Paths outside the workspace are refused with `path_escape`.
     pub confine_to_workspace: bool,
+    /// The contract served; set by the entry point, never read from a caller's object.
+    #[serde(skip)]
+    pub profile: Profile,
 }
 
 /// A configuration error, reported to JavaScript as `StartupError`.
@@ -63,7 +92,12 @@ pub struct Options {
     pub max_file_bytes: Option<u64>,
     pub bash_timeout_ms: Option<u64>,
     pub bash_timeout_max_ms: Option<u64>,
+    pub max_bash_output_bytes: Option<u64>,
+    pub max_image_bytes: Option<u64>,
+    pub monitor_ready_timeout_ms: Option<u64>,
+    pub max_monitors: Option<u64>,
     pub ripgrep_available: Option<bool>,
+    pub tree_sitter_available: Option<bool>,
 }
 
 impl Options {
@@ -102,7 +136,12 @@ impl Options {
             max_file_bytes: get_int("maxFileBytes")?,
             bash_timeout_ms: get_int("bashTimeoutMs")?,
             bash_timeout_max_ms: get_int("bashTimeoutMaxMs")?,
+            max_bash_output_bytes: get_int("maxBashOutputBytes")?,
+            max_image_bytes: get_int("maxImageBytes")?,
+            monitor_ready_timeout_ms: get_int("monitorReadyTimeoutMs")?,
+            max_monitors: get_int("maxMonitors")?,
             ripgrep_available: get_bool("ripgrepAvailable")?,
+            tree_sitter_available: get_bool("treeSitterAvailable")?,
         })
     }
 }
@@ -128,24 +167,27 @@ pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
             ))
         }
     }
-    for (name, value) in [
-        ("maxOutputBytes", config.max_output_bytes),
-        ("maxFileBytes", config.max_file_bytes),
+    for (name, value, min) in [
+        ("maxOutputBytes", config.max_output_bytes, MIN_BYTE_LIMIT),
+        (
+            "maxBashOutputBytes",
+            config.max_bash_output_bytes,
+            MIN_BYTE_LIMIT,
+        ),
+        ("maxFileBytes", config.max_file_bytes, MIN_BYTE_LIMIT),
+        ("maxImageBytes", config.max_image_bytes, MIN_BYTE_LIMIT),
+        ("bashTimeoutMs", config.bash_timeout_ms, 1),
+        (
+            "bashTimeoutMaxMs",
+            config.bash_timeout_max_ms,
+            config.bash_timeout_ms,
+        ),
+        ("monitorReadyTimeoutMs", config.monitor_ready_timeout_ms, 1),
+        ("maxMonitors", config.max_monitors, 1),
     ] {
-        if value < MIN_BYTE_LIMIT {
-            return fail(format!(
-                "{name} must be at least {MIN_BYTE_LIMIT}, got {value}"
-            ));
+        if value < min {
+            return fail(format!("{name} must be an integer >= {min}, got: {value}"));
         }
-    }
-    if config.bash_timeout_ms < 1 {
-        return fail("bashTimeoutMs must be at least 1".into());
-    }
-    if config.bash_timeout_max_ms < config.bash_timeout_ms {
-        return fail(format!(
-            "bashTimeoutMaxMs must be at least bashTimeoutMs ({}), got {}",
-            config.bash_timeout_ms, config.bash_timeout_max_ms
-        ));
     }
     Ok(config)
 }
@@ -164,9 +206,21 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         bash_timeout_max_ms: options
             .bash_timeout_max_ms
             .unwrap_or(DEFAULT_BASH_TIMEOUT_MAX_MS),
+        max_bash_output_bytes: options
+            .max_bash_output_bytes
+            .unwrap_or(DEFAULT_MAX_BASH_OUTPUT_BYTES),
+        max_image_bytes: options.max_image_bytes.unwrap_or(DEFAULT_MAX_IMAGE_BYTES),
+        monitor_ready_timeout_ms: options
+            .monitor_ready_timeout_ms
+            .unwrap_or(DEFAULT_MONITOR_READY_TIMEOUT_MS),
+        max_monitors: options.max_monitors.unwrap_or(DEFAULT_MAX_MONITORS),
         ripgrep_available: options.ripgrep_available.unwrap_or(false),
+        // A caller-built config without the field still offers the code-intelligence tools
+        // (the contract); only an explicit `false` hides them.
+        tree_sitter_available: options.tree_sitter_available.unwrap_or(true),
         read_only: options.read_only.unwrap_or(false),
         confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
+        profile: Profile::default(),
     })
 }
 
@@ -175,6 +229,7 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
 pub fn options_from_argv_env(
     argv: &[String],
     env: &serde_json::Map<String, Value>,
+    profile: Profile,
 ) -> Startup<Options> {
     let env_str = |key: &str| env.get(key).and_then(Value::as_str);
     let mut options = Options {
@@ -187,13 +242,31 @@ pub fn options_from_argv_env(
             .transpose()?,
         ..Options::default()
     };
-    for (key, slot) in [
-        ("MAX_OUTPUT_BYTES", &mut options.max_output_bytes),
-        ("MAX_FILE_BYTES", &mut options.max_file_bytes),
-        ("BASH_TIMEOUT_MS", &mut options.bash_timeout_ms),
-        ("BASH_TIMEOUT_MAX_MS", &mut options.bash_timeout_max_ms),
+    // The seed contract reads only its own four numeric variables.
+    let newer = profile == Profile::Current;
+    for (key, slot, wanted) in [
+        ("MAX_OUTPUT_BYTES", &mut options.max_output_bytes, true),
+        ("MAX_FILE_BYTES", &mut options.max_file_bytes, true),
+        ("BASH_TIMEOUT_MS", &mut options.bash_timeout_ms, true),
+        (
+            "BASH_TIMEOUT_MAX_MS",
+            &mut options.bash_timeout_max_ms,
+            true,
+        ),
+        (
+            "MAX_BASH_OUTPUT_BYTES",
+            &mut options.max_bash_output_bytes,
+            newer,
+        ),
+        ("MAX_IMAGE_BYTES", &mut options.max_image_bytes, newer),
+        (
+            "MONITOR_READY_TIMEOUT_MS",
+            &mut options.monitor_ready_timeout_ms,
+            newer,
+        ),
+        ("MAX_MONITORS", &mut options.max_monitors, newer),
     ] {
-        if let Some(v) = env_str(key) {
+        if let Some(v) = env_str(key).filter(|_| wanted) {
             *slot = Some(parse_int(key, v)?);
         }
     }
@@ -234,9 +307,7 @@ pub fn parse_bool(name: &str, raw: &str) -> Startup<bool> {
 pub fn parse_int(name: &str, raw: &str) -> Startup<u64> {
     let t = raw.trim();
     if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return fail(format!(
-            "{name} must be a whole number of plain digits, got {raw:?}"
-        ));
+        return fail(format!("{name} must be a positive integer, got: {raw}"));
     }
     t.parse()
         .or_else(|_| fail(format!("{name} is too large: {raw:?}")))
@@ -332,7 +403,7 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let o = options_from_argv_env(&argv, env.as_object().unwrap()).unwrap();
+        let o = options_from_argv_env(&argv, env.as_object().unwrap(), Profile::Current).unwrap();
         assert_eq!(o.workspace_root.as_deref(), Some("/flag"));
         assert_eq!(o.read_only, Some(true));
         assert_eq!(o.max_file_bytes, Some(2048));
@@ -341,17 +412,23 @@ mod tests {
     #[test]
     fn env_values_are_strict() {
         let bad_bool = json!({"READ_ONLY": "maybe"});
-        assert!(options_from_argv_env(&[], bad_bool.as_object().unwrap())
-            .unwrap_err()
-            .0
-            .contains("READ_ONLY"));
+        assert!(
+            options_from_argv_env(&[], bad_bool.as_object().unwrap(), Profile::Current)
+                .unwrap_err()
+                .0
+                .contains("READ_ONLY")
+        );
         let bad_int = json!({"MAX_OUTPUT_BYTES": "1e6"});
-        assert!(options_from_argv_env(&[], bad_int.as_object().unwrap())
-            .unwrap_err()
-            .0
-            .contains("MAX_OUTPUT_BYTES"));
+        assert!(
+            options_from_argv_env(&[], bad_int.as_object().unwrap(), Profile::Current)
+                .unwrap_err()
+                .0
+                .contains("MAX_OUTPUT_BYTES")
+        );
         let missing = vec!["--workspace".to_string()];
-        assert!(options_from_argv_env(&missing, &serde_json::Map::new()).is_err());
+        assert!(
+            options_from_argv_env(&missing, &serde_json::Map::new(), Profile::Current).is_err()
+        );
         assert_eq!(parse_bool("X", "ON"), Ok(true));
         assert_eq!(parse_bool("X", ""), Ok(false));
     }

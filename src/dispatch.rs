@@ -6,54 +6,81 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use serde_json::Value;
 
 use crate::bound::bound;
-use crate::config::{with_defaults, Config, Options};
+use crate::call::Ctx;
+use crate::config::{with_defaults, Config, Options, Profile};
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::tools::{self, ToolSpec};
 
-/// A call's result as `DispatchResult` carries it: the text, and whether it is an envelope.
+/// A call's result as `DispatchResult` carries it: the content, and whether it is an error
+/// (then its one text part is the JSON envelope).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     pub is_error: bool,
-    pub text: String,
+    pub output: Output,
 }
 
 impl Outcome {
-    fn from_result(result: ToolResult<String>) -> Outcome {
+    pub fn from_result(result: ToolResult<Output>) -> Outcome {
         match result {
-            Ok(text) => Outcome {
+            Ok(output) => Outcome {
                 is_error: false,
-                text,
+                output,
             },
-            Err(err) => Outcome {
-                is_error: true,
-                text: err.envelope(),
-            },
+            Err(err) => Outcome::error(&err),
         }
+    }
+
+    pub fn error(err: &ToolError) -> Outcome {
+        Outcome {
+            is_error: true,
+            output: Output::text(err.envelope()),
+        }
+    }
+
+    /// The text parts joined: the seed contract's `text`.
+    pub fn text(&self) -> String {
+        self.output.joined_text()
     }
 }
 
-/// Runs `name` with `args` under `config`: the contract's `dispatch`.
-pub fn dispatch(name: &str, args: Value, config: &Config) -> Outcome {
-    let result = find(name, config).and_then(|tool| {
-        let text = guarded(name, || tool.call(args, config))?;
-        Ok(if tool.bounded {
-            text
-        } else {
-            bound(text, config.max_output_bytes as usize)
-        })
-    });
-    Outcome::from_result(result)
+/// Runs `name` with `args`: the contract's `dispatch` (find, validate, run, bound).
+pub fn dispatch(name: &str, args: Value, ctx: &Ctx) -> Outcome {
+    Outcome::from_result(
+        find(name, ctx).and_then(|tool| run_bounded(tool, tool.check(args, ctx.profile)?, ctx)),
+    )
+}
+
+/// Runs a tool on arguments that already passed [`validate`] (after a guard allowed them).
+pub fn dispatch_checked(name: &str, args: Value, ctx: &Ctx) -> Outcome {
+    Outcome::from_result(find(name, ctx).and_then(|tool| run_bounded(tool, args, ctx)))
+}
+
+/// Looks the tool up and validates `args`: the steps before the guard. Returns the coerced
+/// arguments the guard sees and the tool then runs with.
+pub fn validate(name: &str, args: Value, config: &Config) -> ToolResult<Value> {
+    find(name, config)?.check(args, config.profile)
+}
+
+fn run_bounded(tool: &ToolSpec, args: Value, ctx: &Ctx) -> ToolResult<Output> {
+    let output = guarded(tool.name, || tool.run_checked(args, ctx))?;
+    Ok(if tool.bounded {
+        output
+    } else {
+        let max = ctx.max_output_bytes as usize;
+        output.map_text(|text| bound(text, max))
+    })
 }
 
 /// Runs a tool without bounding its output (a `ToolDef.handler` called directly).
-pub fn handler(name: &str, args: Value, config: &Config) -> ToolResult<String> {
-    let tool = find(name, config)?;
-    guarded(name, || tool.call(args, config))
+pub fn handler(name: &str, args: Value, ctx: &Ctx) -> ToolResult<Output> {
+    let tool = find(name, ctx)?;
+    guarded(name, || tool.call(args, ctx))
 }
 
-/// The tool in the surface `config` allows, or `not_found`.
+/// The tool in the surface `config` offers, or `not_found`.
 fn find(name: &str, config: &Config) -> ToolResult<&'static ToolSpec> {
-    tools::find(name, config.read_only).ok_or_else(|| unknown_tool(name))
+    tools::find(name, config).ok_or_else(|| unknown_tool(name))
 }
 
 /// Arguments as the binding layer receives them: JSON, plus the large top-level strings of
@@ -65,22 +92,13 @@ pub struct WireArgs {
     pub large_values: Vec<String>,
 }
 
-/// [`dispatch`] from what the binding layer passes in.
-pub fn dispatch_wire(name: &str, args: WireArgs, config_json: &str) -> Outcome {
-    match decode_call(args, config_json) {
-        Ok((args, config)) => dispatch(name, args, &config),
-        Err(err) => Outcome::from_result(Err(err)),
-    }
-}
-
-/// [`handler`] from what the binding layer passes in.
-pub fn handler_wire(name: &str, args: WireArgs, config_json: &str) -> Outcome {
-    Outcome::from_result(
-        decode_call(args, config_json).and_then(|(args, config)| handler(name, args, &config)),
-    )
-}
-
-fn decode_call(wire: WireArgs, config_json: &str) -> ToolResult<(Value, Config)> {
+/// Decodes what the binding layer passes in: the arguments and the config (read as a plain
+/// `ServerConfig`, missing fields defaulted), served under `profile`.
+pub fn decode_call(
+    wire: WireArgs,
+    config_json: &str,
+    profile: Profile,
+) -> ToolResult<(Value, Config)> {
     let mut args: Value = serde_json::from_str(&wire.json)
         .map_err(|e| ToolError::invalid_input(format!("arguments are not valid JSON: {e}")))?;
     if let Value::Object(obj) = &mut args {
@@ -88,7 +106,7 @@ fn decode_call(wire: WireArgs, config_json: &str) -> ToolResult<(Value, Config)>
             obj.insert(key, Value::String(value));
         }
     }
-    let config = serde_json::from_str::<Value>(config_json)
+    let mut config = serde_json::from_str::<Value>(config_json)
         .map_err(|e| e.to_string())
         .and_then(|v| {
             Options::from_json(&v)
@@ -96,6 +114,7 @@ fn decode_call(wire: WireArgs, config_json: &str) -> ToolResult<(Value, Config)>
                 .map_err(|e| e.0)
         })
         .map_err(|e| ToolError::invalid_input(format!("invalid config: {e}")))?;
+    config.profile = profile;
     Ok((args, config))
 }
 
@@ -104,7 +123,7 @@ pub fn unknown_tool(name: &str) -> ToolError {
 }
 
 /// Runs `f`, turning a panic into an `internal` error whose detail goes to stderr only.
-pub fn guarded<F: FnOnce() -> ToolResult<String>>(name: &str, f: F) -> ToolResult<String> {
+pub fn guarded<T, F: FnOnce() -> ToolResult<T>>(name: &str, f: F) -> ToolResult<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
         let detail = payload
             .downcast_ref::<&str>()
@@ -128,17 +147,42 @@ mod tests {
         }
     }
 
+    fn run(name: &str, args: Value, config: &Config) -> Outcome {
+        dispatch(name, args, &Ctx::plain(config))
+    }
+
     #[test]
     fn unknown_tool_is_not_found() {
         let c = config(std::path::Path::new("/tmp"), false);
-        let out = dispatch("nope", json!({}), &c);
+        let out = run("nope", json!({}), &c);
         assert!(out.is_error);
-        assert!(out.text.contains(r#""message":"Unknown tool: nope""#));
+        assert!(out.text().contains(r#""message":"Unknown tool: nope""#));
+    }
+
+    #[test]
+    fn read_only_and_profile_hide_tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), true);
+        assert!(run("write_file", json!({"path": "a", "content": ""}), &c).is_error);
+        let seed = Config {
+            profile: Profile::Seed,
+            ..config(dir.path(), false)
+        };
+        let out = run("read_file", json!({"path": "a", "bogus": 1}), &seed);
+        assert!(out.text().contains("unknown field"), "{}", out.text());
+        let current = config(dir.path(), false);
+        std::fs::write(dir.path().join("a"), "x\n").unwrap();
+        let out = run(
+            "read_file",
+            json!({"path": "a", "bogus": 1, "limit": "0"}),
+            &current,
+        );
+        assert!(!out.is_error, "{}", out.text());
     }
 
     #[test]
     fn panics_become_internal() {
-        let r = guarded("t", || panic!("boom"));
+        let r: ToolResult<()> = guarded("t", || panic!("boom"));
         assert_eq!(r.unwrap_err().code, ErrorCode::Internal);
     }
 
@@ -151,10 +195,10 @@ mod tests {
 
     #[test]
     fn bad_json_is_invalid_input() {
-        let out = dispatch_wire("read_file", wire("{"), r#"{"workspaceRoot":"/tmp"}"#);
-        assert!(out.text.contains("invalid_input"));
-        let out = dispatch_wire("read_file", wire("{}"), "{}");
-        assert!(out.text.contains("workspaceRoot"));
+        let err = decode_call(wire("{"), r#"{"workspaceRoot":"/tmp"}"#, Profile::Seed).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        let err = decode_call(wire("{}"), "{}", Profile::Seed).unwrap_err();
+        assert!(err.message.contains("workspaceRoot"));
     }
 
     #[test]
@@ -166,7 +210,8 @@ mod tests {
             large_keys: vec!["content".into()],
             large_values: vec!["z".repeat(100_000)],
         };
-        let out = dispatch_wire("write_file", args, &config);
-        assert_eq!(out.text, "Wrote 100000 bytes to big.txt (created).");
+        let (args, config) = decode_call(args, &config, Profile::Current).unwrap();
+        let out = run("write_file", args, &config);
+        assert_eq!(out.text(), "Wrote 100000 bytes to big.txt (created).");
     }
 }

@@ -26,9 +26,13 @@ pub enum ErrorCode {
     PatchFailed,
     IoError,
     Timeout,
+    Aborted,
     OutputLimit,
     TooLarge,
     PathEscape,
+    Denied,
+    MonitorNotFound,
+    TooManyMonitors,
     Internal,
 }
 
@@ -45,9 +49,13 @@ impl ErrorCode {
             ErrorCode::PatchFailed => "patch_failed",
             ErrorCode::IoError => "io_error",
             ErrorCode::Timeout => "timeout",
+            ErrorCode::Aborted => "aborted",
             ErrorCode::OutputLimit => "output_limit",
             ErrorCode::TooLarge => "too_large",
             ErrorCode::PathEscape => "path_escape",
+            ErrorCode::Denied => "denied",
+            ErrorCode::MonitorNotFound => "monitor_not_found",
+            ErrorCode::TooManyMonitors => "too_many_monitors",
             ErrorCode::Internal => "internal",
         }
     }

@@ -1,16 +1,18 @@
-//! agent-tools-native: the nine file-and-shell tools for LLM coding agents.
+//! agent-tools-native: file-and-shell tools for LLM coding agents.
 //!
 //! Everything but [`binding`] is plain Rust: each tool is a pure function of (arguments,
 //! config) in `tools/`, built on shared mechanics that live in one module each.
 
 pub mod atomic;
 pub mod bound;
+pub mod call;
 pub mod config;
 pub mod dispatch;
 pub mod editing;
 pub mod error;
 pub mod json_text;
 pub mod matching;
+pub mod output;
 pub mod patch;
 pub mod paths;
 pub mod punctuation;

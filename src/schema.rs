@@ -12,6 +12,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::config::Profile;
 use crate::error::{ToolError, ToolResult};
 
 /// The JSON Schema advertised for `T`: draft-07, subschemas inlined, no `null` for optional
@@ -75,11 +76,233 @@ fn drop_null_type(obj: &mut Map<String, Value>) {
 }
 
 /// Validates `args` against `schema`, applies the tolerated string coercions, and deserializes
-/// the result into `T`.
+/// the result into `T` (the seed contract's strict validation).
 pub fn parse_args<T: DeserializeOwned>(schema: &Value, args: Value) -> ToolResult<T> {
     let checked = validate(schema, args, "")?;
+    deserialize(checked)
+}
+
+/// Validates `args` the way the contract in force does — strictly for the seed contract, as
+/// ajv with `coerceTypes` does for the newest — and returns them coerced, unknown keys dropped.
+pub fn check_args(schema: &Value, args: Value, profile: Profile) -> ToolResult<Value> {
+    match profile {
+        Profile::Seed => validate(schema, args, ""),
+        Profile::Current => lenient::validate(schema, args),
+    }
+}
+
+/// Deserializes arguments [`check_args`] accepted.
+pub fn deserialize<T: DeserializeOwned>(checked: Value) -> ToolResult<T> {
     serde_json::from_value(checked)
         .map_err(|e| ToolError::invalid_input(format!("invalid arguments: {e}")))
+}
+
+/// The newest contract's schema, derived from the seed one: no `additionalProperties: false`
+/// anywhere, `minimum: 1` lowered to `0` (where `0` now means "use the default"), and no
+/// `minLength` inside array items (grammar-constrained decoders corrupt their output on it;
+/// such checks run in the tool instead).
+pub fn relaxed(schema: &Value) -> Value {
+    fn walk(value: &mut Value, in_items: bool) {
+        let Value::Object(obj) = value else { return };
+        obj.remove("additionalProperties");
+        if obj.get("minimum").and_then(Value::as_f64) == Some(1.0) {
+            obj.insert("minimum".into(), Value::from(0));
+        }
+        if in_items {
+            obj.remove("minLength");
+        }
+        for (key, sub) in obj.iter_mut() {
+            match key.as_str() {
+                "properties" => {
+                    if let Value::Object(props) = sub {
+                        props.values_mut().for_each(|p| walk(p, in_items));
+                    }
+                }
+                "items" => walk(sub, true),
+                _ => {}
+            }
+        }
+    }
+    let mut out = schema.clone();
+    walk(&mut out, false);
+    out
+}
+
+/// Validation as the reference does it with ajv (`allErrors`, `useDefaults`,
+/// `coerceTypes: true`): values are coerced to the declared type where ajv would, unknown keys
+/// are ignored (and dropped), and every error is reported in ajv's words joined with `"; "`,
+/// e.g. `data must have required property 'path'; data/limit must be >= 0`.
+mod lenient {
+    use serde_json::{Map, Value};
+
+    use crate::error::{ToolError, ToolResult};
+
+    pub fn validate(schema: &Value, value: Value) -> ToolResult<Value> {
+        let mut errors = Vec::new();
+        let out = check(schema, value, "data", &mut errors);
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(ToolError::invalid_input(errors.join("; ")))
+        }
+    }
+
+    fn check(schema: &Value, value: Value, at: &str, errors: &mut Vec<String>) -> Value {
+        let Some(schema) = schema.as_object() else {
+            return value;
+        };
+        let value = match schema.get("type") {
+            Some(expected) => {
+                let types: Vec<&str> = match expected {
+                    Value::String(t) => vec![t.as_str()],
+                    Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+                    _ => vec![],
+                };
+                if types.is_empty() || types.iter().any(|t| super::is_type(t, &value)) {
+                    value
+                } else if let Some(v) = types.iter().find_map(|t| coerce(t, &value)) {
+                    v
+                } else {
+                    errors.push(format!("{at} must be {}", types.join(",")));
+                    return value;
+                }
+            }
+            None => value,
+        };
+        if let Some(Value::Array(options)) = schema.get("enum") {
+            if !options.contains(&value) {
+                errors.push(format!("{at} must be equal to one of the allowed values"));
+                return value;
+            }
+        }
+        match value {
+            Value::Object(obj) => Value::Object(check_object(schema, obj, at, errors)),
+            Value::Array(items) => {
+                if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
+                    if (items.len() as u64) < min {
+                        errors.push(format!("{at} must NOT have fewer than {min} items"));
+                    }
+                }
+                if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
+                    if (items.len() as u64) > max {
+                        errors.push(format!("{at} must NOT have more than {max} items"));
+                    }
+                }
+                let item_schema = schema.get("items").cloned().unwrap_or(Value::Bool(true));
+                Value::Array(
+                    items
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, v)| check(&item_schema, v, &format!("{at}/{i}"), errors))
+                        .collect(),
+                )
+            }
+            Value::Number(ref n) => {
+                let x = n.as_f64().unwrap_or(f64::NAN);
+                if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+                    if x < min {
+                        errors.push(format!("{at} must be >= {}", number(min)));
+                    }
+                }
+                if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
+                    if x > max {
+                        errors.push(format!("{at} must be <= {}", number(max)));
+                    }
+                }
+                value
+            }
+            Value::String(ref s) => {
+                let len = s.chars().count() as u64;
+                if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
+                    if len < min {
+                        errors.push(format!("{at} must NOT have fewer than {min} characters"));
+                    }
+                }
+                if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
+                    if len > max {
+                        errors.push(format!("{at} must NOT have more than {max} characters"));
+                    }
+                }
+                value
+            }
+            other => other,
+        }
+    }
+
+    fn check_object(
+        schema: &Map<String, Value>,
+        obj: Map<String, Value>,
+        at: &str,
+        errors: &mut Vec<String>,
+    ) -> Map<String, Value> {
+        let empty = Map::new();
+        let props = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        if let Some(Value::Array(required)) = schema.get("required") {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !obj.contains_key(name) {
+                    errors.push(format!("{at} must have required property '{name}'"));
+                }
+            }
+        }
+        let mut obj = obj;
+        let mut out = Map::with_capacity(obj.len());
+        for (name, sub) in props {
+            if let Some(v) = obj.remove(name) {
+                let checked = check(sub, v, &format!("{at}/{name}"), errors);
+                out.insert(name.clone(), checked);
+            }
+        }
+        // Whatever is left is unknown: ignored, as the schema no longer closes the object.
+        out
+    }
+
+    /// ajv's `coerceTypes` conversion of `value` to `to`, or `None` when it does not convert.
+    fn coerce(to: &str, value: &Value) -> Option<Value> {
+        match (to, value) {
+            ("number" | "integer", Value::String(s)) => {
+                let t = s.trim();
+                if t.is_empty() || t != s {
+                    return None;
+                }
+                let n: f64 = t.parse().ok()?;
+                if !n.is_finite() || (to == "integer" && n.fract() != 0.0) {
+                    return None;
+                }
+                Some(json_number(n))
+            }
+            ("number" | "integer", Value::Bool(b)) => Some(Value::from(u8::from(*b))),
+            ("number" | "integer", Value::Null) => Some(Value::from(0)),
+            ("string", Value::Number(n)) => Some(Value::String(n.to_string())),
+            ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
+            ("string", Value::Null) => Some(Value::String(String::new())),
+            ("boolean", Value::String(s)) if s == "true" => Some(Value::Bool(true)),
+            ("boolean", Value::String(s)) if s == "false" => Some(Value::Bool(false)),
+            ("boolean", Value::Number(n)) if n.as_f64() == Some(1.0) => Some(Value::Bool(true)),
+            ("boolean", Value::Number(n)) if n.as_f64() == Some(0.0) => Some(Value::Bool(false)),
+            ("boolean", Value::Null) => Some(Value::Bool(false)),
+            _ => None,
+        }
+    }
+
+    fn json_number(n: f64) -> Value {
+        if n.fract() == 0.0 && n.abs() < 9.0e15 {
+            Value::from(n as i64)
+        } else {
+            Value::from(n)
+        }
+    }
+
+    /// A bound as JavaScript prints it: `0`, not `0.0`.
+    fn number(x: f64) -> String {
+        if x.fract() == 0.0 && x.abs() < 9.0e15 {
+            (x as i64).to_string()
+        } else {
+            x.to_string()
+        }
+    }
 }
 
 /// Checks `value` against `schema` and returns it with tolerated coercions applied.
@@ -402,5 +625,50 @@ mod tests {
             let err = parse(args.clone()).unwrap_err();
             assert!(err.message.contains(needle), "{args}: {}", err.message);
         }
+    }
+
+    fn lenient(v: Value) -> ToolResult<Args> {
+        let schema = relaxed(&schema_for::<Args>());
+        deserialize(check_args(&schema, v, Profile::Current)?)
+    }
+
+    #[test]
+    fn relaxed_schema_is_open_with_zero_minimums() {
+        let s = relaxed(&schema_for::<Args>());
+        assert!(s.get("additionalProperties").is_none());
+        assert_eq!(s["properties"]["limit"]["minimum"], 0);
+        assert!(s["properties"]["edits"]["items"]["properties"]["old"]
+            .get("minLength")
+            .is_none());
+    }
+
+    #[test]
+    fn lenient_mode_coerces_like_ajv_and_ignores_unknown_keys() {
+        let a = lenient(json!({"path": 5, "limit": "7", "flag": 1, "bogus": true})).unwrap();
+        assert_eq!(a.path, "5");
+        assert_eq!(a.limit, Some(7));
+        assert_eq!(a.flag, Some(true));
+        let a = lenient(json!({"path": null, "limit": true, "flag": "false"})).unwrap();
+        assert_eq!(a.path, "");
+        assert_eq!(a.limit, Some(1));
+        assert_eq!(a.flag, Some(false));
+        let a = lenient(json!({"path": "p", "edits": [{"old": ""}]})).unwrap();
+        assert_eq!(a.edits.unwrap()[0].old, "");
+    }
+
+    #[test]
+    fn lenient_errors_read_like_ajv() {
+        let err = lenient(json!({"limit": -1, "flag": "yes"})).unwrap_err();
+        assert_eq!(
+            err.message,
+            "data must have required property 'path'; data/flag must be boolean; data/limit must be >= 0"
+        );
+        assert!(err.fields.is_empty());
+        let err = lenient(json!({"path": "a", "edits": []})).unwrap_err();
+        assert_eq!(err.message, "data/edits must NOT have fewer than 1 items");
+        let err = lenient(json!({"path": "a", "limit": "1.5"})).unwrap_err();
+        assert_eq!(err.message, "data/limit must be integer");
+        let err = lenient(json!([1])).unwrap_err();
+        assert_eq!(err.message, "data must be object");
     }
 }

@@ -39,6 +39,8 @@ pub struct Request<'a> {
     pub timeout: Duration,
     /// Bytes kept per stream; a stream producing more gets the command killed.
     pub ceiling: usize,
+    /// Raised when the caller aborts: the group is killed as at the deadline.
+    pub cancel: crate::call::Cancel,
 }
 
 /// How the command ended.
@@ -50,6 +52,8 @@ pub enum End {
     TimedOut,
     /// One stream passed the ceiling; the group was killed.
     OverLimit { stream: Stream },
+    /// The caller aborted the call; the group was killed.
+    Aborted,
 }
 
 /// Which output stream.
@@ -137,6 +141,8 @@ mod unix {
     const READS_PER_WAKE: usize = 16;
     /// Polling slice used only when the kernel offers no pidfd to wait on.
     const SLICE: Duration = Duration::from_millis(10);
+    /// How often a cancellable call looks at its cancel flag while it waits.
+    const CANCEL_SLICE: Duration = Duration::from_millis(20);
 
     /// `<pid>-<nanos>`: unique to this host process.
     static HOST: LazyLock<String> = LazyLock::new(|| {
@@ -519,7 +525,14 @@ done
                 end = Some(End::TimedOut);
                 break;
             }
+            if req.cancel.is_cancelled() {
+                end = Some(End::Aborted);
+                break;
+            }
             let mut wake = drain_until.map_or(deadline, |t| t.min(deadline));
+            if req.cancel.is_cancellable() {
+                wake = wake.min(now + CANCEL_SLICE);
+            }
             let watch_exit = status.is_none() && exit_fd.is_some();
             if status.is_none() && exit_fd.is_none() {
                 wake = wake.min(now + SLICE);
@@ -568,7 +581,7 @@ done
 
         let background = match end {
             Some(_) => {
-                // Timed out or over the ceiling: the group dies, and so does anything that
+                // Timed out, over the ceiling or aborted: the group dies, and so does anything that
                 // left it but still carries this call's mark.
                 kill_group(&mut child);
                 kill_marked(&format!("{MARK_VAR}={mark}"), false);
@@ -689,6 +702,7 @@ pub(crate) mod tests {
             cwd: Path::new("/"),
             timeout: Duration::from_millis(timeout_ms),
             ceiling: 1 << 20,
+            cancel: Default::default(),
         }
     }
 

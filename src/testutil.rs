@@ -30,3 +30,22 @@ impl XorShift {
         (self.0 % n as u64) as usize
     }
 }
+
+/// Runs tool `T` on `args` under `config` (never cancelled) and returns its text parts joined.
+pub fn run_text<T: crate::tools::Tool>(
+    args: T::Args,
+    config: &Config,
+) -> crate::error::ToolResult<String> {
+    T::run(args, &crate::call::Ctx::plain(config)).map(|o| o.joined_text())
+}
+
+/// Validates `args` and runs the registered tool `name` under `config`, as text.
+pub fn call_text(
+    name: &str,
+    args: serde_json::Value,
+    config: &Config,
+) -> crate::error::ToolResult<String> {
+    let tool = crate::tools::find(name, config).expect("tool is registered");
+    tool.call(args, &crate::call::Ctx::plain(config))
+        .map(|o| o.joined_text())
+}

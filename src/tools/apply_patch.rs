@@ -17,8 +17,10 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::atomic::{self, Transaction};
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
+use crate::output::Output;
 use crate::patch::apply::{apply_hunks, check_whole_content, render_new_file, Target};
 use crate::patch::{self, FileOp, Format, Hunk};
 use crate::paths::{self, identity, WorkPath};
@@ -42,7 +44,8 @@ impl Tool for ApplyPatch {
     const MUTATING: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let patch = patch::parse(&args.patch)?;
         let blocks = resolve_blocks(&patch, config)?;
         let mut lock_paths: Vec<&std::path::Path> = Vec::new();
@@ -59,7 +62,7 @@ impl Tool for ApplyPatch {
             rows.push(plan(block, config, &mut tx)?);
         }
         tx.commit()?;
-        Ok(format!("Applied patch:\n{}", rows.join("\n")))
+        Ok(format!("Applied patch:\n{}", rows.join("\n")).into())
     }
 }
 
@@ -276,7 +279,7 @@ mod tests {
     }
 
     fn run(config: &Config, patch: &str) -> ToolResult<String> {
-        ApplyPatch::run(
+        crate::testutil::run_text::<ApplyPatch>(
             Args {
                 patch: patch.into(),
             },

@@ -17,9 +17,11 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::bound;
-use crate::config::Config;
+use crate::call::Ctx;
+use crate::config::{Config, Profile};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::json_text::{char_escaped_len, escaped_len, push_str_literal};
+use crate::output::Output;
 use crate::paths;
 use crate::shell::{self, Capture, End, Request};
 use crate::spill;
@@ -54,7 +56,8 @@ impl Tool for Bash {
     const BOUNDED: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         if args.command.trim().is_empty() {
             return Err(ToolError::invalid_input(
                 "command is empty: pass the shell command to run, e.g. \"ls -la\"",
@@ -79,20 +82,29 @@ impl Tool for Bash {
             )
             .with("path", cwd.display.as_str()));
         }
-        let requested = args.timeout_ms.unwrap_or(config.bash_timeout_ms).max(1);
+        // `0` (allowed by the newest contract's schema) means the default.
+        let requested = match args.timeout_ms {
+            None | Some(0) => config.bash_timeout_ms,
+            Some(ms) => ms,
+        }
+        .max(1);
         let timeout_ms = requested.min(config.bash_timeout_max_ms.max(1));
-        let budget = config.max_output_bytes as usize;
-        let ceiling = budget.max(MIN_CAPTURE_BYTES);
+        let ceiling = (config.max_output_bytes as usize).max(MIN_CAPTURE_BYTES);
         let capture = shell::run(&Request {
             command: &args.command,
             cwd: &cwd.abs,
             timeout: Duration::from_millis(timeout_ms),
             ceiling,
+            cancel: ctx.cancel.clone(),
         })
         .map_err(|e| ToolError::new(ErrorCode::IoError, format!("could not start `sh -c`: {e}")))?;
-        let spiller = Spiller::new(config);
+        let view = View::of(ctx);
+        let budget = view.budget;
+        let spiller = Spiller::new(config, view);
         match capture.end {
-            End::Exited { code, signal } => Ok(success(&capture, code, signal, budget, &spiller)),
+            End::Exited { code, signal } => {
+                Ok(success(&capture, code, signal, budget, &spiller).into())
+            }
             End::TimedOut => {
                 let clamp_note = if requested > timeout_ms {
                     format!(" (timeout_ms {requested} was clamped to the maximum {timeout_ms})")
@@ -100,7 +112,7 @@ impl Tool for Bash {
                     String::new()
                 };
                 let message = format!(
-                    "Command timed out after {timeout_ms} ms{clamp_note} and was killed with all its child processes; the output it produced is in stdout and stderr. To run a long-lived process (a server, a watcher), start it in the background with its output redirected: `cmd > /tmp/cmd.log 2>&1 &`. Otherwise raise timeout_ms (at most {}).",
+                    "Command exceeded {timeout_ms}ms{clamp_note} and was killed with all its child processes; the output it produced is in stdout and stderr. To run a long-lived process (a server, a watcher), start it in the background with its output redirected: `cmd > /tmp/cmd.log 2>&1 &`. Otherwise raise timeout_ms (at most {}).",
                     config.bash_timeout_max_ms
                 );
                 let base =
@@ -109,7 +121,7 @@ impl Tool for Bash {
             }
             End::OverLimit { stream } => {
                 let message = format!(
-                    "Command output passed the capture limit of {ceiling} bytes on {} and the command was killed with all its child processes; the start of the output is in stdout and stderr. Redirect large output to a file (`cmd > /tmp/out.log 2>&1`) and inspect it with grep or read_file, or filter it (`| tail -n 100`, `| grep error`).",
+                    "Command output exceeded {ceiling} bytes on a single stream ({}) and was killed with all its child processes; what it printed is in stdout and stderr. Redirect large output to a file (`cmd > /tmp/out.log 2>&1`) and inspect it with grep or read_file, or filter it (`| tail -n 100`, `| grep error`).",
                     stream.name()
                 );
                 let base = ToolError::new(ErrorCode::OutputLimit, message)
@@ -117,6 +129,34 @@ impl Tool for Bash {
                     .with("stream", stream.name());
                 Err(failure(base, &capture, budget, &spiller))
             }
+            End::Aborted => {
+                let base = ToolError::new(ErrorCode::Aborted, "Command aborted (run cancelled)");
+                Err(failure(base, &capture, budget, &spiller))
+            }
+        }
+    }
+}
+
+/// How the streams are shown under the contract in force: the seed contract keeps each
+/// stream's head within `maxOutputBytes`; the newest keeps the tail within
+/// `maxBashOutputBytes`.
+#[derive(Debug, Clone, Copy)]
+struct View {
+    budget: usize,
+    keep_tail: bool,
+}
+
+impl View {
+    fn of(config: &Config) -> View {
+        match config.profile {
+            Profile::Seed => View {
+                budget: config.max_output_bytes as usize,
+                keep_tail: false,
+            },
+            Profile::Current => View {
+                budget: config.max_bash_output_bytes as usize,
+                keep_tail: true,
+            },
         }
     }
 }
@@ -183,24 +223,37 @@ fn failure(base: ToolError, capture: &Capture, budget: usize, spiller: &Spiller)
 struct Spiller {
     root: std::path::PathBuf,
     token: String,
+    view: View,
 }
 
 impl Spiller {
-    fn new(config: &Config) -> Spiller {
+    fn new(config: &Config, view: View) -> Spiller {
         Spiller {
             root: config.workspace_root.clone(),
             token: spill::new_token(),
+            view,
         }
     }
 
-    /// The marker note for a cut stream: where its full output went, or why it could not go.
-    fn note(&self, stream: &str, bytes: &[u8]) -> String {
+    /// The marker note for a cut stream: where its full output went, or why it could not go
+    /// (the newest contract then drops the note).
+    fn note(&self, stream: &str, bytes: &[u8]) -> Option<String> {
         match spill::write_spill(&self.root, &self.token, stream, bytes) {
-            Ok(rel) => format!("full output written to {rel}"),
-            Err(e) => format!(
+            Ok(rel) => Some(format!("full output written to {rel}")),
+            Err(_) if self.view.keep_tail => None,
+            Err(e) => Some(format!(
                 "full output could not be saved to {}/: {e}",
                 spill::SPILL_DIR
-            ),
+            )),
+        }
+    }
+
+    /// `text` (made from `total` raw bytes) cut to `budget` escaped bytes with the marker.
+    fn cut(&self, text: &str, budget: usize, total: usize, note: Option<&str>) -> String {
+        if self.view.keep_tail {
+            bound::cut_tail_with_marker(text, budget, total, note, char_escaped_len)
+        } else {
+            bound::cut_with_marker(text, budget, total, note, char_escaped_len)
         }
     }
 }
@@ -266,8 +319,10 @@ fn fit(
     let need = [0, 1].map(|i| {
         let (text, cut) = &shown[i];
         let cost = escaped_len(text);
-        let marker = bound::marker(raw[i].len(), raw[i].len(), Some(LONGEST_NOTE));
-        cost + if *cut { marker.len() + 2 } else { 0 }
+        let marker = bound::marker(raw[i].len(), raw[i].len(), Some(LONGEST_NOTE))
+            .len()
+            .max(bound::tail_marker(raw[i].len(), raw[i].len(), Some(LONGEST_NOTE)).len());
+        cost + if *cut { marker + 2 } else { 0 }
     });
     let share = split(need, avail);
     let streams = ["stdout", "stderr"];
@@ -277,7 +332,7 @@ fn fit(
             return text.to_string();
         }
         let note = spiller.note(streams[i], raw[i]);
-        bound::cut_with_marker(text, share[i], raw[i].len(), Some(&note), char_escaped_len)
+        spiller.cut(text, share[i], raw[i].len(), note.as_deref())
     });
     frame(&fitted[0], &fitted[1])
 }
@@ -308,10 +363,12 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
+    /// The seed contract's view: the streams share `max_output` and keep their heads.
     fn config(root: &std::path::Path, max_output: u64) -> Config {
         Config {
             max_output_bytes: max_output,
             bash_timeout_ms: 10_000,
+            profile: Profile::Seed,
             ..crate::testutil::config_at(root)
         }
     }
@@ -383,7 +440,7 @@ mod tests {
     fn success_json_has_contract_keys_in_order() {
         let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
-        let out = Bash::run(
+        let out = crate::testutil::run_text::<Bash>(
             args("echo hi; echo oops >&2; exit 2"),
             &config(dir.path(), 4096),
         );
@@ -399,7 +456,7 @@ mod tests {
         let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
         let c = config(dir.path(), 2048);
-        let out = Bash::run(
+        let out = crate::testutil::run_text::<Bash>(
             args("head -c 10000 /dev/zero | tr '\\0' a; echo small >&2"),
             &c,
         )
@@ -425,10 +482,56 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let c = config(dir.path(), 1024);
         // NUL bytes escape to six characters each.
-        let out = Bash::run(args("head -c 5000 /dev/zero"), &c).unwrap();
+        let out = crate::testutil::run_text::<Bash>(args("head -c 5000 /dev/zero"), &c).unwrap();
         assert!(out.len() <= 1024, "{}", out.len());
         let v: Value = serde_json::from_str(&out).unwrap();
         assert!(v["stdout"].as_str().unwrap().starts_with('\0'));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_newest_contract_keeps_the_tail_within_the_bash_budget() {
+        let _turn = crate::shell::tests::serial();
+        let dir = tempfile::tempdir().unwrap();
+        let c = Config {
+            max_bash_output_bytes: 1024,
+            ..crate::testutil::config_at(dir.path())
+        };
+        let out = crate::testutil::run_text::<Bash>(args("seq 1 5000; echo the-end"), &c).unwrap();
+        assert!(out.len() <= 1024, "{}", out.len());
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let stdout = v["stdout"].as_str().unwrap();
+        assert!(
+            stdout.starts_with("[... earlier output truncated: last "),
+            "{stdout}"
+        );
+        assert!(stdout.ends_with("4999\n5000\nthe-end\n"), "{stdout}");
+        assert!(stdout.contains("full output written to .clarvis/bash-"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_aborted_call_kills_the_command() {
+        let _turn = crate::shell::tests::serial();
+        let dir = tempfile::tempdir().unwrap();
+        let c = crate::testutil::config_at(dir.path());
+        let cancel = crate::call::Cancel::armed();
+        let remote = cancel.clone();
+        let started = std::time::Instant::now();
+        let aborter = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            remote.cancel();
+        });
+        let err = Bash::run(
+            args("echo started; sleep 30"),
+            &crate::call::Ctx::new(&c, cancel),
+        )
+        .unwrap_err();
+        aborter.join().unwrap();
+        assert_eq!(err.code, ErrorCode::Aborted);
+        assert_eq!(err.message, "Command aborted (run cancelled)");
+        assert_eq!(err.fields["stdout"], "started\n");
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
     }
 
     #[test]
@@ -436,7 +539,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let c = config(dir.path(), 4096);
         for cmd in ["", "  \n", "a\0b"] {
-            let e = Bash::run(args(cmd), &c).unwrap_err();
+            let e = crate::testutil::run_text::<Bash>(args(cmd), &c).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidInput, "{cmd:?}");
         }
     }

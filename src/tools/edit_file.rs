@@ -5,8 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::ToolResult;
+use crate::output::Output;
 use crate::{atomic, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -32,7 +34,8 @@ impl Tool for EditFile {
     const MUTATING: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         editing::check_pair(&args.old_string, &args.new_string)?;
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
@@ -60,6 +63,6 @@ impl Tool for EditFile {
             message.push_str(" Note: ");
             message.push_str(&note);
         }
-        Ok(message)
+        Ok(message.into())
     }
 }

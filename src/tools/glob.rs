@@ -8,8 +8,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::walk::{self, FileGlob, WalkOptions};
 
@@ -36,7 +38,8 @@ impl Tool for Glob {
     const MUTATING: bool = false;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let glob = FileGlob::new(&args.pattern, "pattern")?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
         let meta = fs::metadata(&base.abs).map_err(|e| io_err(e, &base.display))?;
@@ -55,7 +58,7 @@ impl Tool for Glob {
             .strip_prefix(&config.workspace_root)
             .is_ok_and(paths::is_internal);
         if inside_internal {
-            return Ok("(no matches)".to_string());
+            return Ok(Output::text("(no matches)"));
         }
         let options = WalkOptions {
             respect_ignore: args.respect_gitignore.unwrap_or(true),
@@ -78,7 +81,7 @@ impl Tool for Glob {
         });
         let mut files = found.items;
         if files.is_empty() {
-            return Ok("(no matches)".to_string());
+            return Ok(Output::text("(no matches)"));
         }
         files.sort_unstable_by(|(pa, ta), (pb, tb)| {
             tb.cmp(ta).then_with(|| walk::cmp_paths(pa, pb))
@@ -90,7 +93,7 @@ impl Tool for Glob {
             }
             out.push_str(path);
         }
-        Ok(out)
+        Ok(out.into())
     }
 }
 
@@ -103,7 +106,7 @@ mod tests {
 
     fn glob(root: &Path, args: serde_json::Value) -> ToolResult<String> {
         let c = crate::testutil::config_at(root);
-        crate::tools::find("glob", false).unwrap().call(args, &c)
+        crate::testutil::call_text("glob", args, &c)
     }
 
     fn touch(root: &Path, rel: &str, secs: u64) {

@@ -29,8 +29,10 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::bound::{bound, floor_char_boundary};
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::text;
 use crate::walk::{self, FileGlob, WalkOptions};
@@ -101,7 +103,8 @@ impl Tool for Grep {
     const BOUNDED: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let query = Query::new(&args, config)?;
         let glob = args
             .glob
@@ -125,11 +128,12 @@ impl Tool for Grep {
         };
         let page = PageSpec {
             offset: args.offset.unwrap_or(0),
-            limit: args.head_limit.unwrap_or(u64::MAX).max(1),
+            // `0` (allowed by the newest contract's schema) means unlimited.
+            limit: args.head_limit.filter(|&l| l > 0).unwrap_or(u64::MAX),
             budget: config.max_output_bytes as usize,
         };
         let text = query.render(config, &scan, &page);
-        Ok(bound(text, config.max_output_bytes as usize))
+        Ok(bound(text, config.max_output_bytes as usize).into())
     }
 }
 
@@ -729,7 +733,7 @@ mod tests {
 
     fn grep(root: &Path, args: serde_json::Value) -> ToolResult<String> {
         let c = config(root);
-        crate::tools::find("grep", false).unwrap().call(args, &c)
+        crate::testutil::call_text("grep", args, &c)
     }
 
     fn tree(root: &Path, files: &[(&str, &str)]) {
@@ -855,10 +859,12 @@ mod tests {
         tree(root, &[("big.txt", &body)]);
         let mut c = config(root);
         c.max_output_bytes = 4096;
-        let out = crate::tools::find("grep", false)
-            .unwrap()
-            .call(json!({"pattern": "match", "output_mode": "content"}), &c)
-            .unwrap();
+        let out = crate::testutil::call_text(
+            "grep",
+            json!({"pattern": "match", "output_mode": "content"}),
+            &c,
+        )
+        .unwrap();
         assert!(out.len() <= 4096);
         let shown = out.lines().filter(|l| l.starts_with("big.txt:")).count();
         assert!(out.ends_with(&format!(
@@ -880,13 +886,12 @@ mod tests {
         );
         let mut c = config(root);
         c.max_output_bytes = 1024;
-        let out = crate::tools::find("grep", false)
-            .unwrap()
-            .call(
-                json!({"pattern": "start.*?end", "multiline": true, "output_mode": "content"}),
-                &c,
-            )
-            .unwrap();
+        let out = crate::testutil::call_text(
+            "grep",
+            json!({"pattern": "start.*?end", "multiline": true, "output_mode": "content"}),
+            &c,
+        )
+        .unwrap();
         assert!(out.len() <= 1024, "{}", out.len());
         assert!(out.starts_with("a.txt:1:start\nrow 0\n"), "{out}");
         assert!(out.contains("more bytes of this result cut at the output limit ...]"));
@@ -932,15 +937,17 @@ mod tests {
         );
         let mut c = config(root);
         c.max_file_bytes = 1024;
-        let tool = crate::tools::find("grep", false).unwrap();
-        assert_eq!(tool.call(json!({"pattern": "foo"}), &c).unwrap(), "ok.txt");
-        let e = tool
-            .call(json!({"pattern": "foo", "path": "bin.dat"}), &c)
-            .unwrap_err();
+        assert_eq!(
+            crate::testutil::call_text("grep", json!({"pattern": "foo"}), &c).unwrap(),
+            "ok.txt"
+        );
+        let e =
+            crate::testutil::call_text("grep", json!({"pattern": "foo", "path": "bin.dat"}), &c)
+                .unwrap_err();
         assert_eq!(e.code, ErrorCode::IsBinary);
-        let e = tool
-            .call(json!({"pattern": "foo", "path": "big.txt"}), &c)
-            .unwrap_err();
+        let e =
+            crate::testutil::call_text("grep", json!({"pattern": "foo", "path": "big.txt"}), &c)
+                .unwrap_err();
         assert_eq!(e.code, ErrorCode::TooLarge);
     }
 

@@ -6,8 +6,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -25,7 +27,8 @@ impl Tool for ListDir {
     const MUTATING: bool = false;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let dir = paths::resolve_or_root(config, args.path.as_deref())?;
         let meta = fs::metadata(&dir.abs).map_err(|e| io_err(e, &dir.display))?;
         if !meta.is_dir() {
@@ -55,7 +58,7 @@ impl Tool for ListDir {
             }
         }
         if dirs.is_empty() && files.is_empty() {
-            return Ok("(empty directory)".to_string());
+            return Ok(Output::text("(empty directory)"));
         }
         dirs.sort();
         files.sort();
@@ -64,6 +67,6 @@ impl Tool for ListDir {
             .map(|d| format!("{d}/"))
             .chain(files.into_iter().map(|(f, size)| format!("{f}\t{size}")))
             .collect();
-        Ok(rows.join("\n"))
+        Ok(rows.join("\n").into())
     }
 }

@@ -8,9 +8,11 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::config::Config;
+use crate::call::Ctx;
+use crate::config::{Config, Profile};
 use crate::error::ToolResult;
-use crate::schema::{parse_args, schema_for};
+use crate::output::Output;
+use crate::schema::{check_args, deserialize, relaxed, schema_for};
 
 pub mod apply_patch;
 pub mod bash;
@@ -41,8 +43,12 @@ pub trait Tool {
     const MUTATING: bool;
     /// The tool bounds its own output to `maxOutputBytes`; dispatch does not cut it again.
     const BOUNDED: bool = false;
+    /// The seed contract lacks this tool: it is hidden at the `/v0.1` entry.
+    const SINCE_V05: bool = false;
+    /// A code-intelligence tool: hidden when `treeSitterAvailable` is false.
+    const NEEDS_TREE_SITTER: bool = false;
     type Args: DeserializeOwned + JsonSchema;
-    fn run(args: Self::Args, config: &Config) -> ToolResult<String>;
+    fn run(args: Self::Args, ctx: &Ctx) -> ToolResult<Output>;
 }
 
 /// A registered tool, type-erased.
@@ -51,30 +57,66 @@ pub struct ToolSpec {
     pub description: &'static str,
     pub mutating: bool,
     pub bounded: bool,
+    pub since_v05: bool,
+    pub needs_tree_sitter: bool,
+    /// The seed contract's schema: closed objects, strict minimums.
+    pub seed_schema: Value,
+    /// The newest contract's schema (see [`crate::schema::relaxed`]).
     pub schema: Value,
-    run: fn(&Value, Value, &Config) -> ToolResult<String>,
+    run: fn(Value, &Ctx) -> ToolResult<Output>,
 }
 
 impl ToolSpec {
     fn of<T: Tool>() -> ToolSpec {
+        let seed_schema = schema_for::<T::Args>();
         ToolSpec {
             name: T::NAME,
             description: T::DESCRIPTION,
             mutating: T::MUTATING,
             bounded: T::BOUNDED,
-            schema: schema_for::<T::Args>(),
-            run: |schema, args, config| T::run(parse_args(schema, args)?, config),
+            since_v05: T::SINCE_V05,
+            needs_tree_sitter: T::NEEDS_TREE_SITTER,
+            schema: relaxed(&seed_schema),
+            seed_schema,
+            run: |args, ctx| T::run(deserialize(args)?, ctx),
         }
     }
 
-    /// Validates `args` against the schema and runs the tool (no output bounding).
-    pub fn call(&self, args: Value, config: &Config) -> ToolResult<String> {
-        (self.run)(&self.schema, args, config)
+    /// The schema advertised (and enforced) under `profile`.
+    pub fn schema_for(&self, profile: Profile) -> &Value {
+        match profile {
+            Profile::Seed => &self.seed_schema,
+            Profile::Current => &self.schema,
+        }
+    }
+
+    /// Validates `args` as the contract in force does; returns them coerced.
+    pub fn check(&self, args: Value, profile: Profile) -> ToolResult<Value> {
+        check_args(self.schema_for(profile), args, profile)
+    }
+
+    /// Runs the tool on arguments [`ToolSpec::check`] accepted (no output bounding).
+    pub fn run_checked(&self, args: Value, ctx: &Ctx) -> ToolResult<Output> {
+        (self.run)(args, ctx)
+    }
+
+    /// Validates `args` and runs the tool (no output bounding).
+    pub fn call(&self, args: Value, ctx: &Ctx) -> ToolResult<Output> {
+        let args = self.check(args, ctx.profile)?;
+        self.run_checked(args, ctx)
+    }
+
+    /// Whether a configuration offers this tool.
+    pub fn offered(&self, config: &Config) -> bool {
+        let hidden = (config.read_only && self.mutating)
+            || (config.profile == Profile::Seed && self.since_v05)
+            || (self.needs_tree_sitter && !config.tree_sitter_available);
+        !hidden
     }
 }
 
-/// Every built tool, in the contract's registry order: read_file, write_file, edit_file,
-/// multi_edit, apply_patch, list_dir, glob, grep, bash.
+/// Every built tool, in the newest contract's registry order (the seed contract's nine keep
+/// their relative order).
 pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     vec![
         ToolSpec::of::<read_file::ReadFile>(),
@@ -98,12 +140,12 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     ]
 });
 
-/// The tools active for a configuration: all of them, or only the read tools.
-pub fn surface(read_only: bool) -> impl Iterator<Item = &'static ToolSpec> {
-    REGISTRY.iter().filter(move |t| !(read_only && t.mutating))
+/// The tools a configuration offers, in registry order.
+pub fn surface(config: &Config) -> impl Iterator<Item = &'static ToolSpec> + '_ {
+    REGISTRY.iter().filter(move |t| t.offered(config))
 }
 
-/// Finds a tool by name within the active surface.
-pub fn find(name: &str, read_only: bool) -> Option<&'static ToolSpec> {
-    surface(read_only).find(|t| t.name == name)
+/// Finds a tool by name among those a configuration offers.
+pub fn find(name: &str, config: &Config) -> Option<&'static ToolSpec> {
+    surface(config).find(|t| t.name == name)
 }

@@ -5,8 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::{atomic, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -39,7 +41,16 @@ impl Tool for MultiEdit {
     const MUTATING: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
+        // The newest contract's schema has no minLength inside the array (grammar-constrained
+        // decoders corrupt their output on it), so an empty old_string is refused here.
+        if let Some(i) = args.edits.iter().position(|e| e.old_string.is_empty()) {
+            return Err(at(
+                i,
+                ToolError::invalid_input("old_string must not be empty."),
+            ));
+        }
         for (i, edit) in args.edits.iter().enumerate() {
             editing::check_pair(&edit.old_string, &edit.new_string).map_err(|e| at(i, e))?;
         }
@@ -78,7 +89,7 @@ impl Tool for MultiEdit {
             message.push_str(" Note: ");
             message.push_str(&note);
         }
-        Ok(message)
+        Ok(message.into())
     }
 }
 

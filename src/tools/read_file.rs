@@ -4,8 +4,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::text::{self, cut_chars, split_lines};
 
@@ -37,22 +39,22 @@ impl Tool for ReadFile {
     const BOUNDED: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
         let decoded = text::read_text(&path, config)?;
         let lines: Vec<&str> = split_lines(&decoded.text).map(|(line, _)| line).collect();
         if lines.is_empty() {
-            return Ok("(empty file)".to_string());
+            return Ok(Output::text("(empty file)"));
         }
         let total = lines.len();
         let start = first_line(args.offset, total)?;
-        let limit = args.limit.map_or(DEFAULT_LIMIT, |l| l.max(1) as usize);
-        Ok(render(
-            &lines,
-            start,
-            limit,
-            config.max_output_bytes as usize,
-        ))
+        // `0` (allowed by the newest contract's schema) means the default.
+        let limit = match args.limit {
+            None | Some(0) => DEFAULT_LIMIT,
+            Some(l) => l as usize,
+        };
+        Ok(render(&lines, start, limit, config.max_output_bytes as usize).into())
     }
 }
 

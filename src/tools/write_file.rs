@@ -5,8 +5,10 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::atomic;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::ToolResult;
+use crate::output::Output;
 use crate::paths;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -27,7 +29,8 @@ impl Tool for WriteFile {
     const MUTATING: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let existed = atomic::check_target(&path)?.is_some();
@@ -38,6 +41,7 @@ impl Tool for WriteFile {
             "Wrote {len} bytes to {} ({}).",
             path.display,
             if existed { "overwritten" } else { "created" }
-        ))
+        )
+        .into())
     }
 }

@@ -1,0 +1,428 @@
+// The public API of both entry points over one native engine. `makeApi('current')` is the
+// package root (the newest contract: content-part results, cancellation, lenient validation);
+// `makeApi('seed')` is `agent-tools-native/v0.1` (the seed contract: `{ isError, text }`,
+// strict validation, nine tools). The engine reads the profile where behaviour differs; this
+// file adds only what must be JavaScript: Error subclasses, frozen configs, the ToolDef objects,
+// AbortSignal wiring, and the JSON conversion at the edge.
+
+const native = require('./native.js')
+
+/** A bad configuration, thrown synchronously by resolveConfig / buildConfig / createAgentTools. */
+class StartupError extends Error {
+  constructor(message) {
+    super(message)
+    this.name = 'StartupError'
+  }
+}
+
+/** The structured error a tool handler rejects with; `fields` are merged into the envelope. */
+class ToolError extends Error {
+  constructor(code, message, fields = {}) {
+    super(message)
+    this.name = 'ToolError'
+    this.code = code
+    this.fields = fields
+  }
+}
+
+const DEFAULT_WARN_SINK = (message) => process.stderr.write(message)
+let warnSink = DEFAULT_WARN_SINK
+
+/** Routes every diagnostic line (`clarvis-agent-tools: …\n`); `null` restores stderr. */
+function setWarnSink(sink) {
+  warnSink = typeof sink === 'function' ? sink : DEFAULT_WARN_SINK
+}
+
+/** Sends one diagnostic line to the sink; a failing sink is never the caller's problem. */
+function warn(line) {
+  try {
+    warnSink(`clarvis-agent-tools: ${line}\n`)
+  } catch {
+    // A diagnostic must not turn into a failure.
+  }
+}
+
+/** The JSON envelope for an error; anything but a ToolError becomes `internal`. */
+function serializeError(err) {
+  if (err instanceof ToolError) {
+    return JSON.stringify({ error: err.code, message: err.message, ...err.fields })
+  }
+  warn(`internal error: ${err?.stack ?? String(err)}`)
+  return JSON.stringify({ error: 'internal', message: 'internal error' })
+}
+
+/** Maps a Node fs errno error to the ToolError the native tools would return. */
+function fsError(err, path) {
+  const code = err?.code
+  if (code === 'ENOENT') return new ToolError('not_found', `No such file: ${path}`, { path })
+  if (code === 'EISDIR' || code === 'ENOTDIR') {
+    return new ToolError('not_a_file', `Not a file: ${path}`, { path })
+  }
+  return new ToolError('io_error', `${code ?? 'EIO'}: ${err?.message ?? String(err)}`, { path })
+}
+
+function toolErrorFromEnvelope(text) {
+  const { error, message, ...fields } = JSON.parse(text)
+  return new ToolError(error, message, fields)
+}
+
+/** `contentText(content)`: the text parts joined with no separator; images are skipped. */
+function contentText(content) {
+  if (typeof content === 'string') return content
+  let out = ''
+  for (const part of content ?? []) if (part?.type === 'text') out += part.text
+  return out
+}
+
+/** The native side reads a config from JSON (functions such as `guard` stay here). */
+function configJson(config) {
+  return JSON.stringify(config ?? {})
+}
+
+/** Top-level string arguments longer than this cross beside the JSON, not inside it. */
+const LARGE_STRING = 64 * 1024
+
+/**
+ * The arguments as the native side takes them: JSON, plus the large top-level strings of a
+ * plain object (a file's content, a patch) as separate key/value lists, so they are neither
+ * JSON-escaped here nor re-parsed there. Or the envelope explaining why they cannot be sent.
+ */
+function encodeArgs(args) {
+  try {
+    const value = args === undefined ? {} : args
+    const largeKeys = []
+    const largeValues = []
+    let rest = value
+    if (isPlainObject(value)) {
+      for (const key of Object.keys(value)) {
+        const v = value[key]
+        if (typeof v === 'string' && v.length > LARGE_STRING) {
+          if (rest === value) rest = { ...value }
+          delete rest[key]
+          largeKeys.push(key)
+          largeValues.push(v)
+        }
+      }
+    }
+    const json = JSON.stringify(rest)
+    if (json === undefined) return { envelope: 'arguments must be a JSON object' }
+    return { wire: { json, largeKeys, largeValues } }
+  } catch (err) {
+    return { envelope: `arguments are not serializable as JSON: ${err?.message ?? err}` }
+  }
+}
+
+function isPlainObject(value) {
+  if (value === null || typeof value !== 'object' || typeof value.toJSON === 'function') {
+    return false
+  }
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+function invalidInput(message) {
+  return JSON.stringify({ error: 'invalid_input', message })
+}
+
+let lastCallId = 0
+
+/**
+ * Runs `start(callId)` with the call registered for cancellation when `signal` is given: an
+ * abort (even one that already happened) raises the native call's flag. Without a signal the
+ * call cannot be cancelled and costs nothing extra.
+ */
+async function withSignal(signal, start) {
+  if (!signal || typeof signal.addEventListener !== 'function') return start(undefined)
+  lastCallId = (lastCallId + 1) >>> 0 || 1
+  const id = lastCallId
+  const onAbort = () => native.abortCall(id)
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    const pending = start(id)
+    if (signal.aborted) native.abortCall(id)
+    return await pending
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+  }
+}
+
+function deepFreeze(value) {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
+}
+
+// No process a `bash` call started (a backgrounded server, a daemon) outlives this one.
+if (require('node:worker_threads').isMainThread) {
+  process.once('exit', () => native.killAllBashProcesses())
+}
+
+const nativeDefs = JSON.parse(native.toolDefsJson())
+
+/** The seed contract's `ServerConfig` fields, in order. */
+const SEED_CONFIG_FIELDS = [
+  'workspaceRoot',
+  'maxOutputBytes',
+  'maxFileBytes',
+  'bashTimeoutMs',
+  'bashTimeoutMaxMs',
+  'ripgrepAvailable',
+  'readOnly',
+  'confineToWorkspace',
+]
+
+function probeRipgrep(probe) {
+  if (probe === undefined) return native.ripgrepOnPath()
+  if (typeof probe !== 'function') {
+    throw new StartupError('probeRipgrep must be a function returning a boolean')
+  }
+  return Boolean(probe())
+}
+
+/** The grammars are compiled into the addon: the default probe answers true. */
+function probeTreeSitter(probe) {
+  if (probe === undefined) return true
+  if (typeof probe !== 'function') {
+    throw new StartupError('probeTreeSitter must be a function returning a boolean')
+  }
+  return Boolean(probe())
+}
+
+function hook(options, name) {
+  const value = options?.[name]
+  if (value !== undefined && value !== null && typeof value !== 'function') {
+    throw new StartupError(`${name} must be a function`)
+  }
+  return value ?? undefined
+}
+
+function callNativeConfig(fn) {
+  try {
+    return JSON.parse(fn())
+  } catch (err) {
+    throw new StartupError(err?.message ?? String(err))
+  }
+}
+
+/** Builds the API of one entry point: `profile` is `'current'` (root) or `'seed'` (`/v0.1`). */
+function makeApi(profile) {
+  const seed = profile === 'seed'
+  const defs = nativeDefs.filter((d) => !(seed && d.sinceV05))
+
+  /** The entry's result shape for a native outcome. */
+  function toResult(out) {
+    if (seed) return { isError: out.isError, text: contentText(out.content) }
+    const content = out.content.map((p) =>
+      p.type === 'image'
+        ? { type: 'image', data: p.data, mimeType: p.mimeType }
+        : { type: 'text', text: p.text },
+    )
+    const result = { isError: out.isError, content }
+    if (!out.isError && out.metaJson) result.meta = JSON.parse(out.metaJson)
+    return withTextView(result)
+  }
+
+  function errorResult(envelope) {
+    return seed
+      ? { isError: true, text: envelope }
+      : withTextView({ isError: true, content: [{ type: 'text', text: envelope }] })
+  }
+
+  /** Runs a tool: validates args, bounds the text, and never rejects. */
+  async function dispatch(name, args, config, signal) {
+    try {
+      const { wire, envelope } = encodeArgs(args)
+      if (envelope) return errorResult(invalidInput(envelope))
+      const out = await withSignal(seed ? undefined : signal, (id) =>
+        native.dispatchNative(String(name), wire, configJson(config), profile, id, false),
+      )
+      return toResult(out)
+    } catch (err) {
+      return errorResult(serializeError(err))
+    }
+  }
+
+  function makeToolDef(def) {
+    const { name, description, bounded } = def
+    const inputSchema = deepFreeze(seed ? def.seedInputSchema : def.inputSchema)
+    return Object.freeze({
+      name,
+      description,
+      inputSchema,
+      bounded,
+      /**
+       * Runs the tool directly: no output bounding; rejects with a ToolError on failure.
+       * Resolves to the text (`/v0.1`) or to `{ content, meta? }` (root).
+       */
+      async handler(args, config, signal) {
+        const { wire, envelope } = encodeArgs(args)
+        if (envelope) throw new ToolError('invalid_input', envelope)
+        const out = await withSignal(seed ? undefined : signal, (id) =>
+          native.handlerNative(name, wire, configJson(config), profile, id),
+        )
+        if (out.isError) throw toolErrorFromEnvelope(contentText(out.content))
+        if (seed) return contentText(out.content)
+        const { content, meta } = toResult(out)
+        return meta ? { content, meta } : { content }
+      },
+    })
+  }
+
+  /** Every built tool, in registry order. */
+  const tools = Object.freeze(defs.map(makeToolDef))
+  const isReadOnly = new Set(defs.filter((d) => !d.mutating).map((d) => d.name))
+  const needsTreeSitter = new Set(defs.filter((d) => d.needsTreeSitter).map((d) => d.name))
+  /** The non-mutating subset. */
+  const readOnlyTools = Object.freeze(tools.filter((t) => isReadOnly.has(t.name)))
+  const withoutTreeSitter = [tools, readOnlyTools].map((s) =>
+    Object.freeze(s.filter((t) => !needsTreeSitter.has(t.name))),
+  )
+
+  /**
+   * `readOnlyTools` when readOnly, else `tools` (the same array objects every time); without
+   * tree-sitter (root only), the same lists less outline and check_syntax.
+   */
+  function selectSurface(readOnly, treeSitterAvailable = true) {
+    if (!seed && treeSitterAvailable === false) return withoutTreeSitter[readOnly ? 1 : 0]
+    return readOnly ? readOnlyTools : tools
+  }
+
+  function getTool(name, surface = tools) {
+    return surface.find((t) => t.name === name)
+  }
+
+  /** The advertised surface for a config: `{ name, description, inputSchema }` per tool. */
+  function listTools(config) {
+    return selectSurface(Boolean(config?.readOnly), config?.treeSitterAvailable !== false).map(
+      ({ name, description, inputSchema }) => ({
+        name,
+        description,
+        inputSchema: structuredClone(inputSchema),
+      }),
+    )
+  }
+
+  /** The entry's `ServerConfig` from the engine's resolved one, frozen. */
+  function finish(resolved, options) {
+    if (seed) {
+      const out = {}
+      for (const key of SEED_CONFIG_FIELDS) out[key] = resolved[key]
+      return Object.freeze(out)
+    }
+    return Object.freeze({
+      ...resolved,
+      guard: hook(options, 'guard'),
+      elicit: hook(options, 'elicit'),
+    })
+  }
+
+  /** Applies defaults and floors to AgentToolsOptions; throws StartupError naming the setting. */
+  function resolveConfig(options) {
+    if (options === null || typeof options !== 'object') {
+      throw new StartupError('options must be an object with at least workspaceRoot')
+    }
+    const { probeRipgrep: probe, probeTreeSitter: tsProbe, guard, elicit, ...rest } = options
+    const ripgrepAvailable = probeRipgrep(probe)
+    const treeSitterAvailable = seed ? true : probeTreeSitter(tsProbe)
+    if (seed) {
+      // The seed contract has none of the newer settings.
+      for (const key of Object.keys(rest)) {
+        if (!SEED_CONFIG_FIELDS.includes(key)) delete rest[key]
+      }
+    }
+    const resolved = callNativeConfig(() =>
+      native.resolveConfigJson(JSON.stringify({ ...rest, ripgrepAvailable, treeSitterAvailable })),
+    )
+    return finish(resolved, options)
+  }
+
+  /** Builds a config from flags and environment variables; flags beat the environment. */
+  function buildConfig(
+    argv = process.argv.slice(2),
+    env = process.env,
+    probe = undefined,
+    tsProbe = undefined,
+  ) {
+    if (!Array.isArray(argv) || argv.some((a) => typeof a !== 'string')) {
+      throw new StartupError('argv must be an array of strings')
+    }
+    const ripgrepAvailable = probeRipgrep(probe)
+    const treeSitterAvailable = seed ? true : probeTreeSitter(tsProbe)
+    const envStrings = {}
+    for (const [k, v] of Object.entries(env ?? {})) {
+      if (typeof v === 'string') envStrings[k] = v
+    }
+    const resolved = callNativeConfig(() =>
+      native.buildConfigJson(
+        argv,
+        JSON.stringify(envStrings),
+        ripgrepAvailable,
+        treeSitterAvailable,
+        profile,
+      ),
+    )
+    return finish(resolved, {})
+  }
+
+  /** The factory: a resolved config, its tool list, and `callTool`. */
+  function createAgentTools(options) {
+    const config = resolveConfig(options)
+    return {
+      config,
+      listTools: () => listTools(config),
+      callTool: (name, args = {}, opts = undefined) => dispatch(name, args, config, opts?.signal),
+    }
+  }
+
+  return {
+    createAgentTools,
+    dispatch,
+    listTools,
+    tools,
+    readOnlyTools,
+    selectSurface,
+    getTool,
+    resolveConfig,
+    buildConfig,
+  }
+}
+
+/**
+ * A root result also answers `result.text` (its text parts joined), so code written for the
+ * seed contract keeps working. The property is not enumerable: the result's own shape stays
+ * exactly `{ isError, content, meta? }`.
+ */
+function withTextView(result) {
+  Object.defineProperty(result, 'text', {
+    get() {
+      return contentText(this.content)
+    },
+    enumerable: false,
+    configurable: true,
+  })
+  return result
+}
+
+/** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
+async function sweepSpillDir(root) {
+  try {
+    await native.sweepSpillDirNative(String(root))
+  } catch {
+    // Sweeping is best effort by contract.
+  }
+}
+
+module.exports = {
+  makeApi,
+  native,
+  StartupError,
+  ToolError,
+  serializeError,
+  fsError,
+  contentText,
+  setWarnSink,
+  warn,
+  sweepSpillDir,
+}
