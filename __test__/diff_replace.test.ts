@@ -4,7 +4,7 @@ import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createTwoFilesPatch } from 'diff'
 import { describe, expect, it } from 'vitest'
-import { err, isolateGitHome, ok, tempDir, workspace } from './helpers'
+import { err, isolateGitHome, ok, tempDir, workspace } from './root-helpers'
 
 /** A small deterministic generator, so a failure can be replayed. */
 function rng(seed: number) {
@@ -222,5 +222,45 @@ describe('replace', () => {
     })
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('foo\n')
     expect(readFileSync(join(root, 'real.txt'), 'utf8')).toBe('foo\n')
+  })
+})
+
+describe('meta.diff on edits', () => {
+  const patch = (rel: string, a: string, b: string) =>
+    createTwoFilesPatch(rel, rel, a, b, undefined, undefined, { context: 3 })
+
+  it('edit_file and multi_edit diff the LF-normalized, BOM-stripped text', async () => {
+    const { tools } = workspace({ 'a.txt': '\ufeffone\r\ntwo\r\nthree\r\n' })
+    const r = await tools.callTool('edit_file', {
+      path: 'a.txt',
+      old_string: 'two',
+      new_string: 'TWO',
+    })
+    expect(r.meta).toEqual({ diff: patch('a.txt', 'one\ntwo\nthree\n', 'one\nTWO\nthree\n') })
+    const m = await tools.callTool('multi_edit', {
+      path: 'a.txt',
+      edits: [
+        { old_string: 'one', new_string: '1' },
+        { old_string: 'three', new_string: '3\n4' },
+      ],
+    })
+    expect(m.meta).toEqual({ diff: patch('a.txt', 'one\nTWO\nthree\n', '1\nTWO\n3\n4\n') })
+  })
+
+  it('write_file has a diff only when it overwrites UTF-8 text with something else', async () => {
+    const { tools } = workspace({
+      'a.txt': 'x\r\ny\n',
+      'u16.txt': Buffer.from('\ufeffx', 'utf16le'),
+      bin: Buffer.from([0, 1]),
+    })
+    const over = await tools.callTool('write_file', { path: 'a.txt', content: 'x\r\nz\n' })
+    expect(over.meta).toEqual({ diff: patch('a.txt', 'x\r\ny\n', 'x\r\nz\n') })
+    const same = await tools.callTool('write_file', { path: 'a.txt', content: 'x\r\nz\n' })
+    expect(same.meta).toBeUndefined()
+    const fresh = await tools.callTool('write_file', { path: 'new.txt', content: 'n\n' })
+    expect(fresh.meta).toBeUndefined()
+    for (const path of ['u16.txt', 'bin']) {
+      expect((await tools.callTool('write_file', { path, content: 'text\n' })).meta).toBeUndefined()
+    }
   })
 })

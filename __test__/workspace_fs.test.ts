@@ -2,7 +2,7 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { err, ok, tempDir, workspace } from './helpers'
+import { err, ok, tempDir, workspace } from './root-helpers'
 
 describe.each(['move', 'copy'] as const)('%s', (tool) => {
   const verb = tool === 'move' ? 'Moved' : 'Copied'
@@ -126,5 +126,50 @@ describe('remove', () => {
     for (const path of ['../x', 'out', join(outside, 'x')]) {
       expect(err(await tools.callTool('remove', { path })).error).toBe('path_escape')
     }
+  })
+})
+
+describe('registry and surfaces', () => {
+  const ten = [
+    'read_image',
+    'read_files',
+    'replace',
+    'diff',
+    'move',
+    'copy',
+    'mkdir',
+    'remove',
+    'file_stat',
+    'tree',
+  ]
+
+  it('the root lists the ten in the contract order; readOnlyTools keeps the five read tools', async () => {
+    const root = await import('../index.js')
+    const names = root.tools.map((t: { name: string }) => t.name).filter((n) => ten.includes(n))
+    expect(names).toEqual([
+      'read_image',
+      'read_files',
+      'replace',
+      'diff',
+      'move',
+      'copy',
+      'mkdir',
+      'remove',
+      'file_stat',
+      'tree',
+    ])
+    const ro = root.readOnlyTools
+      .map((t: { name: string }) => t.name)
+      .filter((n) => ten.includes(n))
+    expect(ro).toEqual(['read_image', 'read_files', 'diff', 'file_stat', 'tree'])
+  })
+
+  it('the v0.1 entry does not offer them', async () => {
+    const seed = await import('../v0.1/index.js')
+    const names = seed.tools.map((t: { name: string }) => t.name)
+    for (const n of ten) expect(names).not.toContain(n)
+    const t = seed.createAgentTools({ workspaceRoot: tempDir() })
+    const r = await t.callTool('tree', {})
+    expect(r.isError).toBe(true)
   })
 })

@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync, symlinkSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { err, isolateGitHome, ok, tempDir, workspace } from './helpers'
+import { err, isolateGitHome, ok, tempDir, workspace } from './root-helpers'
 
 /** A 3x2 PNG header: signature and IHDR. */
 function png(): Buffer {

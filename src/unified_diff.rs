@@ -86,6 +86,19 @@ pub fn two_files_patch(
     out
 }
 
+/// `meta.diff` for an edit of one file: `createTwoFilesPatch(rel, rel, before, after)` on the
+/// decoded texts with every line terminator as `\n` (the BOM is already stripped by the
+/// decoder), an undecodable byte's stand-in shown as U+FFFD.
+pub fn edit_patch(rel: &str, before: &str, after: &str) -> String {
+    let shown = |t: &str| -> String {
+        crate::text::normalize_newlines(t)
+            .chars()
+            .map(crate::text::display_char)
+            .collect()
+    };
+    two_files_patch(rel, rel, &shown(before), &shown(after), 3)
+}
+
 /// jsdiff's line tokenizer for LF text: each line with its `\n`; the last may lack one.
 /// (Callers pass LF-normalized text; a `\r\n` is treated as a line end too, as jsdiff does.)
 pub fn tokenize(text: &str) -> Vec<&str> {

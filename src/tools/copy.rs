@@ -7,11 +7,13 @@ use std::io;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::r#move::{create_parents, sync_parent, Transfer};
+use super::r#move::{check_cancel, create_parents, sync_parent, Transfer};
 use super::Tool;
 use crate::atomic;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ToolResult};
+use crate::output::Output;
 use crate::paths::{WorkPath, TEMP_PREFIX};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -31,15 +33,18 @@ impl Tool for Copy {
     const NAME: &'static str = "copy";
     const DESCRIPTION: &'static str = "Copy ONE file (not a directory) to a new file path. The copy keeps the source's permissions, appears atomically (complete or not at all), and has no size limit; missing parent directories are created. An existing destination is refused unless overwrite is true. Refuses symbolic links at either end. Use move to rename a file, write_file to create one with new content.";
     const MUTATING: bool = true;
+    const SINCE_V05: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let plan = Transfer::prepare(config, &args.source, &args.destination, args.overwrite)?;
         let _lock = atomic::lock(&[&plan.source.abs, &plan.destination.abs]);
         let overwritten = plan.check()?;
+        check_cancel(ctx, "Copy")?;
         create_parents(&plan.destination)?;
         copy_file(&plan.source, &plan.destination)?;
-        Ok(plan.done("Copied", overwritten))
+        Ok(plan.done("Copied", overwritten).into())
     }
 }
 
@@ -75,7 +80,7 @@ mod tests {
     use std::path::Path;
 
     fn run(root: &Path, src: &str, dst: &str, overwrite: bool) -> ToolResult<String> {
-        Copy::run(
+        crate::testutil::run_text::<Copy>(
             Args {
                 source: src.into(),
                 destination: dst.into(),

@@ -5,8 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::ToolResult;
+use crate::output::Output;
 use crate::text::{self, normalize_newlines};
 use crate::{paths, unified_diff};
 
@@ -24,24 +26,20 @@ impl Tool for Diff {
     const NAME: &'static str = "diff";
     const DESCRIPTION: &'static str = "Compare two text files and show a unified diff (3 lines of context, as `diff -u` / git diff), or `(no differences)`. Line-ending style and a byte-order mark are ignored. Use it to compare a file with a backup or a variant; it does not compare directories.";
     const MUTATING: bool = false;
+    const SINCE_V05: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let from = paths::resolve(config, &args.from)?;
         let a = text::read_text(&from, config)?;
         let to = paths::resolve(config, &args.to)?;
         let b = text::read_text(&to, config)?;
         let (a, b) = (normalize_newlines(&a.text), normalize_newlines(&b.text));
         if a == b {
-            return Ok("(no differences)".to_string());
+            return Ok("(no differences)".into());
         }
-        Ok(unified_diff::two_files_patch(
-            &from.display,
-            &to.display,
-            &a,
-            &b,
-            3,
-        ))
+        Ok(unified_diff::two_files_patch(&from.display, &to.display, &a, &b, 3).into())
     }
 }
 
@@ -61,7 +59,7 @@ mod tests {
         fs::write(root.join("c"), "x\nz\n").unwrap();
         let c = config_at(root);
         let run = |f: &str, t: &str| {
-            Diff::run(
+            crate::testutil::run_text::<Diff>(
                 Args {
                     from: f.into(),
                     to: t.into(),

@@ -41,6 +41,7 @@ impl Tool for EditFile {
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
         editing::check_raw(&file, &args.old_string, &args.new_string, &path.display)?;
+        let before = file.text.clone();
         let dominant = editing::dominant_for(&file.text, [args.new_string.as_str()].into_iter());
         let applied = editing::apply(
             &mut file.text,
@@ -50,6 +51,7 @@ impl Tool for EditFile {
             dominant,
             &path.display,
         )?;
+        let diff = crate::unified_diff::edit_patch(&path.display, &before, &file.text);
         atomic::write_atomic(&path, file.into_bytes())?;
         let mut message = if applied.count == 1 {
             format!("Replaced 1 occurrence in {}.", path.display)
@@ -63,6 +65,6 @@ impl Tool for EditFile {
             message.push_str(" Note: ");
             message.push_str(&note);
         }
-        Ok(message.into())
+        Ok(Output::text(message).with_meta("diff", diff))
     }
 }

@@ -12,8 +12,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::tools::r#move::not_found;
 
@@ -32,9 +34,11 @@ impl Tool for FileStat {
     const NAME: &'static str = "file_stat";
     const DESCRIPTION: &'static str = "Describe one path without reading it whole: its type (file, directory, symlink, other), size in bytes, modification time (ISO 8601, UTC), permission bits, and for a file whether it looks binary and its image type; for a symlink its raw target (not followed). Works on files of any size. Use read_file to read a text file, list_dir or tree to see a directory's contents.";
     const MUTATING: bool = false;
+    const SINCE_V05: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
         let meta = fs::symlink_metadata(&path.abs).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
@@ -89,7 +93,7 @@ impl Tool for FileStat {
             let _ = write!(out, ",\"symlink_target\":{target}");
         }
         out.push('}');
-        Ok(out)
+        Ok(out.into())
     }
 }
 
@@ -143,7 +147,7 @@ mod tests {
     use std::time::Duration;
 
     fn run(root: &Path, p: &str) -> ToolResult<serde_json::Value> {
-        FileStat::run(Args { path: p.into() }, &config_at(root))
+        crate::testutil::run_text::<FileStat>(Args { path: p.into() }, &config_at(root))
             .map(|s| serde_json::from_str(&s).unwrap())
     }
 
@@ -165,7 +169,7 @@ mod tests {
         fs::write(root.join("t.txt"), "hello").unwrap();
         fs::create_dir(root.join("d")).unwrap();
         std::os::unix::fs::symlink("t.txt", root.join("l")).unwrap();
-        let raw = FileStat::run(
+        let raw = crate::testutil::run_text::<FileStat>(
             Args {
                 path: "t.txt".into(),
             },

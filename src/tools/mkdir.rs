@@ -6,8 +6,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -23,19 +25,22 @@ impl Tool for Mkdir {
     const NAME: &'static str = "mkdir";
     const DESCRIPTION: &'static str = "Create a directory, with any missing parent directories (like mkdir -p). An existing directory is fine: the result says it already exists. Files do not need this: write_file, copy and move create missing parents themselves.";
     const MUTATING: bool = true;
+    const SINCE_V05: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
         match fs::metadata(&path.abs) {
             Ok(m) if m.is_dir() => {
-                return Ok(format!("Directory already exists: {}.", path.display))
+                return Ok(format!("Directory already exists: {}.", path.display).into())
             }
             Ok(_) => return Err(not_a_dir(&args.path, "Path exists and is not a directory")),
             Err(_) => {}
         }
+        super::r#move::check_cancel(ctx, "mkdir")?;
         match fs::create_dir_all(&path.abs) {
-            Ok(()) => Ok(format!("Created directory {}.", path.display)),
+            Ok(()) => Ok(format!("Created directory {}.", path.display).into()),
             Err(e)
                 if e.kind() == std::io::ErrorKind::NotADirectory
                     || e.kind() == std::io::ErrorKind::AlreadyExists =>
@@ -58,7 +63,7 @@ mod tests {
     use std::path::Path;
 
     fn run(root: &Path, p: &str) -> ToolResult<String> {
-        Mkdir::run(Args { path: p.into() }, &config_at(root))
+        crate::testutil::run_text::<Mkdir>(Args { path: p.into() }, &config_at(root))
     }
 
     #[test]

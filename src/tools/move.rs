@@ -13,8 +13,10 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::atomic;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths::{self, WorkPath};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -34,15 +36,18 @@ impl Tool for Move {
     const NAME: &'static str = "move";
     const DESCRIPTION: &'static str = "Move or rename ONE file (not a directory) to a new file path, atomically: the bytes and permissions are kept, missing parent directories of the destination are created. An existing destination is refused unless overwrite is true. Refuses symbolic links at either end. Use copy to duplicate a file instead, mkdir to create a directory, remove to delete a file.";
     const MUTATING: bool = true;
+    const SINCE_V05: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let plan = Transfer::prepare(config, &args.source, &args.destination, args.overwrite)?;
         let _lock = atomic::lock(&[&plan.source.abs, &plan.destination.abs]);
         let overwritten = plan.check()?;
+        check_cancel(ctx, "Move")?;
         create_parents(&plan.destination)?;
         move_file(&plan.source, &plan.destination)?;
-        Ok(plan.done("Moved", overwritten))
+        Ok(plan.done("Moved", overwritten).into())
     }
 }
 
@@ -155,6 +160,18 @@ pub fn symlink_refused(abs: &Path) -> ToolError {
         .with("path", shown.as_ref())
 }
 
+/// Refuses to start the change when the caller has aborted (checked before the commit point,
+/// never inside it): `aborted` `<what> aborted (run cancelled); nothing was changed.`
+pub fn check_cancel(ctx: &Ctx, what: &str) -> ToolResult<()> {
+    if ctx.cancel.is_cancelled() {
+        return Err(ToolError::new(
+            ErrorCode::Aborted,
+            format!("{what} aborted (run cancelled); nothing was changed."),
+        ));
+    }
+    Ok(())
+}
+
 /// `not_found` `No such file: <input>`, field `path`.
 pub fn not_found(input: &str) -> ToolError {
     ToolError::new(ErrorCode::NotFound, format!("No such file: {input}")).with("path", input)
@@ -213,7 +230,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     fn run(root: &Path, src: &str, dst: &str, overwrite: bool) -> ToolResult<String> {
-        Move::run(
+        crate::testutil::run_text::<Move>(
             Args {
                 source: src.into(),
                 destination: dst.into(),

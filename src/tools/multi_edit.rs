@@ -61,6 +61,7 @@ impl Tool for MultiEdit {
             editing::check_raw(&file, &edit.old_string, &edit.new_string, &path.display)
                 .map_err(|e| at(i, e))?;
         }
+        let before = file.text.clone();
         let dominant =
             editing::dominant_for(&file.text, args.edits.iter().map(|e| e.new_string.as_str()));
         let mut notes = Vec::new();
@@ -78,6 +79,7 @@ impl Tool for MultiEdit {
                 notes.push(format!("edit[{i}]: {note}"));
             }
         }
+        let diff = crate::unified_diff::edit_patch(&path.display, &before, &file.text);
         atomic::write_atomic(&path, file.into_bytes())?;
         let n = args.edits.len();
         let mut message = format!(
@@ -89,7 +91,7 @@ impl Tool for MultiEdit {
             message.push_str(" Note: ");
             message.push_str(&note);
         }
-        Ok(message.into())
+        Ok(Output::text(message).with_meta("diff", diff))
     }
 }
 

@@ -11,8 +11,10 @@ use serde::Deserialize;
 
 use super::read_file::{LINE_CUT_MARKER, MAX_LINE_CHARS};
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::ToolResult;
+use crate::output::Output;
 use crate::paths;
 use crate::text::{self, cut_chars, split_lines};
 
@@ -35,9 +37,11 @@ impl Tool for ReadFiles {
     const DESCRIPTION: &'static str = "Read several text files at once (up to 64): each is shown like read_file (numbered lines) under a `==> path <==` header, sections separated by a blank line. A file that cannot be read gets a one-line error in its place instead of failing the call. All files share one output budget: a long file is cut with a note, and files that no longer fit are listed as not shown. Use read_file to page through one long file.";
     const MUTATING: bool = false;
     const BOUNDED: bool = true;
+    const SINCE_V05: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         if args.paths.len() > MAX_PATHS {
             // The schema says so too; this holds whatever validator runs first.
             return Err(crate::error::ToolError::invalid_input(format!(
@@ -46,7 +50,7 @@ impl Tool for ReadFiles {
         }
         let budget = config.max_output_bytes as usize;
         let loaded = load_all(config, &args.paths, budget);
-        Ok(render(&args.paths, loaded, budget as i64))
+        Ok(render(&args.paths, loaded, budget as i64).into())
     }
 }
 
@@ -174,7 +178,7 @@ mod tests {
             max_output_bytes: max,
             ..config_at(root)
         };
-        ReadFiles::run(
+        crate::testutil::run_text::<ReadFiles>(
             Args {
                 paths: paths.iter().map(|s| s.to_string()).collect(),
             },

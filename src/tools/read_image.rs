@@ -8,8 +8,11 @@ use std::io::Read;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::tools::r#move::not_found;
 
@@ -21,7 +24,26 @@ pub struct Args {
 
 pub struct ReadImage;
 
-pub const DESCRIPTION: &str = "Look at an image file: returns a PNG, JPEG, GIF or WebP image (detected from its content, not its name) as an image you can see. Use it for screenshots, diagrams and UI assets. Other files are refused; use read_file for text and file_stat to check a file's type and size first.";
+impl Tool for ReadImage {
+    const NAME: &'static str = "read_image";
+    const DESCRIPTION: &'static str = "Look at an image file: returns a PNG, JPEG, GIF or WebP image (detected from its content, not its name) as an image you can see. Use it for screenshots, diagrams and UI assets. Other files are refused; use read_file for text and file_stat to check a file's type and size first.";
+    const MUTATING: bool = false;
+    const SINCE_V05: bool = true;
+    type Args = Args;
+
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        use base64::Engine as _;
+        let image = load(ctx, &args.path, ctx.max_image_bytes)?;
+        let data = base64::engine::general_purpose::STANDARD.encode(&image.bytes);
+        let mut out = Output::image(data, image.mime)
+            .with_meta("mimeType", image.mime)
+            .with_meta("bytes", image.bytes.len());
+        if let Some((width, height)) = image.size {
+            out = out.with_meta("width", width).with_meta("height", height);
+        }
+        Ok(out)
+    }
+}
 
 /// A loaded image: its bytes, MIME type and (when the header gives them) dimensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,6 +215,23 @@ mod tests {
         assert_eq!(dimensions(&webp, "image/webp"), Some((10, 5)));
         assert_eq!(sniff(b"hello"), None);
         assert_eq!(sniff(b"RIFF\0\0\0\0WAVE"), None);
+    }
+
+    #[test]
+    fn the_tool_returns_one_image_part_and_meta() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a"), png_3x2()).unwrap();
+        let c = config_at(dir.path());
+        let out = ReadImage::run(Args { path: "a".into() }, &Ctx::plain(&c)).unwrap();
+        assert_eq!(out.content.len(), 1);
+        assert!(
+            matches!(&out.content[0], crate::output::Part::Image { mime_type, .. } if mime_type == "image/png")
+        );
+        let meta = out.meta.unwrap();
+        assert_eq!(
+            (meta["width"].as_u64(), meta["height"].as_u64()),
+            (Some(3), Some(2))
+        );
     }
 
     #[test]

@@ -5,11 +5,13 @@ use std::fs;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::r#move::{not_found, symlink_refused, sync_parent};
+use super::r#move::{check_cancel, not_found, symlink_refused, sync_parent};
 use super::Tool;
 use crate::atomic;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -24,9 +26,11 @@ impl Tool for Remove {
     const NAME: &'static str = "remove";
     const DESCRIPTION: &'static str = "Delete ONE file. Directories and symbolic links are refused (use bash for those). The deletion cannot be undone: make sure the path is right.";
     const MUTATING: bool = true;
+    const SINCE_V05: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let meta = match fs::symlink_metadata(&path.abs) {
@@ -46,9 +50,10 @@ impl Tool for Remove {
             )
             .with("path", args.path.as_str()));
         }
+        check_cancel(ctx, "Remove")?;
         fs::remove_file(&path.abs).map_err(|e| io_err(e, &args.path))?;
         sync_parent(&path.abs);
-        Ok(format!("Removed {}.", path.display))
+        Ok(format!("Removed {}.", path.display).into())
     }
 }
 
@@ -59,7 +64,7 @@ mod tests {
     use std::path::Path;
 
     fn run(root: &Path, p: &str) -> ToolResult<String> {
-        Remove::run(Args { path: p.into() }, &config_at(root))
+        crate::testutil::run_text::<Remove>(Args { path: p.into() }, &config_at(root))
     }
 
     #[test]

@@ -16,8 +16,10 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::atomic::{self, Transaction};
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths::{self, WorkPath};
 use crate::text::{self, Editable, NewlineView};
 use crate::tools::r#move::{not_found, symlink_refused};
@@ -59,10 +61,16 @@ impl Tool for Replace {
     const NAME: &'static str = "replace";
     const DESCRIPTION: &'static str = "Find and replace a regular expression (JavaScript syntax) across files: in one file (path), or in every file under a directory (path, default the root) whose path matches glob. Respects .gitignore; binary and oversized files are skipped. By default it is a DRY RUN that shows the number of replacements and a diff without writing; call again with dry_run: false to apply. Applying writes all changed files atomically (all or none), keeping line endings and encoding. Matching works on the text with \\n line endings; without multiline, ^ and $ are the start and end of the whole file. Use edit_file or multi_edit for a single hand-written change.";
     const MUTATING: bool = true;
+    const SINCE_V05: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
-        run_replace(args, config, &|| false).map(|(text, _)| text)
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let (text, diff) = run_replace(args, ctx, &|| ctx.cancel.is_cancelled())?;
+        let out = Output::text(text);
+        Ok(match diff {
+            Some(diff) => out.with_meta("diff", diff),
+            None => out,
+        })
     }
 }
 
@@ -107,7 +115,10 @@ pub fn run_replace(
     let mut changes = Vec::new();
     for abs in files {
         if cancelled() {
-            return Err(ToolError::new(ErrorCode::IoError, "Replacement aborted"));
+            return Err(ToolError::new(
+                ErrorCode::Aborted,
+                "Replacement aborted (run cancelled); nothing was written.",
+            ));
         }
         let wp = WorkPath {
             display: paths::display_of(&config.workspace_root, &abs),
@@ -159,7 +170,10 @@ pub fn run_replace(
         tx.write(&change.path, change.bytes.clone());
     }
     if cancelled() {
-        return Err(ToolError::new(ErrorCode::IoError, "Replacement aborted"));
+        return Err(ToolError::new(
+            ErrorCode::Aborted,
+            "Replacement aborted (run cancelled); nothing was written.",
+        ));
     }
     tx.commit().map_err(|e| {
         let file = e

@@ -10,8 +10,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
 use crate::paths;
 use crate::tools::r#move::not_found;
 use crate::walk::{self, WalkOptions};
@@ -40,9 +42,11 @@ impl Tool for Tree {
     const NAME: &'static str = "tree";
     const DESCRIPTION: &'static str = "Show a directory as an indented tree (like the tree command): directories first (`name/`), then files with their size in bytes (`name<TAB>size`); symlinks are shown as `name@` and not followed. Files ignored by .gitignore (and .git) are hidden unless respect_gitignore is false. depth limits how many levels are shown (default 4, at most 20). Use it to get the layout of a project; use list_dir for one directory with details, glob to find files by name.";
     const MUTATING: bool = false;
+    const SINCE_V05: bool = true;
     type Args = Args;
 
-    fn run(args: Args, config: &Config) -> ToolResult<String> {
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
         let raw = args.path.as_deref().unwrap_or(".");
         let base = paths::resolve(config, raw)?;
         match fs::metadata(&base.abs) {
@@ -61,8 +65,15 @@ impl Tool for Tree {
             d => d.min(MAX_DEPTH),
         } as usize;
         let respect = args.respect_gitignore.unwrap_or(true);
-        let entries = list(config, &base.abs, depth, respect, &|| false);
-        Ok(render(&base.display, entries))
+        let cancelled = || ctx.cancel.is_cancelled();
+        let entries = list(config, &base.abs, depth, respect, &cancelled);
+        if cancelled() {
+            return Err(ToolError::new(
+                ErrorCode::Aborted,
+                "tree aborted (run cancelled)",
+            ));
+        }
+        Ok(render(&base.display, entries).into())
     }
 }
 
@@ -211,7 +222,7 @@ mod tests {
         depth: Option<u64>,
         respect: Option<bool>,
     ) -> ToolResult<String> {
-        Tree::run(
+        crate::testutil::run_text::<Tree>(
             Args {
                 path: path.map(Into::into),
                 depth,
