@@ -319,16 +319,9 @@ fn jsdiff_myers(old: &[u32], new: &[u32]) -> Option<Vec<Change>> {
         let mut diagonal = min_diag.max(-edit_len);
         let top = max_diag.min(edit_len);
         while diagonal <= top {
-            let remove_path = if diagonal - 1 >= -offset {
-                best[slot(diagonal - 1)]
-            } else {
-                None
-            };
-            let add_path = if diagonal + 1 <= offset {
-                best[slot(diagonal + 1)]
-            } else {
-                None
-            };
+            // |diagonal| <= edit_len <= max_edit, so both neighbours are inside the table.
+            let remove_path = best[slot(diagonal - 1)];
+            let add_path = best[slot(diagonal + 1)];
             if remove_path.is_some() {
                 best[slot(diagonal - 1)] = None;
             }
