@@ -7,7 +7,7 @@
 //! So the line diff here is a port of jsdiff's `Diff.diff` (its O(ND) search with the
 //! "stop considering diagonals past an edge" pruning, and its path-extension tie-break), on
 //! interned line ids. Its memory grows with the square of the edit distance, as jsdiff's does;
-//! past [`MAX_COMPONENTS`] path components the search gives up and `similar`'s Myers diff (a
+//! past [`MAX_COMPONENTS`] path components (about an edit distance of 2000 lines) the search gives up and `similar`'s Myers diff (a
 //! linear-space implementation) supplies the alignment instead, so a huge rewrite still gets a
 //! correct, if differently laid out, patch.
 
@@ -16,8 +16,8 @@ use std::collections::HashMap;
 /// The 67 `=` that underline the header.
 const UNDERLINE: &str = "===================================================================";
 
-/// Past this many path components the jsdiff search hands over to `similar`.
-const MAX_COMPONENTS: usize = 8_000_000;
+/// Past this many path components (12 bytes each) the jsdiff search hands over to `similar`.
+const MAX_COMPONENTS: usize = 2_000_000;
 
 /// One run of the line diff: `count` lines, kept, added or removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,13 +90,17 @@ pub fn two_files_patch(
 /// decoded texts with every line terminator as `\n` (the BOM is already stripped by the
 /// decoder), an undecodable byte's stand-in shown as U+FFFD.
 pub fn edit_patch(rel: &str, before: &str, after: &str) -> String {
-    let shown = |t: &str| -> String {
-        crate::text::normalize_newlines(t)
-            .chars()
-            .map(crate::text::display_char)
-            .collect()
-    };
     two_files_patch(rel, rel, &shown(before), &shown(after), 3)
+}
+
+/// LF-normalized text with each undecodable byte's stand-in as U+FFFD; borrowed when there is
+/// nothing to change (the stand-ins are U+10FF00..U+10FFFF, whose UTF-8 starts with F4 8F).
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    let text = crate::text::normalize_newlines(text);
+    if memchr::memmem::find(text.as_bytes(), b"\xF4\x8F").is_none() {
+        return text;
+    }
+    std::borrow::Cow::Owned(text.chars().map(crate::text::display_char).collect())
 }
 
 /// jsdiff's line tokenizer for LF text: each line with its `\n`; the last may lack one.
@@ -218,7 +222,16 @@ pub fn diff_lines<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Change> {
         *ids.entry(l).or_insert(next)
     };
     let a: Vec<u32> = old.iter().map(|l| intern(l)).collect();
+    let old_ids = a.iter().max().map_or(0, |m| m + 1);
     let b: Vec<u32> = new.iter().map(|l| intern(l)).collect();
+    if b.iter().all(|&id| id >= old_ids) {
+        // No line in common (a rewrite): jsdiff's search ends with every removal before every
+        // addition, and gets there in quadratic time; this is the same answer at once.
+        return [Change::Removed(a.len()), Change::Added(b.len())]
+            .into_iter()
+            .filter(|c| !matches!(c, Change::Removed(0) | Change::Added(0)))
+            .collect();
+    }
     match jsdiff_myers(&a, &b) {
         Some(changes) => changes,
         None => similar_fallback(&a, &b),
@@ -227,7 +240,7 @@ pub fn diff_lines<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Change> {
 
 #[derive(Clone, Copy)]
 struct Component {
-    count: usize,
+    count: u32,
     kind: u8, // 0 equal, 1 added, 2 removed
     prev: Option<u32>,
 }
@@ -269,7 +282,7 @@ fn jsdiff_myers(old: &[u32], new: &[u32]) -> Option<Vec<Change>> {
         }
         if common > 0 {
             arena.push(Component {
-                count: common,
+                count: common as u32,
                 kind: 0,
                 prev: path.last,
             });
@@ -381,9 +394,9 @@ fn build(arena: &[Component], mut last: Option<u32>) -> Vec<Change> {
     while let Some(i) = last {
         let c = arena[i as usize];
         out.push(match c.kind {
-            0 => Change::Equal(c.count),
-            1 => Change::Added(c.count),
-            _ => Change::Removed(c.count),
+            0 => Change::Equal(c.count as usize),
+            1 => Change::Added(c.count as usize),
+            _ => Change::Removed(c.count as usize),
         });
         last = c.prev;
     }
@@ -485,6 +498,27 @@ mod tests {
         assert_eq!(p.matches("@@ -").count(), 2, "{p}");
         assert!(p.contains("@@ -1,5 +1,5 @@"), "{p}");
         assert!(p.contains("@@ -15,6 +15,6 @@"), "{p}");
+    }
+
+    #[test]
+    fn disjoint_inputs_are_all_removals_then_all_additions() {
+        let mut rng = crate::testutil::XorShift::new(99);
+        for _ in 0..200 {
+            let (n, m) = (rng.below(30), rng.below(30));
+            let a: Vec<u32> = (0..n).map(|_| rng.below(5) as u32).collect();
+            let b: Vec<u32> = (0..m).map(|_| 5 + rng.below(5) as u32).collect();
+            let want: Vec<Change> = [Change::Removed(n), Change::Added(m)]
+                .into_iter()
+                .filter(|c| !matches!(c, Change::Removed(0) | Change::Added(0)))
+                .collect();
+            assert_eq!(jsdiff_myers(&a, &b).unwrap(), want, "{a:?} {b:?}");
+        }
+        let old = ["a\n", "b\n"];
+        let new = ["x\n"];
+        assert_eq!(
+            diff_lines(&old, &new),
+            [Change::Removed(2), Change::Added(1)]
+        );
     }
 
     #[test]

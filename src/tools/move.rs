@@ -287,4 +287,44 @@ mod tests {
         assert_eq!(fs::read_to_string(root.join("b")).unwrap(), "A");
         assert_eq!(code(run(root, "b", "../x", false)), ErrorCode::PathEscape);
     }
+
+    /// Across filesystems (when /dev/shm is another one than the temp dir): copied, then the
+    /// source unlinked, with the mode kept.
+    #[test]
+    fn moves_across_filesystems() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let Ok(other) = tempfile::tempdir_in("/dev/shm") else {
+            return;
+        };
+        let dev = |p: &Path| fs::metadata(p).unwrap().dev();
+        if dev(dir.path()) == dev(other.path()) {
+            return;
+        }
+        let root = dir.path();
+        fs::write(root.join("a.sh"), "payload").unwrap();
+        fs::set_permissions(root.join("a.sh"), fs::Permissions::from_mode(0o700)).unwrap();
+        let c = Config {
+            confine_to_workspace: false,
+            ..config_at(root)
+        };
+        let dest = other.path().join("sub/b.sh");
+        let out = crate::testutil::run_text::<Move>(
+            Args {
+                source: "a.sh".into(),
+                destination: dest.to_string_lossy().into_owned(),
+                overwrite: None,
+            },
+            &c,
+        )
+        .unwrap();
+        assert!(out.starts_with("Moved a.sh \u{2192} /dev/shm/"), "{out}");
+        assert!(!root.join("a.sh").exists());
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "payload");
+        assert_eq!(
+            fs::metadata(&dest).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        assert_eq!(fs::read_dir(other.path().join("sub")).unwrap().count(), 1);
+    }
 }

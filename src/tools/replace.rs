@@ -285,20 +285,7 @@ fn replace_in(path: &WorkPath, file: Editable, re: &Regex, template: &Template) 
     if new_norm == haystack {
         return None;
     }
-    let shown = |t: &str| -> String {
-        if file.raw_bytes {
-            t.chars().map(text::display_char).collect()
-        } else {
-            t.to_string()
-        }
-    };
-    let patch = unified_diff::two_files_patch(
-        &path.display,
-        &path.display,
-        &shown(haystack),
-        &shown(&new_norm),
-        3,
-    );
+    let patch = unified_diff::edit_patch(&path.display, haystack, &new_norm);
     let dominant = if pieces.iter().any(|p| p.2.contains('\n')) {
         text::dominant_terminator_in(&file.text)
     } else {
