@@ -138,7 +138,8 @@ function treePaths(text, strip) {
   const out = []
   const stack = []
   for (const line of text.split('\n').slice(1)) {
-    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.*)$/u.exec(line)
+    // tree indents with `│` + two no-break spaces + a space; ours with `│` + three spaces.
+    const m = /^((?:│[ \u00a0]{2} | {4})*)(?:├── |└── )(.*)$/u.exec(line)
     if (!m) continue
     const depth = m[1].length / 4
     const name = strip(m[2])

@@ -786,4 +786,18 @@ mod tests {
         assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "foo\n");
         assert_eq!(fs::read_to_string(root.join("real.txt")).unwrap(), "foo\n");
     }
+
+    #[test]
+    fn an_aborted_call_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("a.txt"), "foo\n").unwrap();
+        let c = config_at(root);
+        let cancel = crate::call::Cancel::armed();
+        cancel.cancel();
+        let ctx = Ctx::new(&c, cancel);
+        let e = Replace::run(args("foo", "bar", Some("."), None, false), &ctx).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Aborted);
+        assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "foo\n");
+    }
 }
