@@ -5,12 +5,12 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::call::{self, Cancel, Ctx};
+use crate::call::{self, Cancel, Ctx, Progress};
 use crate::config::{self, Options, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
 use crate::output::{Output, Part};
-use crate::{shell, spill, tools};
+use crate::{pool, shell, spill, tools, warn};
 
 #[napi]
 pub const DEFAULT_MAX_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_OUTPUT_BYTES as u32;
@@ -47,6 +47,8 @@ pub struct NativeOutcome {
     pub is_error: bool,
     pub content: Vec<NativePart>,
     pub meta_json: Option<String>,
+    /// Diagnostic lines the call emitted, for the JavaScript warn sink.
+    pub warnings: Vec<String>,
 }
 
 impl From<Outcome> for NativeOutcome {
@@ -74,6 +76,7 @@ impl From<Outcome> for NativeOutcome {
             is_error: o.is_error,
             content,
             meta_json: o.output.meta.map(|m| Value::Object(m).to_string()),
+            warnings: Vec::new(),
         }
     }
 }
@@ -215,11 +218,22 @@ mod external {
     }
 }
 
-/// Runs `f` on the blocking pool; a panic that escapes it becomes an `internal` outcome.
-async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(f: F) -> NativeOutcome {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(outcome) => outcome.into(),
-        Err(_) => Outcome::error(&ToolError::internal()).into(),
+/// Runs call `name` off the JavaScript thread: on the bounded worker pool, or — for a tool
+/// that mostly waits on another process — on the blocking threads. A panic that escapes
+/// becomes an `internal` outcome.
+async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(name: &str, f: F) -> NativeOutcome {
+    let f = move || warn::collect(f);
+    let done = if tools::waits(name) {
+        pool::run_waiting(f).await
+    } else {
+        pool::run(f).await
+    };
+    match done {
+        Some((outcome, warnings)) => NativeOutcome {
+            warnings,
+            ..outcome.into()
+        },
+        None => Outcome::error(&ToolError::internal()).into(),
     }
 }
 
@@ -246,14 +260,20 @@ fn with_call(
         Ok(decoded) => decoded,
         Err(err) => return Outcome::error(&err),
     };
-    let (cancel, _registration) = match call_id {
+    let (cancel, progress, _registration) = match call_id {
         Some(id) => {
-            let (cancel, reg) = call::register(id);
-            (cancel, Some(reg))
+            let (cancel, progress, reg) = call::register(id);
+            (cancel, progress, Some(reg))
         }
-        None => (Cancel::default(), None),
+        None => (Cancel::default(), Progress::default(), None),
     };
-    f(args, &Ctx::new(&config, cancel))
+    f(
+        args,
+        &Ctx {
+            progress,
+            ..Ctx::new(&config, cancel)
+        },
+    )
 }
 
 /// A call's arguments: JSON, plus the large top-level strings of the object passed beside it
@@ -287,7 +307,7 @@ pub async fn dispatch_native(
     call_id: Option<u32>,
     checked: Option<bool>,
 ) -> NativeOutcome {
-    off_thread(move || {
+    off_thread(&name.clone(), move || {
         with_call(args, &config_json, &profile, call_id, |args, ctx| {
             if checked == Some(true) {
                 dispatch::dispatch_checked(&name, args, ctx)
@@ -325,7 +345,7 @@ pub async fn handler_native(
     profile: String,
     call_id: Option<u32>,
 ) -> NativeOutcome {
-    off_thread(move || {
+    off_thread(&name.clone(), move || {
         with_call(args, &config_json, &profile, call_id, |args, ctx| {
             Outcome::from_result(dispatch::handler(&name, args, ctx))
         })
@@ -339,10 +359,28 @@ pub fn abort_call(id: u32) {
     call::abort(id);
 }
 
+/// How far a running call has got: files walked, bytes scanned, a command's latest output.
+#[napi(object, object_from_js = false)]
+pub struct NativeProgress {
+    pub files: f64,
+    pub bytes: f64,
+    pub tail: String,
+}
+
+/// The progress of call `id`, or `null` once it has ended.
+#[napi]
+pub fn call_progress(id: u32) -> Option<NativeProgress> {
+    call::progress(id).map(|p| NativeProgress {
+        files: p.files as f64,
+        bytes: p.bytes as f64,
+        tail: p.tail,
+    })
+}
+
 /// Test-only: a tool that panics, run through the same guard as every tool.
 #[napi]
 pub async fn test_only_panic() -> NativeOutcome {
-    off_thread(|| {
+    off_thread("test_only_panic", || {
         Outcome::from_result(dispatch::guarded("test_only_panic", || {
             panic!("injected test panic")
         }))
@@ -374,6 +412,8 @@ pub fn tool_defs_json() -> String {
                 "bounded": t.bounded,
                 "sinceV05": t.since_v05,
                 "needsTreeSitter": t.needs_tree_sitter,
+                "annotations": t.annotations,
+                "outputSchema": t.output_schema,
             })
         })
         .collect();

@@ -47,6 +47,22 @@ pub trait Tool {
     const SINCE_V05: bool = false;
     /// A code-intelligence tool: hidden when `treeSitterAvailable` is false.
     const NEEDS_TREE_SITTER: bool = false;
+    /// The tool mostly waits on another process (a command, a server getting ready): it runs
+    /// off the bounded worker pool so it never holds a worker while it sleeps.
+    const WAITS: bool = false;
+    /// A short human-readable title (the MCP `title` annotation).
+    const TITLE: &'static str = "";
+    /// It may overwrite or delete what is already there (MCP `destructiveHint`).
+    const DESTRUCTIVE: bool = Self::MUTATING;
+    /// Calling it twice with the same arguments does nothing more (MCP `idempotentHint`).
+    const IDEMPOTENT: bool = !Self::MUTATING;
+    /// It reaches beyond the workspace, as a shell command can (MCP `openWorldHint`).
+    const OPEN_WORLD: bool = false;
+    /// The JSON Schema of the result text, for a tool whose result is one JSON object (the MCP
+    /// `outputSchema`; hosts then get it as structured content).
+    fn output_schema() -> Option<Value> {
+        None
+    }
     type Args: DeserializeOwned + JsonSchema;
     fn run(args: Self::Args, ctx: &Ctx) -> ToolResult<Output>;
 }
@@ -59,6 +75,10 @@ pub struct ToolSpec {
     pub bounded: bool,
     pub since_v05: bool,
     pub needs_tree_sitter: bool,
+    pub waits: bool,
+    /// The MCP annotations: title, readOnly, destructive, idempotent and openWorld hints.
+    pub annotations: Value,
+    pub output_schema: Option<Value>,
     /// The seed contract's schema: closed objects, strict minimums.
     pub seed_schema: Value,
     /// The newest contract's schema (see [`crate::schema::relaxed`]).
@@ -76,6 +96,15 @@ impl ToolSpec {
             bounded: T::BOUNDED,
             since_v05: T::SINCE_V05,
             needs_tree_sitter: T::NEEDS_TREE_SITTER,
+            waits: T::WAITS,
+            annotations: serde_json::json!({
+                "title": T::TITLE,
+                "readOnlyHint": !T::MUTATING,
+                "destructiveHint": T::DESTRUCTIVE,
+                "idempotentHint": T::IDEMPOTENT,
+                "openWorldHint": T::OPEN_WORLD,
+            }),
+            output_schema: T::output_schema(),
             schema: relaxed(&seed_schema),
             seed_schema,
             run: |args, ctx| T::run(deserialize(args)?, ctx),
@@ -144,6 +173,11 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
 /// The tools a configuration offers, in registry order.
 pub fn surface(config: &Config) -> impl Iterator<Item = &'static ToolSpec> + '_ {
     REGISTRY.iter().filter(move |t| t.offered(config))
+}
+
+/// Whether the registered tool `name` mostly waits on another process (see [`Tool::WAITS`]).
+pub fn waits(name: &str) -> bool {
+    REGISTRY.iter().any(|t| t.name == name && t.waits)
 }
 
 /// Finds a tool by name among those a configuration offers.
