@@ -5,6 +5,9 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::WalkState;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -101,7 +104,7 @@ pub fn list(
     base: &Path,
     depth: usize,
     respect: bool,
-    cancelled: &dyn Fn() -> bool,
+    cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Vec<Entry> {
     let options = WalkOptions {
         respect_ignore: respect,
@@ -111,40 +114,64 @@ pub fn list(
     // Not followed, and (unlike search) listed whatever they point at.
     builder.follow_links(false).max_depth(Some(depth));
     builder.filter_entry(move |dent| !respect || !paths::is_internal_name(dent.file_name()));
-    let mut out = Vec::new();
-    for (n, entry) in builder.build().enumerate() {
-        if n % 1024 == 0 && cancelled() {
-            break;
-        }
-        let Ok(entry) = entry else { continue };
-        if entry.depth() == 0 {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(base) else {
-            continue;
+    // The parallel walker (as glob's): each thread keeps its own list and hands it over once,
+    // when it finishes; the order does not matter, render sorts.
+    let shared: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+    builder.threads(0).build_parallel().run(|| {
+        let mut local = Local {
+            items: Vec::new(),
+            shared: &shared,
         };
-        let Some(ft) = entry.file_type() else {
-            continue;
-        };
-        let kind = if ft.is_symlink() {
-            Kind::Symlink
-        } else if ft.is_dir() {
-            Kind::Dir
-        } else {
-            Kind::File
-        };
-        let size = if kind == Kind::File {
-            entry.metadata().map(|m| m.len()).unwrap_or(0)
-        } else {
-            0
-        };
-        out.push(Entry {
-            rel: rel.to_path_buf(),
-            kind,
-            size,
-        });
+        Box::new(move |entry| {
+            if local.items.len() % 1024 == 1023 && cancelled() {
+                return WalkState::Quit;
+            }
+            if let Some(e) = entry.ok().and_then(|d| to_entry(&d, base)) {
+                local.items.push(e);
+            }
+            WalkState::Continue
+        })
+    });
+    shared.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One walked entry as a tree line's data; `None` for the base itself and unreadable entries.
+fn to_entry(entry: &ignore::DirEntry, base: &Path) -> Option<Entry> {
+    if entry.depth() == 0 {
+        return None;
     }
-    out
+    let rel = entry.path().strip_prefix(base).ok()?;
+    let ft = entry.file_type()?;
+    let kind = if ft.is_symlink() {
+        Kind::Symlink
+    } else if ft.is_dir() {
+        Kind::Dir
+    } else {
+        Kind::File
+    };
+    let size = if kind == Kind::File {
+        entry.metadata().map(|m| m.len()).unwrap_or(0)
+    } else {
+        0
+    };
+    Some(Entry {
+        rel: rel.to_path_buf(),
+        kind,
+        size,
+    })
+}
+
+/// One walker thread's entries, appended to the shared list when the thread finishes.
+struct Local<'a> {
+    items: Vec<Entry>,
+    shared: &'a Mutex<Vec<Entry>>,
+}
+
+impl Drop for Local<'_> {
+    fn drop(&mut self) {
+        let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        shared.append(&mut self.items);
+    }
 }
 
 /// The tree text: the root's display path, then one `├── ` / `└── ` line per entry.
