@@ -1,5 +1,20 @@
 // The package root: the newest contract. The seed contract is `agent-tools-native/v0.1`.
 
+import type { ToolArgs, ToolName } from './tool-types'
+
+/** The arguments of each tool, by name (generated from the Rust input structs). */
+export type { ToolArgs, ToolName }
+
+/** `args` may be omitted for a tool whose arguments are all optional. */
+type ArgsFor<N extends ToolName> =
+  Partial<ToolArgs[N]> extends ToolArgs[N] ? [args?: ToolArgs[N]] : [args: ToolArgs[N]]
+
+/**
+ * A tool name the compiler cannot know (a model's tool call): its arguments are checked at run
+ * time. A literal name must be a known tool.
+ */
+type DynamicName<S extends string> = string extends S ? S : never
+
 /** The stable error codes of every error envelope. */
 export type ErrorCode =
   | 'invalid_input'
@@ -217,8 +232,14 @@ export interface ToolDef extends ToolInfo {
 export interface AgentTools {
   readonly config: ServerConfig
   listTools(): ToolInfo[]
-  callTool(
-    name: string,
+  /** Runs a tool; its name and arguments are checked against the tool's own types. */
+  callTool<N extends ToolName>(
+    name: N,
+    ...rest: [...ArgsFor<N>, options?: { signal?: AbortSignalLike }]
+  ): Promise<DispatchResult>
+  /** Runs a tool named at run time (from a model's tool call). */
+  callTool<S extends string>(
+    name: DynamicName<S>,
     args?: Record<string, unknown>,
     options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>
@@ -231,8 +252,15 @@ export declare function createAgentTools(options: AgentToolsOptions): AgentTools
  * Validates and runs one tool call. Never rejects: failures resolve as `isError` results.
  * Aborting `signal` kills a running command and stops a walk.
  */
-export declare function dispatch(
-  name: string,
+export declare function dispatch<N extends ToolName>(
+  name: N,
+  args: ToolArgs[N],
+  config: ServerConfig,
+  signal?: AbortSignalLike,
+): Promise<DispatchResult>
+/** Runs a tool named at run time (from a model's tool call). */
+export declare function dispatch<S extends string>(
+  name: DynamicName<S>,
   args: Record<string, unknown>,
   config: ServerConfig,
   signal?: AbortSignalLike,
@@ -298,6 +326,12 @@ export declare function setWarnSink(sink: WarnSink | null): void
 
 /** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
 export declare function sweepSpillDir(workspaceRoot: string): Promise<void>
+
+/**
+ * Deletes the `.clarvis/monitor-*` files of every monitor that is not running and leaves live
+ * ones alone. Never rejects.
+ */
+export declare function sweepMonitors(workspaceRoot: string): Promise<void>
 
 export declare const DEFAULT_MAX_OUTPUT_BYTES: 131072
 export declare const DEFAULT_MAX_BASH_OUTPUT_BYTES: 16384

@@ -123,6 +123,7 @@ pub fn run_replace(
         let wp = WorkPath {
             display: paths::display_of(&config.workspace_root, &abs),
             abs,
+            within: base.within.clone(),
         };
         let Some(file) = load(&wp, config) else {
             continue;

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::atomic;
 use crate::call::Ctx;
+use crate::code;
 use crate::config::Config;
 use crate::error::ToolResult;
 use crate::output::Output;
@@ -37,22 +38,26 @@ impl Tool for WriteFile {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let existed = atomic::check_target(&path)?.is_some();
-        let before = if existed {
+        let prior = if existed {
             prior_text(&path, config)
         } else {
             None
         };
-        let diff = before.filter(|b| *b != args.content).map(|b| {
+        let diff = prior.filter(|b| *b != args.content).map(|b| {
             unified_diff::two_files_patch(&path.display, &path.display, &b, &args.content, 3)
         });
+        let before = || existed.then(|| code::read_before(&path)).flatten();
+        let warning = code::syntax_warning_with(config, &path.display, before, &args.content);
         let bytes = args.content.into_bytes();
         let len = bytes.len();
         atomic::write_atomic(&path, bytes)?;
-        let out = Output::text(format!(
+        let mut message = format!(
             "Wrote {len} bytes to {} ({}).",
             path.display,
             if existed { "overwritten" } else { "created" }
-        ));
+        );
+        code::append_warning(&mut message, warning);
+        let out = Output::text(message);
         Ok(match diff {
             Some(diff) => out.with_meta("diff", diff),
             None => out,
