@@ -3,7 +3,6 @@
 //! files of any size.
 
 use std::fmt::Write as _;
-use std::fs;
 use std::io::Read;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -16,8 +15,8 @@ use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ToolResult};
 use crate::output::Output;
-use crate::paths;
 use crate::tools::r#move::not_found;
+use crate::{confine, paths};
 
 /// How much of a file's head is read for the binary and image checks.
 pub const HEAD_BYTES: usize = 8192;
@@ -40,44 +39,30 @@ impl Tool for FileStat {
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
-        let meta = fs::symlink_metadata(&path.abs).map_err(|e| {
+        let meta = confine::lstat(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 not_found(&args.path)
             } else {
                 io_err(e, &args.path)
             }
         })?;
-        let ft = meta.file_type();
-        let kind = if ft.is_symlink() {
-            "symlink"
-        } else if ft.is_dir() {
-            "directory"
-        } else if ft.is_file() {
-            "file"
-        } else {
-            "other"
+        let kind = match meta.kind {
+            confine::Kind::Symlink => "symlink",
+            confine::Kind::Dir => "directory",
+            confine::Kind::File => "file",
+            confine::Kind::Other => "other",
         };
-        #[cfg(unix)]
-        let mode = {
-            use std::os::unix::fs::PermissionsExt;
-            meta.permissions().mode() & 0o777
-        };
-        #[cfg(not(unix))]
-        let mode = if meta.permissions().readonly() {
-            0o444
-        } else {
-            0o644
-        };
+        let mode = meta.mode & 0o777;
         let mut out = String::from("{");
         let _ = write!(
             out,
             "\"path\":{},\"type\":\"{kind}\",\"size\":{},\"mtime\":\"{}\",\"mode\":\"0{mode:03o}\"",
             Value::from(path.display.as_str()),
-            meta.len(),
-            iso_millis(meta.modified().unwrap_or(UNIX_EPOCH)),
+            meta.len,
+            iso_millis(meta.mtime),
         );
         if kind == "file" {
-            let head = read_head(&path.abs).map_err(|e| io_err(e, &args.path))?;
+            let head = read_head(&path).map_err(|e| io_err(e, &args.path))?;
             let mime = crate::tools::read_image::sniff(&head);
             let _ = write!(
                 out,
@@ -86,7 +71,8 @@ impl Tool for FileStat {
                 mime.map_or(Value::Null, Value::from)
             );
         } else if kind == "symlink" {
-            let target = fs::read_link(&path.abs)
+            let target = confine::open_parent(&path, None)
+                .and_then(|(dir, name)| dir.read_link(&name))
                 .ok()
                 .map(|t| Value::from(t.to_string_lossy().into_owned()))
                 .unwrap_or(Value::Null);
@@ -98,8 +84,8 @@ impl Tool for FileStat {
 }
 
 /// Up to [`HEAD_BYTES`] from the start of a file (never blocking on a FIFO).
-pub fn read_head(abs: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    let file = crate::text::open_nonblocking(abs)?;
+pub fn read_head(path: &crate::paths::WorkPath) -> std::io::Result<Vec<u8>> {
+    let file = confine::open_read(path)?;
     let mut head = Vec::with_capacity(HEAD_BYTES);
     file.take(HEAD_BYTES as u64).read_to_end(&mut head)?;
     Ok(head)
@@ -140,6 +126,7 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use crate::error::ErrorCode;
     use crate::testutil::config_at;
     use std::os::unix::fs::PermissionsExt;

@@ -57,8 +57,8 @@ pub struct Image {
 /// Errors: `not_found`, `not_a_file` (a directory), `too_large`, `not_an_image`.
 pub fn load(config: &Config, raw: &str, max_image_bytes: u64) -> ToolResult<Image> {
     let path = paths::resolve(config, raw)?;
-    let file = crate::text::open_nonblocking(&path.abs).map_err(|e| {
-        if std::fs::metadata(&path.abs).is_ok_and(|m| m.is_dir()) {
+    let file = crate::confine::open_read(&path).map_err(|e| {
+        if crate::confine::stat(&path).is_ok_and(|m| m.is_dir()) {
             is_dir(raw)
         } else if e.kind() == std::io::ErrorKind::NotFound {
             not_found(raw)

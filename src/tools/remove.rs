@@ -1,18 +1,16 @@
 //! `remove`: delete one regular file under its lock. Never a directory, never a symlink.
 
-use std::fs;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::r#move::{check_cancel, not_found, symlink_refused, sync_parent};
+use super::r#move::{check_cancel, not_found, symlink_refused};
 use super::Tool;
 use crate::atomic;
 use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths;
+use crate::{confine, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
@@ -33,34 +31,48 @@ impl Tool for Remove {
         let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
-        let meta = match fs::symlink_metadata(&path.abs) {
+        let (dir, name) = match confine::open_parent(&path, None) {
+            Ok(found) => found,
+            Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+                return Err(is_dir(&args.path));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(not_found(&args.path))
+            }
+            Err(e) => return Err(io_err(e, &args.path)),
+        };
+        let meta = match dir.stat(&name) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(not_found(&args.path))
             }
             Err(e) => return Err(io_err(e, &args.path)),
         };
-        if meta.file_type().is_symlink() {
-            return Err(symlink_refused(&path.abs));
-        }
-        if meta.is_dir() {
-            return Err(ToolError::new(
-                ErrorCode::NotAFile,
-                format!("Path is a directory (files only): {}", args.path),
-            )
-            .with("path", args.path.as_str()));
+        match meta.kind {
+            confine::Kind::Symlink => return Err(symlink_refused(&path.abs)),
+            confine::Kind::Dir => return Err(is_dir(&args.path)),
+            _ => {}
         }
         check_cancel(ctx, "Remove")?;
-        fs::remove_file(&path.abs).map_err(|e| io_err(e, &args.path))?;
-        sync_parent(&path.abs);
+        dir.remove_file(&name).map_err(|e| io_err(e, &args.path))?;
+        dir.sync();
         Ok(format!("Removed {}.", path.display).into())
     }
+}
+
+fn is_dir(input: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotAFile,
+        format!("Path is a directory (files only): {input}"),
+    )
+    .with("path", input)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testutil::config_at;
+    use std::fs;
     use std::path::Path;
 
     fn run(root: &Path, p: &str) -> ToolResult<String> {
