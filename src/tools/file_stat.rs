@@ -126,9 +126,9 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs;
     use crate::error::ErrorCode;
     use crate::testutil::config_at;
+    use std::fs;
     use std::os::unix::fs::PermissionsExt;
     use std::path::Path;
     use std::time::Duration;
