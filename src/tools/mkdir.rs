@@ -1,7 +1,5 @@
 //! `mkdir`: create a directory and its missing parents (`mkdir -p`); idempotent.
 
-use std::fs;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -10,7 +8,7 @@ use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths;
+use crate::{confine, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
@@ -31,16 +29,29 @@ impl Tool for Mkdir {
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
-        match fs::metadata(&path.abs) {
+        match confine::stat(&path) {
             Ok(m) if m.is_dir() => {
                 return Ok(format!("Directory already exists: {}.", path.display).into())
             }
             Ok(_) => return Err(not_a_dir(&args.path, "Path exists and is not a directory")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+                return Err(not_a_dir(&args.path, "Not a directory"))
+            }
             Err(_) => {}
         }
         super::r#move::check_cancel(ctx, "mkdir")?;
-        match fs::create_dir_all(&path.abs) {
+        // Missing parents are made beneath the root (mkdirat), then the directory itself.
+        let mut created = confine::Created::new();
+        let made = confine::open_parent(&path, Some(&mut created))
+            .and_then(|(dir, name)| dir.mkdir(&name, 0o777));
+        match made {
             Ok(()) => Ok(format!("Created directory {}.", path.display).into()),
+            Err(e)
+                if e.kind() == std::io::ErrorKind::AlreadyExists
+                    && confine::stat(&path).is_ok_and(|m| m.is_dir()) =>
+            {
+                Ok(format!("Directory already exists: {}.", path.display).into())
+            }
             Err(e)
                 if e.kind() == std::io::ErrorKind::NotADirectory
                     || e.kind() == std::io::ErrorKind::AlreadyExists =>
@@ -60,6 +71,7 @@ fn not_a_dir(input: &str, what: &str) -> ToolError {
 mod tests {
     use super::*;
     use crate::testutil::config_at;
+    use std::fs;
     use std::path::Path;
 
     fn run(root: &Path, p: &str) -> ToolResult<String> {

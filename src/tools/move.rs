@@ -15,6 +15,7 @@ use super::Tool;
 use crate::atomic;
 use crate::call::Ctx;
 use crate::config::Config;
+use crate::confine;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths::{self, WorkPath};
@@ -88,10 +89,14 @@ impl Transfer {
     /// The checks made under the lock, in the contract's order. Returns whether the
     /// destination exists (and will be overwritten).
     pub fn check(&self) -> ToolResult<bool> {
-        let src = fs::symlink_metadata(&self.source.abs);
-        let dst = fs::symlink_metadata(&self.destination.abs);
+        // lstat beneath the root: the final names are judged, never followed.
+        let src = confine::lstat(&self.source);
+        let dst = confine::lstat(&self.destination);
         for (meta, path) in [(&src, &self.source), (&dst, &self.destination)] {
-            if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
+            if meta
+                .as_ref()
+                .is_ok_and(|m| m.kind == confine::Kind::Symlink)
+            {
                 return Err(symlink_refused(&path.abs));
             }
         }
