@@ -37,6 +37,13 @@ const {
   DEFAULT_MONITOR_READY_TIMEOUT_MS,
   DEFAULT_MAX_MONITORS,
 } = native
+const {
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
+} = require('./guard.js')
 
 module.exports = {
   createAgentTools,
@@ -64,4 +71,9 @@ module.exports = {
   DEFAULT_BASH_TIMEOUT_MAX_MS,
   DEFAULT_MONITOR_READY_TIMEOUT_MS,
   DEFAULT_MAX_MONITORS,
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
 }
