@@ -23,6 +23,14 @@ export interface ToolArgs {
     /** File to read: relative to the workspace root, or absolute. */
     path: string
   }
+  read_image: {
+    /** The image file (PNG, JPEG, GIF or WebP): relative to the workspace root, or absolute. */
+    path: string
+  }
+  read_files: {
+    /** The files to read (1 to 64), each relative to the workspace root or absolute. */
+    paths: string[]
+  }
   write_file: {
     /** The complete new content of the file, written exactly as given (UTF-8). */
     content: string
@@ -55,6 +63,22 @@ export interface ToolArgs {
   apply_patch: {
     /** The patch: a unified diff (`--- a/path`, `+++ b/path`, `@@ -l,s +l,s @@` hunks, as `git diff` writes them) or a `*** Begin Patch` … `*** End Patch` block. Paths are relative to the workspace root, or absolute. A surrounding `apply_patch <<'EOF'` … `EOF` heredoc is accepted. */
     patch: string
+  }
+  replace: {
+    /** Preview only (default TRUE): counts and a diff, nothing written. Pass false to apply. */
+    dry_run?: boolean
+    /** Only files whose path matches this glob (`*.ts` at any depth, `src/**\/*.rs` relative to path). Ignored when path is a file. */
+    glob?: string
+    /** Case-insensitive matching (default false). */
+    ignore_case?: boolean
+    /** `^` and `$` match at every line and `.` matches newlines (default false: `^` and `$` match only at the start and end of the whole file). */
+    multiline?: boolean
+    /** A file or directory to work in (default: the workspace root). At least one of path and glob is required. */
+    path?: string
+    /** JavaScript regular expression to find (no slashes, no flags: use ignore_case and multiline). Look-around and backreferences are not supported. It must not match the empty string. */
+    pattern: string
+    /** Replacement text with JavaScript replace syntax: `$1`..`$99` for groups, `$<name>` for a named group, `$&` for the whole match, `$$` for a literal `$`. */
+    replacement: string
   }
   list_dir: {
     /** Directory to list (default: the workspace root). */
@@ -91,6 +115,12 @@ export interface ToolArgs {
     path?: string
     /** Regular expression to search for, in Rust regex syntax (as ripgrep): `fn \w+\(`, `TODO|FIXME`, `(?i)error`. Escape metacharacters to find literal text (`foo\.bar\(`). */
     pattern: string
+  }
+  diff: {
+    /** The old file: relative to the workspace root, or absolute. */
+    from: string
+    /** The new file: relative to the workspace root, or absolute. */
+    to: string
   }
   bash: {
     /** The shell command, run with `sh -c`. Use `&&`, pipes and redirections as in any POSIX shell. */
@@ -134,6 +164,42 @@ export interface ToolArgs {
     id: string
     /** The text to write, exactly as given: end a line with "\n" to submit it. */
     input?: string
+  }
+  move: {
+    /** Where it goes (the new file path, not a directory to put it in). Missing parent directories are created. */
+    destination: string
+    /** Replace an existing destination file (default false). */
+    overwrite?: boolean
+    /** The file to move: relative to the workspace root, or absolute. */
+    source: string
+  }
+  copy: {
+    /** The new file's path (not a directory to put it in). Missing parent directories are created. */
+    destination: string
+    /** Replace an existing destination file (default false). */
+    overwrite?: boolean
+    /** The file to copy: relative to the workspace root, or absolute. */
+    source: string
+  }
+  mkdir: {
+    /** The directory to create, with any missing parents: relative to the workspace root, or absolute. */
+    path: string
+  }
+  remove: {
+    /** The file to delete: relative to the workspace root, or absolute. */
+    path: string
+  }
+  file_stat: {
+    /** The file, directory or symlink to describe: relative to the workspace root, or absolute. */
+    path: string
+  }
+  tree: {
+    /** How many levels to show: 1 lists only the directory's own entries. Default 4 (0 also means 4); at most 20. */
+    depth?: number
+    /** Directory to show (default: the workspace root). */
+    path?: string
+    /** Hide what the git ignore stack ignores (and .git itself). Default true; false shows everything. */
+    respect_gitignore?: boolean
   }
   outline: {
     /** Source file to outline: relative to the workspace root, or absolute. */

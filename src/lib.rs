@@ -33,6 +33,7 @@ pub mod spill;
 mod testutil;
 pub mod text;
 pub mod tools;
+pub mod unified_diff;
 pub mod walk;
 pub mod warn;
 

@@ -352,6 +352,16 @@ pub fn raw_byte_char(b: u8) -> char {
     char::from_u32(RAW_BYTE_BASE + u32::from(b)).unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
+/// How an [`Editable`] character is shown to the model: an undecodable byte's stand-in as
+/// U+FFFD (as `read_file` shows it), anything else as itself.
+pub fn display_char(c: char) -> char {
+    if raw_byte_of(c).is_some() {
+        char::REPLACEMENT_CHARACTER
+    } else {
+        c
+    }
+}
+
 fn raw_byte_of(c: char) -> Option<u8> {
     u8::try_from(u32::from(c).checked_sub(RAW_BYTE_BASE)?).ok()
 }

@@ -42,6 +42,7 @@ impl Tool for EditFile {
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
         editing::check_raw(&file, &args.old_string, &args.new_string, &path.display)?;
+        let original = file.text.clone();
         let before = code::keep_before(&path.display, &file.text);
         let dominant = editing::dominant_for(&file.text, [args.new_string.as_str()].into_iter());
         let applied = editing::apply(
@@ -53,12 +54,13 @@ impl Tool for EditFile {
             &path.display,
         )?;
         let warning = code::syntax_warning(config, &path.display, before.as_deref(), &file.text);
+        let diff = crate::unified_diff::edit_patch(&path.display, &original, &file.text);
         atomic::write_atomic(&path, file.into_bytes())?;
         // The root (v0.5 §6) words the tolerant disclosure differently from the seed.
         let current = config.profile == Profile::Current;
         let mut message = message(&path.display, &applied, current);
         code::append_warning(&mut message, warning);
-        Ok(message.into())
+        Ok(Output::text(message).with_meta("diff", diff))
     }
 }
 

@@ -17,18 +17,28 @@ use crate::schema::{check_args, deserialize, relaxed, schema_for};
 pub mod apply_patch;
 pub mod bash;
 pub mod check_syntax;
+pub mod copy;
+pub mod diff;
 pub mod edit_file;
+pub mod file_stat;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
+pub mod mkdir;
 pub mod monitor_list;
 pub mod monitor_poll;
 pub mod monitor_send;
 pub mod monitor_start;
 pub mod monitor_stop;
+pub mod r#move;
 pub mod multi_edit;
 pub mod outline;
 pub mod read_file;
+pub mod read_files;
+pub mod read_image;
+pub mod remove;
+pub mod replace;
+pub mod tree;
 pub mod write_file;
 
 /// One tool: its advertised name and description, its input, and what it does.
@@ -157,19 +167,29 @@ impl ToolSpec {
 pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     vec![
         ToolSpec::of::<read_file::ReadFile>(),
+        ToolSpec::of::<read_image::ReadImage>(),
+        ToolSpec::of::<read_files::ReadFiles>(),
         ToolSpec::of::<write_file::WriteFile>(),
         ToolSpec::of::<edit_file::EditFile>(),
         ToolSpec::of::<multi_edit::MultiEdit>(),
         ToolSpec::of::<apply_patch::ApplyPatch>(),
+        ToolSpec::of::<replace::Replace>(),
         ToolSpec::of::<list_dir::ListDir>(),
         ToolSpec::of::<glob::Glob>(),
         ToolSpec::of::<grep::Grep>(),
+        ToolSpec::of::<diff::Diff>(),
         ToolSpec::of::<bash::Bash>(),
         ToolSpec::of::<monitor_start::MonitorStart>(),
         ToolSpec::of::<monitor_poll::MonitorPoll>(),
         ToolSpec::of::<monitor_stop::MonitorStop>(),
         ToolSpec::of::<monitor_list::MonitorList>(),
         ToolSpec::of::<monitor_send::MonitorSend>(),
+        ToolSpec::of::<r#move::Move>(),
+        ToolSpec::of::<copy::Copy>(),
+        ToolSpec::of::<mkdir::Mkdir>(),
+        ToolSpec::of::<remove::Remove>(),
+        ToolSpec::of::<file_stat::FileStat>(),
+        ToolSpec::of::<tree::Tree>(),
         ToolSpec::of::<outline::Outline>(),
         ToolSpec::of::<check_syntax::CheckSyntax>(),
     ]

@@ -10,7 +10,8 @@ use crate::code;
 use crate::config::Config;
 use crate::error::ToolResult;
 use crate::output::Output;
-use crate::paths;
+use crate::paths::{self, WorkPath};
+use crate::{text, unified_diff};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -37,6 +38,14 @@ impl Tool for WriteFile {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let existed = atomic::check_target(&path)?.is_some();
+        let prior = if existed {
+            prior_text(&path, config)
+        } else {
+            None
+        };
+        let diff = prior.filter(|b| *b != args.content).map(|b| {
+            unified_diff::two_files_patch(&path.display, &path.display, &b, &args.content, 3)
+        });
         let before = || existed.then(|| code::read_before(&path)).flatten();
         let warning = code::syntax_warning_with(config, &path.display, before, &args.content);
         let bytes = args.content.into_bytes();
@@ -48,6 +57,21 @@ impl Tool for WriteFile {
             if existed { "overwritten" } else { "created" }
         );
         code::append_warning(&mut message, warning);
-        Ok(message.into())
+        let out = Output::text(message);
+        Ok(match diff {
+            Some(diff) => out.with_meta("diff", diff),
+            None => out,
+        })
     }
+}
+
+/// The overwritten file's decoded text for `meta.diff` (BOM stripped, terminators as they are),
+/// or `None` when it is not UTF-8 text: UTF-16, binary, over `maxFileBytes`, unreadable.
+fn prior_text(path: &WorkPath, config: &Config) -> Option<String> {
+    let bytes = text::read_capped(path, config).ok()?;
+    if text::looks_binary(&bytes) || text::Encoding::detect(&bytes).is_utf16() {
+        return None;
+    }
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    String::from_utf8(body.to_vec()).ok()
 }

@@ -1,0 +1,263 @@
+//! `read_files`: several text files in one call, each rendered like `read_file` under a
+//! `==> <path> <==` header, sharing one output budget. A file that cannot be read becomes one
+//! inline error line; the batch itself never fails. Files are read in parallel on a small
+//! bounded pool of scoped threads.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::read_file::{LINE_CUT_MARKER, MAX_LINE_CHARS};
+use super::Tool;
+use crate::call::Ctx;
+use crate::config::Config;
+use crate::error::ToolResult;
+use crate::output::Output;
+use crate::paths;
+use crate::text::{self, cut_chars, split_lines};
+
+/// Most paths one call accepts.
+pub const MAX_PATHS: usize = 64;
+/// Threads reading at once, at most.
+const POOL: usize = 4;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// The files to read (1 to 64), each relative to the workspace root or absolute.
+    #[schemars(length(min = 1, max = 64))]
+    pub paths: Vec<String>,
+}
+
+pub struct ReadFiles;
+
+impl Tool for ReadFiles {
+    const NAME: &'static str = "read_files";
+    const DESCRIPTION: &'static str = "Read several text files at once (up to 64): each is shown like read_file (numbered lines) under a `==> path <==` header, sections separated by a blank line. A file that cannot be read gets a one-line error in its place instead of failing the call. All files share one output budget: a long file is cut with a note, and files that no longer fit are listed as not shown. Use read_file to page through one long file.";
+    const MUTATING: bool = false;
+    const BOUNDED: bool = true;
+    const SINCE_V05: bool = true;
+    type Args = Args;
+
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
+        if args.paths.len() > MAX_PATHS {
+            // The schema says so too; this holds whatever validator runs first.
+            return Err(crate::error::ToolError::invalid_input(format!(
+                "data/paths must NOT have more than {MAX_PATHS} items"
+            )));
+        }
+        let budget = config.max_output_bytes as usize;
+        let loaded = load_all(config, &args.paths, budget);
+        Ok(render(&args.paths, loaded, budget as i64).into())
+    }
+}
+
+/// One file's rows (only as many as could ever fit in `budget` bytes, at least one) and its
+/// line count.
+#[derive(Debug)]
+pub struct Rows {
+    pub rows: Vec<String>,
+    pub total: usize,
+}
+
+/// Reads every path on the pool; results come back in input order.
+fn load_all(config: &Config, inputs: &[String], budget: usize) -> Vec<ToolResult<Rows>> {
+    let slots: Mutex<Vec<Option<ToolResult<Rows>>>> =
+        Mutex::new((0..inputs.len()).map(|_| None).collect());
+    let next = AtomicUsize::new(0);
+    let workers = inputs.len().clamp(1, POOL);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(input) = inputs.get(i) else { break };
+                let result = load_one(config, input, budget);
+                slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(crate::error::ToolError::internal())))
+        .collect()
+}
+
+fn load_one(config: &Config, input: &str, budget: usize) -> ToolResult<Rows> {
+    let path = paths::resolve(config, input)?;
+    let decoded = text::read_text(&path, config)?;
+    let mut rows = Vec::new();
+    let mut used = 0usize;
+    let mut total = 0usize;
+    for (i, (line, _)) in split_lines(&decoded.text).enumerate() {
+        total = i + 1;
+        if rows.is_empty() || used <= budget {
+            let (kept, cut) = cut_chars(line, MAX_LINE_CHARS);
+            let row = format!(
+                "{:>6}\t{}{}",
+                i + 1,
+                kept,
+                if cut { LINE_CUT_MARKER } else { "" }
+            );
+            used += row.len() + 1;
+            rows.push(row);
+        }
+    }
+    Ok(Rows { rows, total })
+}
+
+/// Lays the sections out under the shared budget (see the contract's rules).
+pub fn render(inputs: &[String], loaded: Vec<ToolResult<Rows>>, budget: i64) -> String {
+    let mut sections: Vec<String> = Vec::new();
+    let mut remaining = budget;
+    let count = loaded.len();
+    for (i, (input, item)) in inputs.iter().zip(loaded).enumerate() {
+        if remaining <= 0 {
+            sections.push(format!(
+                "[... {} more file(s) not shown; call read_files with fewer paths ...]",
+                count - i
+            ));
+            break;
+        }
+        let section = match item {
+            Err(e) => format!(
+                "==> {input} \u{2014} {}: {} <==",
+                e.code.as_str(),
+                e.message
+            ),
+            Ok(file) => {
+                let header = format!("==> {input} <==");
+                let mut s = header.clone();
+                s.push('\n');
+                if file.total == 0 {
+                    s.push_str("(empty file)");
+                } else {
+                    let allowance = remaining - header.len() as i64 - 1;
+                    let mut used = 0i64;
+                    let mut shown = 0usize;
+                    for row in &file.rows {
+                        let cost = row.len() as i64 + i64::from(shown > 0);
+                        if shown > 0 && used + cost > allowance {
+                            break;
+                        }
+                        if shown > 0 {
+                            s.push('\n');
+                        }
+                        s.push_str(row);
+                        used += cost;
+                        shown += 1;
+                    }
+                    if shown < file.total {
+                        s.push_str(&format!(
+                            "\n[... {shown} of {} lines shown; use read_file for the rest ...]",
+                            file.total
+                        ));
+                    }
+                }
+                s
+            }
+        };
+        remaining -= section.len() as i64 + 2;
+        sections.push(section);
+    }
+    sections.join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::config_at;
+    use std::fs;
+    use std::path::Path;
+
+    fn run(root: &Path, paths: &[&str], max: u64) -> String {
+        let c = Config {
+            max_output_bytes: max,
+            ..config_at(root)
+        };
+        crate::testutil::run_text::<ReadFiles>(
+            Args {
+                paths: paths.iter().map(|s| s.to_string()).collect(),
+            },
+            &c,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn sections_errors_and_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+        fs::write(root.join("e.txt"), "").unwrap();
+        fs::write(root.join("b.bin"), b"a\0b").unwrap();
+        let out = run(
+            root,
+            &["./a.txt", "e.txt", "nope", "b.bin", "../x"],
+            100_000,
+        );
+        let parts: Vec<&str> = out.split("\n\n").collect();
+        assert_eq!(parts[0], "==> ./a.txt <==\n     1\tone\n     2\ttwo");
+        assert_eq!(parts[1], "==> e.txt <==\n(empty file)");
+        assert!(
+            parts[2].starts_with("==> nope \u{2014} not_found: "),
+            "{}",
+            parts[2]
+        );
+        assert!(
+            parts[3].starts_with("==> b.bin \u{2014} is_binary: "),
+            "{}",
+            parts[3]
+        );
+        assert!(
+            parts[4].starts_with("==> ../x \u{2014} path_escape: "),
+            "{}",
+            parts[4]
+        );
+    }
+
+    #[test]
+    fn shared_budget_cuts_and_drops() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let body: String = (0..200).map(|i| format!("line {i}\n")).collect();
+        for n in ["a", "b", "c"] {
+            fs::write(root.join(n), &body).unwrap();
+        }
+        let out = run(root, &["a", "b", "c"], 1024);
+        assert!(out.starts_with("==> a <==\n     1\tline 0\n"));
+        assert!(
+            out.contains("lines shown; use read_file for the rest ...]"),
+            "{out}"
+        );
+        assert!(
+            out.ends_with("more file(s) not shown; call read_files with fewer paths ...]"),
+            "{out}"
+        );
+        // The first section's rows fit in (budget - header - 1).
+        let first = out.split("\n[...").next().unwrap();
+        assert!(first.len() <= 1024, "{}", first.len());
+        // At least one row of a file is always shown.
+        fs::write(root.join("long"), "x".repeat(3000)).unwrap();
+        let out = run(root, &["long"], 1024);
+        assert!(out.contains(LINE_CUT_MARKER));
+    }
+
+    #[test]
+    fn many_files_keep_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let names: Vec<String> = (0..40).map(|i| format!("f{i}")).collect();
+        for n in &names {
+            fs::write(root.join(n), n).unwrap();
+        }
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let out = run(root, &refs, 100_000);
+        for (i, section) in out.split("\n\n").enumerate() {
+            assert_eq!(section, format!("==> f{i} <==\n     1\tf{i}"));
+        }
+    }
+}

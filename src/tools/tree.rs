@@ -1,0 +1,332 @@
+//! `tree`: an indented, gitignore-aware directory tree, like the `tree` command. Symlinks are
+//! listed (`name@`) and never followed. The walk runs on the shared walker ([`crate::walk`])
+//! behind one function, [`list`].
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::WalkState;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::Tool;
+use crate::call::Ctx;
+use crate::config::Config;
+use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::output::Output;
+use crate::paths;
+use crate::tools::r#move::not_found;
+use crate::walk::{self, WalkOptions};
+
+/// Levels shown when `depth` is absent or 0.
+pub const DEFAULT_DEPTH: u64 = 4;
+/// Deepest level shown; larger requests are clamped.
+pub const MAX_DEPTH: u64 = 20;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// Directory to show (default: the workspace root).
+    pub path: Option<String>,
+    /// How many levels to show: 1 lists only the directory's own entries. Default 4 (0 also
+    /// means 4); at most 20.
+    #[schemars(range(min = 0))]
+    pub depth: Option<u64>,
+    /// Hide what the git ignore stack ignores (and .git itself). Default true; false shows
+    /// everything.
+    pub respect_gitignore: Option<bool>,
+}
+
+pub struct Tree;
+
+impl Tool for Tree {
+    const NAME: &'static str = "tree";
+    const DESCRIPTION: &'static str = "Show a directory as an indented tree (like the tree command): directories first (`name/`), then files with their size in bytes (`name<TAB>size`); symlinks are shown as `name@` and not followed. Files ignored by .gitignore (and .git) are hidden unless respect_gitignore is false. depth limits how many levels are shown (default 4, at most 20). Use it to get the layout of a project; use list_dir for one directory with details, glob to find files by name.";
+    const MUTATING: bool = false;
+    const SINCE_V05: bool = true;
+    type Args = Args;
+
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let config: &Config = ctx;
+        let raw = args.path.as_deref().unwrap_or(".");
+        let base = paths::resolve(config, raw)?;
+        match fs::metadata(&base.abs) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(
+                    ToolError::new(ErrorCode::NotAFile, format!("Not a directory: {raw}"))
+                        .with("path", raw),
+                )
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found(raw)),
+            Err(e) => return Err(io_err(e, raw)),
+        }
+        let depth = match args.depth.unwrap_or(0) {
+            0 => DEFAULT_DEPTH,
+            d => d.min(MAX_DEPTH),
+        } as usize;
+        let respect = args.respect_gitignore.unwrap_or(true);
+        let cancelled = || ctx.cancel.is_cancelled();
+        let entries = list(config, &base.abs, depth, respect, &cancelled);
+        if cancelled() {
+            return Err(ToolError::new(
+                ErrorCode::Aborted,
+                "tree aborted (run cancelled)",
+            ));
+        }
+        Ok(render(&base.display, entries).into())
+    }
+}
+
+/// What kind of entry a line shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Dir,
+    Symlink,
+    File,
+}
+
+/// One listed entry: its path relative to the tree's base.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub rel: PathBuf,
+    pub kind: Kind,
+    pub size: u64,
+}
+
+/// Every entry under `base` down to `depth` levels, symlinks not followed, with the ignore
+/// stack (and the internal names) applied when `respect` is set. Stops early when `cancelled`
+/// says so. This is the only place `tree` touches the walker.
+pub fn list(
+    config: &Config,
+    base: &Path,
+    depth: usize,
+    respect: bool,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Vec<Entry> {
+    let options = WalkOptions {
+        respect_ignore: respect,
+        ..WalkOptions::default()
+    };
+    let mut builder = walk::walker(config, base, &options);
+    // Not followed, and (unlike search) listed whatever they point at.
+    builder.follow_links(false).max_depth(Some(depth));
+    builder.filter_entry(move |dent| !respect || !paths::is_internal_name(dent.file_name()));
+    // The parallel walker (as glob's): each thread keeps its own list and hands it over once,
+    // when it finishes; the order does not matter, render sorts.
+    let shared: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+    builder.threads(0).build_parallel().run(|| {
+        let mut local = Local {
+            items: Vec::new(),
+            shared: &shared,
+        };
+        Box::new(move |entry| {
+            if local.items.len() % 1024 == 1023 && cancelled() {
+                return WalkState::Quit;
+            }
+            if let Some(e) = entry.ok().and_then(|d| to_entry(&d, base)) {
+                local.items.push(e);
+            }
+            WalkState::Continue
+        })
+    });
+    shared.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One walked entry as a tree line's data; `None` for the base itself and unreadable entries.
+fn to_entry(entry: &ignore::DirEntry, base: &Path) -> Option<Entry> {
+    if entry.depth() == 0 {
+        return None;
+    }
+    let rel = entry.path().strip_prefix(base).ok()?;
+    let ft = entry.file_type()?;
+    let kind = if ft.is_symlink() {
+        Kind::Symlink
+    } else if ft.is_dir() {
+        Kind::Dir
+    } else {
+        Kind::File
+    };
+    let size = if kind == Kind::File {
+        entry.metadata().map(|m| m.len()).unwrap_or(0)
+    } else {
+        0
+    };
+    Some(Entry {
+        rel: rel.to_path_buf(),
+        kind,
+        size,
+    })
+}
+
+/// One walker thread's entries, appended to the shared list when the thread finishes.
+struct Local<'a> {
+    items: Vec<Entry>,
+    shared: &'a Mutex<Vec<Entry>>,
+}
+
+impl Drop for Local<'_> {
+    fn drop(&mut self) {
+        let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        shared.append(&mut self.items);
+    }
+}
+
+/// The tree text: the root's display path, then one `├── ` / `└── ` line per entry.
+pub fn render(root: &str, entries: Vec<Entry>) -> String {
+    let mut children: HashMap<PathBuf, Vec<(String, Kind, u64)>> = HashMap::new();
+    for e in entries {
+        let parent = e.rel.parent().map(Path::to_path_buf).unwrap_or_default();
+        let name = e
+            .rel
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        children
+            .entry(parent)
+            .or_default()
+            .push((name, e.kind, e.size));
+    }
+    for list in children.values_mut() {
+        list.sort_by(|a, b| {
+            (b.1 == Kind::Dir)
+                .cmp(&(a.1 == Kind::Dir))
+                .then_with(|| a.0.encode_utf16().cmp(b.0.encode_utf16()))
+        });
+    }
+    let mut out = String::from(root);
+    if children.get(Path::new("")).is_none_or(Vec::is_empty) {
+        out.push_str("\n(no entries)");
+        return out;
+    }
+    let mut prefix = String::new();
+    draw(&children, Path::new(""), &mut prefix, &mut out);
+    out
+}
+
+fn draw(
+    children: &HashMap<PathBuf, Vec<(String, Kind, u64)>>,
+    dir: &Path,
+    prefix: &mut String,
+    out: &mut String,
+) {
+    let Some(list) = children.get(dir) else {
+        return;
+    };
+    for (i, (name, kind, size)) in list.iter().enumerate() {
+        let last = i + 1 == list.len();
+        out.push('\n');
+        out.push_str(prefix);
+        out.push_str(if last { "└── " } else { "├── " });
+        out.push_str(name);
+        match kind {
+            Kind::Dir => out.push('/'),
+            Kind::Symlink => out.push('@'),
+            Kind::File => {
+                out.push('\t');
+                out.push_str(&size.to_string());
+            }
+        }
+        if *kind == Kind::Dir {
+            let len = prefix.len();
+            prefix.push_str(if last { "    " } else { "│   " });
+            draw(children, &dir.join(name), prefix, out);
+            prefix.truncate(len);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::config_at;
+
+    fn run(
+        root: &Path,
+        path: Option<&str>,
+        depth: Option<u64>,
+        respect: Option<bool>,
+    ) -> ToolResult<String> {
+        crate::testutil::run_text::<Tree>(
+            Args {
+                path: path.map(Into::into),
+                depth,
+                respect_gitignore: respect,
+            },
+            &config_at(root),
+        )
+    }
+
+    fn files(root: &Path, list: &[(&str, &str)]) {
+        for (p, body) in list {
+            let p = root.join(p);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, body).unwrap();
+        }
+    }
+
+    #[test]
+    fn layout_order_and_labels() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        files(
+            root,
+            &[
+                ("b.txt", "12"),
+                ("a/x.rs", "1"),
+                ("a/sub/y", ""),
+                ("Z/z", "zzz"),
+                (".gitignore", "*.log\n"),
+                ("skip.log", "x"),
+                (".git/HEAD", "x"),
+            ],
+        );
+        std::os::unix::fs::symlink(root.join("a"), root.join("link")).unwrap();
+        assert_eq!(
+            run(root, None, None, None).unwrap(),
+            ".\n├── Z/\n│   └── z\t3\n├── a/\n│   ├── sub/\n│   │   └── y\t0\n│   └── x.rs\t1\n├── .gitignore\t6\n├── b.txt\t2\n└── link@"
+        );
+        assert_eq!(
+            run(root, Some("a"), Some(1), None).unwrap(),
+            "a\n├── sub/\n└── x.rs\t1"
+        );
+        let all = run(root, None, Some(1), Some(false)).unwrap();
+        assert!(all.contains(".git/") && all.contains("skip.log"), "{all}");
+    }
+
+    #[test]
+    fn empty_and_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir(root.join("e")).unwrap();
+        fs::write(root.join("f"), "x").unwrap();
+        assert_eq!(run(root, Some("e"), None, None).unwrap(), "e\n(no entries)");
+        let e = run(root, Some("f"), None, None).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (ErrorCode::NotAFile, "Not a directory: f")
+        );
+        assert_eq!(
+            run(root, Some("nope"), None, None).unwrap_err().code,
+            ErrorCode::NotFound
+        );
+        assert_eq!(
+            run(root, Some(".."), None, None).unwrap_err().code,
+            ErrorCode::PathEscape
+        );
+    }
+
+    #[test]
+    fn depth_is_clamped_and_zero_means_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let deep: String = (0..25).map(|i| format!("d{i}/")).collect();
+        files(root, &[(&format!("{deep}f"), "")]);
+        let four = run(root, None, Some(0), None).unwrap();
+        assert_eq!(four.lines().count(), 5, "{four}");
+        let max = run(root, None, Some(99), None).unwrap();
+        assert_eq!(max.lines().count(), 21);
+    }
+}
