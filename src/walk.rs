@@ -51,6 +51,9 @@ pub struct WalkOptions {
     /// Follow symlinks to files and directories (confined to the workspace when confinement is
     /// on). Without it a symlink is yielded as [`Kind::Symlink`] and never descended.
     pub follow_links: bool,
+    /// Also yield the internal names (`.git`, `.clarvis`, temp files) that walks hide: for a
+    /// listing that hides nothing (`tree` without the ignore stack).
+    pub show_internal: bool,
     /// Directories every wanted file lies under, relative to the base (from
     /// [`FileGlob::literal_prefix`]): other branches are pruned at the top, while ignore files
     /// are still read from the base down, exactly as in a full walk.
@@ -174,6 +177,7 @@ pub struct Walk {
     base: Arc<Dir>,
     links: LinkPolicy,
     follow: bool,
+    show_internal: bool,
     rules: Option<Rules>,
     prefix: Vec<OsString>,
 }
@@ -298,6 +302,7 @@ impl Walk {
             base: dir.clone(),
             links: LinkPolicy::new(config),
             follow: options.follow_links,
+            show_internal: options.show_internal,
             rules,
             prefix: options.prefix.clone(),
         };
@@ -339,7 +344,7 @@ impl Walk {
         let depth = node.depth + 1;
         let mut children = Vec::with_capacity(raw.len());
         for entry in raw {
-            if paths::is_internal_name(&entry.name) {
+            if !self.show_internal && paths::is_internal_name(&entry.name) {
                 continue;
             }
             let kind = match entry.kind {

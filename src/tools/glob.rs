@@ -67,6 +67,7 @@ impl Tool for Glob {
         }
         let options = WalkOptions {
             respect_ignore: args.respect_gitignore.unwrap_or(true),
+            show_internal: false,
             follow_links: true,
             prefix: glob.literal_prefix().to_vec(),
         };

@@ -322,6 +322,7 @@ impl Query {
     ) -> ToolResult<Scan> {
         let options = WalkOptions {
             respect_ignore: true,
+            show_internal: false,
             follow_links: true,
             prefix: glob
                 .map(|g| g.literal_prefix().to_vec())

@@ -23,8 +23,8 @@ use crate::output::Output;
 use crate::paths::{self, WorkPath};
 use crate::text::{self, Editable, NewlineView};
 use crate::tools::r#move::{not_found, symlink_refused};
-use crate::unified_diff;
-use crate::walk::{self, FileGlob, WalkOptions};
+use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
+use crate::{code, unified_diff};
 
 /// Longest pattern accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 10_000;
@@ -80,6 +80,7 @@ struct Change {
     count: usize,
     patch: String,
     bytes: Vec<u8>,
+    old_text: String,
     new_text: String,
 }
 
@@ -87,7 +88,7 @@ struct Change {
 pub fn run_replace(
     args: Args,
     config: &Config,
-    cancelled: &dyn Fn() -> bool,
+    cancelled: &(dyn Fn() -> bool + Sync),
 ) -> ToolResult<(String, Option<String>)> {
     let path_arg = args.path.as_deref().filter(|p| !p.is_empty());
     let glob_arg = args.glob.as_deref().filter(|g| !g.is_empty());
@@ -104,10 +105,10 @@ pub fn run_replace(
     let template = Template::parse(&args.replacement, &re);
     let raw = path_arg.unwrap_or(".");
     let base = paths::resolve(config, raw)?;
-    let meta = std::fs::metadata(&base.abs).map_err(|_| not_found(raw))?;
+    let meta = crate::confine::stat(&base).map_err(|_| not_found(raw))?;
     let files = if meta.is_dir() {
         let glob = glob_arg.map(|g| FileGlob::new(g, "glob")).transpose()?;
-        scope_files(config, &base.abs, glob.as_ref())
+        scope_files(config, &base, glob.as_ref(), cancelled)?
     } else {
         vec![base.abs.clone()]
     };
@@ -153,7 +154,9 @@ pub fn run_replace(
     let _locks = atomic::lock(&abs);
     let mut tx = Transaction::new();
     for change in &changes {
-        if std::fs::symlink_metadata(&change.path.abs).is_ok_and(|m| m.file_type().is_symlink()) {
+        if crate::confine::lstat(&change.path)
+            .is_ok_and(|m| m.kind == crate::confine::Kind::Symlink)
+        {
             return Err(symlink_refused(&change.path.abs));
         }
         let now =
@@ -205,9 +208,9 @@ pub fn run_replace(
             if c.count == 1 { "" } else { "s" }
         );
     }
-    let written: Vec<(&WorkPath, &str)> = changes
+    let written: Vec<(&WorkPath, &str, &str)> = changes
         .iter()
-        .map(|c| (&c.path, c.new_text.as_str()))
+        .map(|c| (&c.path, c.old_text.as_str(), c.new_text.as_str()))
         .collect();
     for warning in syntax_warnings(config, &written) {
         out.push('\n');
@@ -216,37 +219,67 @@ pub fn run_replace(
     Ok((out, Some(diff)))
 }
 
-/// HOOK for the syntax warnings of contract §4 (the lead wires the code-intelligence helper's
-/// shared function in here): given the written files in order with their re-encoded text,
-/// return one `warning: …` line per failing file, checking at most five files that have a
-/// grammar. Until then, no warnings.
-pub fn syntax_warnings(_config: &Config, _written: &[(&WorkPath, &str)]) -> Vec<String> {
-    Vec::new()
+/// The syntax warnings of contract §4: one `warning: …` line per written file that no longer
+/// parses, checking at most five files that have a grammar (the shared budget of
+/// [`code::Warnings`]). `written` holds each file with its text before and after.
+pub fn syntax_warnings(config: &Config, written: &[(&WorkPath, &str, &str)]) -> Vec<String> {
+    let mut warnings = code::Warnings::default();
+    for (path, before, after) in written {
+        if !warnings.open() {
+            break;
+        }
+        warnings.check(
+            config,
+            &path.display,
+            Some(before.as_bytes()),
+            after.as_bytes(),
+        );
+    }
+    let mut text = String::new();
+    warnings.append_to(&mut text);
+    text.lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// The files a directory scope covers: dotfiles included, the ignore stack always applied
 /// (so `.git`, `.clarvis` and temp files are never touched), filtered by `glob`, in sorted
-/// absolute-path order. The only place `replace` touches the walker.
-fn scope_files(config: &Config, base: &Path, glob: Option<&FileGlob>) -> Vec<PathBuf> {
+/// absolute-path order. The only place `replace` touches the walker, which lists directories
+/// by descriptor, so a directory swapped mid-walk cannot lead it outside.
+fn scope_files(
+    config: &Config,
+    base: &WorkPath,
+    glob: Option<&FileGlob>,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> ToolResult<Vec<PathBuf>> {
     let options = WalkOptions {
         respect_ignore: true,
+        show_internal: false,
+        // Links are yielded (followed inside the workspace only) so that one among the
+        // changed files refuses the apply rather than being skipped silently.
+        follow_links: true,
         prefix: glob
             .map(|g| g.literal_prefix().to_vec())
             .unwrap_or_default(),
     };
-    let builder = walk::walker(config, base, &options);
-    let mut files = walk::collect_files(&builder, usize::MAX, || {
-        |dent: &ignore::DirEntry| {
-            let path = dent.path();
-            match glob {
-                Some(g) if !g.is_match(path.strip_prefix(base).ok()?) => None,
-                _ => Some(path.to_path_buf()),
-            }
+    let dir = walk::open_base(config, base)?;
+    let (walker, root) = Walk::new(config, &base.abs, dir, &options);
+    let found = walk::collect_files(&walker, root, usize::MAX, cancelled, || {
+        |entry: &mut FileEntry<'_>| match glob {
+            Some(g) if !g.is_match(entry.rel()) => None,
+            _ => Some(base.abs.join(entry.rel())),
         }
-    })
-    .items;
+    });
+    if found.aborted {
+        return Err(ToolError::new(
+            ErrorCode::Aborted,
+            "Replacement aborted (run cancelled); nothing was written.",
+        ));
+    }
+    let mut files = found.items;
     files.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-    files
+    Ok(files)
 }
 
 /// Reads a file for replacing; `None` (skipped silently) when it is missing, not a regular
@@ -299,6 +332,7 @@ fn replace_in(path: &WorkPath, file: Editable, re: &Regex, template: &Template) 
     let rendered = view.render(&refs, dominant);
     drop(view);
     let mut file = file;
+    let old_text = file.text.clone();
     text::apply_rendered(&mut file.text, rendered);
     let new_text = file.text.clone();
     Some(Change {
@@ -306,6 +340,7 @@ fn replace_in(path: &WorkPath, file: Editable, re: &Regex, template: &Template) 
         count: pieces.len(),
         patch,
         bytes: file.into_bytes(),
+        old_text,
         new_text,
     })
 }

@@ -3,11 +3,7 @@
 //! behind one function, [`list`].
 
 use std::collections::HashMap;
-use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-
-use ignore::WalkState;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -19,7 +15,7 @@ use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
 use crate::tools::r#move::not_found;
-use crate::walk::{self, WalkOptions};
+use crate::walk::{self, Walk, WalkOptions};
 
 /// Levels shown when `depth` is absent or 0.
 pub const DEFAULT_DEPTH: u64 = 4;
@@ -52,7 +48,7 @@ impl Tool for Tree {
         let config: &Config = ctx;
         let raw = args.path.as_deref().unwrap_or(".");
         let base = paths::resolve(config, raw)?;
-        match fs::metadata(&base.abs) {
+        match crate::confine::stat(&base) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
                 return Err(
@@ -69,7 +65,7 @@ impl Tool for Tree {
         } as usize;
         let respect = args.respect_gitignore.unwrap_or(true);
         let cancelled = || ctx.cancel.is_cancelled();
-        let entries = list(config, &base.abs, depth, respect, &cancelled);
+        let entries = list(config, &base, depth, respect, &cancelled)?;
         if cancelled() {
             return Err(ToolError::new(
                 ErrorCode::Aborted,
@@ -98,80 +94,55 @@ pub struct Entry {
 
 /// Every entry under `base` down to `depth` levels, symlinks not followed, with the ignore
 /// stack (and the internal names) applied when `respect` is set. Stops early when `cancelled`
-/// says so. This is the only place `tree` touches the walker.
+/// says so. This is the only place `tree` touches the walker, which lists each directory by
+/// descriptor: a directory swapped for a symlink mid-walk is never followed.
 pub fn list(
     config: &Config,
-    base: &Path,
+    base: &paths::WorkPath,
     depth: usize,
     respect: bool,
     cancelled: &(dyn Fn() -> bool + Sync),
-) -> Vec<Entry> {
+) -> ToolResult<Vec<Entry>> {
     let options = WalkOptions {
         respect_ignore: respect,
+        follow_links: false,
+        show_internal: !respect,
         ..WalkOptions::default()
     };
-    let mut builder = walk::walker(config, base, &options);
-    // Not followed, and (unlike search) listed whatever they point at.
-    builder.follow_links(false).max_depth(Some(depth));
-    builder.filter_entry(move |dent| !respect || !paths::is_internal_name(dent.file_name()));
-    // The parallel walker (as glob's): each thread keeps its own list and hands it over once,
-    // when it finishes; the order does not matter, render sorts.
-    let shared: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
-    builder.threads(0).build_parallel().run(|| {
-        let mut local = Local {
-            items: Vec::new(),
-            shared: &shared,
+    let dir = walk::open_base(config, base)?;
+    let (walker, root) = Walk::new(config, &base.abs, dir, &options);
+    let mut entries = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if cancelled() {
+            break;
+        }
+        // A directory that cannot be listed (vanished, no permission) shows empty.
+        let Ok(mut listing) = walker.list(node) else {
+            continue;
         };
-        Box::new(move |entry| {
-            if local.items.len() % 1024 == 1023 && cancelled() {
-                return WalkState::Quit;
+        for child in std::mem::take(&mut listing.children) {
+            let kind = match child.kind {
+                crate::dirfd::Kind::Symlink => Kind::Symlink,
+                crate::dirfd::Kind::Dir => Kind::Dir,
+                _ => Kind::File,
+            };
+            let size = if kind == Kind::File {
+                listing.meta(&child).map_or(0, |m| m.len)
+            } else {
+                0
+            };
+            entries.push(Entry {
+                rel: child.rel().to_path_buf(),
+                kind,
+                size,
+            });
+            if kind == Kind::Dir && listing.depth() + 1 < depth {
+                stack.push(walker.descend(&listing, child));
             }
-            if let Some(e) = entry.ok().and_then(|d| to_entry(&d, base)) {
-                local.items.push(e);
-            }
-            WalkState::Continue
-        })
-    });
-    shared.into_inner().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One walked entry as a tree line's data; `None` for the base itself and unreadable entries.
-fn to_entry(entry: &ignore::DirEntry, base: &Path) -> Option<Entry> {
-    if entry.depth() == 0 {
-        return None;
+        }
     }
-    let rel = entry.path().strip_prefix(base).ok()?;
-    let ft = entry.file_type()?;
-    let kind = if ft.is_symlink() {
-        Kind::Symlink
-    } else if ft.is_dir() {
-        Kind::Dir
-    } else {
-        Kind::File
-    };
-    let size = if kind == Kind::File {
-        entry.metadata().map(|m| m.len()).unwrap_or(0)
-    } else {
-        0
-    };
-    Some(Entry {
-        rel: rel.to_path_buf(),
-        kind,
-        size,
-    })
-}
-
-/// One walker thread's entries, appended to the shared list when the thread finishes.
-struct Local<'a> {
-    items: Vec<Entry>,
-    shared: &'a Mutex<Vec<Entry>>,
-}
-
-impl Drop for Local<'_> {
-    fn drop(&mut self) {
-        let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
-        shared.append(&mut self.items);
-    }
+    Ok(entries)
 }
 
 /// The tree text: the root's display path, then one `├── ` / `└── ` line per entry.
@@ -242,6 +213,7 @@ fn draw(
 mod tests {
     use super::*;
     use crate::testutil::config_at;
+    use std::fs;
 
     fn run(
         root: &Path,
