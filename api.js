@@ -161,6 +161,30 @@ if (require('node:worker_threads').isMainThread) {
 
 const nativeDefs = JSON.parse(native.toolDefsJson())
 
+/** The vendor tool surfaces (`surface` option), each `[{name, description, inputSchema, mutating}]`. */
+const SURFACE_NAMES = ['codex', 'claude-code', 'cyberpaw', 'anthropic', 'openai']
+const surfaceDefs = Object.fromEntries(
+  SURFACE_NAMES.map((s) => [s, deepFreeze(JSON.parse(native.surfaceToolsJson(s)))]),
+)
+
+/**
+ * The read-before-write ledger of the `claude-code` and `cyberpaw` surfaces lives in the native
+ * engine, one per config object (a tools object has one config): opened on the config's first
+ * surface call, closed when the config is garbage-collected.
+ */
+const ledgers = new WeakMap()
+const ledgerCleanup = new FinalizationRegistry((id) => native.ledgerClose(id))
+
+function ledgerFor(config) {
+  let id = ledgers.get(config)
+  if (id === undefined) {
+    id = native.ledgerOpen()
+    ledgers.set(config, id)
+    ledgerCleanup.register(config, id)
+  }
+  return id
+}
+
 /** The seed contract's `ServerConfig` fields, in order. */
 const SEED_CONFIG_FIELDS = [
   'workspaceRoot',
@@ -232,6 +256,7 @@ function makeApi(profile) {
 
   /** Runs a tool: validates args, bounds the text, and never rejects. */
   async function dispatch(name, args, config, signal) {
+    if (!seed && config?.surface != null) return dispatchSurface(name, args, config, signal)
     try {
       const { wire, envelope } = encodeArgs(args)
       if (envelope) return errorResult(invalidInput(envelope))
@@ -241,6 +266,32 @@ function makeApi(profile) {
       return toResult(out)
     } catch (err) {
       return errorResult(serializeError(err))
+    }
+  }
+
+  /**
+   * A call of `config.surface`'s tools. Its results keep the root's shape; an error's text is
+   * the message the vendor's executor would show, with the code in `meta.error`.
+   */
+  async function dispatchSurface(name, args, config, signal) {
+    const failed = (message, code = 'invalid_input') =>
+      withTextView({
+        isError: true,
+        content: [{ type: 'text', text: message }],
+        meta: { error: code },
+      })
+    try {
+      const { wire, envelope } = encodeArgs(args)
+      if (envelope) return failed(envelope)
+      const out = await withSignal(signal, (id) =>
+        native.dispatchSurfaceNative(String(name), wire, configJson(config), ledgerFor(config), id),
+      )
+      const result = toResult({ ...out, isError: false })
+      result.isError = out.isError
+      return result
+    } catch (err) {
+      warn(`internal error: ${err?.stack ?? String(err)}`)
+      return failed('internal error', 'internal')
     }
   }
 
@@ -295,6 +346,16 @@ function makeApi(profile) {
 
   /** The advertised surface for a config: `{ name, description, inputSchema }` per tool. */
   function listTools(config) {
+    if (!seed && config?.surface != null) {
+      const defs = surfaceDefs[config.surface] ?? []
+      return defs
+        .filter((d) => !(config.readOnly && d.mutating))
+        .map(({ name, description, inputSchema }) => ({
+          name,
+          description,
+          inputSchema: structuredClone(inputSchema),
+        }))
+    }
     return selectSurface(Boolean(config?.readOnly), config?.treeSitterAvailable !== false).map(
       ({ name, description, inputSchema }) => ({
         name,
@@ -414,8 +475,78 @@ async function sweepSpillDir(root) {
   }
 }
 
+/**
+ * The `openai` surface's call for an OpenAI Responses API output item: an `apply_patch_call`
+ * becomes `apply_patch` with its `operation` as arguments, a `shell_call` becomes `shell` with
+ * its `action`. Throws a TypeError for any other item.
+ */
+function responsesCall(item) {
+  if (item?.type === 'apply_patch_call' && item.operation && typeof item.operation === 'object') {
+    const { type, path, diff } = item.operation
+    return { name: 'apply_patch', args: diff === undefined ? { type, path } : { type, path, diff } }
+  }
+  if (item?.type === 'shell_call' && item.action && typeof item.action === 'object') {
+    const { commands, timeout_ms, max_output_length } = item.action
+    const args = { commands }
+    if (timeout_ms != null) args.timeout_ms = timeout_ms
+    if (max_output_length != null) args.max_output_length = max_output_length
+    return { name: 'shell', args }
+  }
+  throw new TypeError(
+    `responsesCall takes an apply_patch_call or shell_call item, got ${JSON.stringify(item?.type)}`,
+  )
+}
+
+/**
+ * The Responses API input item answering `item` with `result` (what `callTool` resolved to):
+ * `apply_patch_call_output` (`status` completed or failed, `output` the result text) or
+ * `shell_call_output` (`output` one `{stdout, stderr, outcome}` per command run).
+ */
+function responsesOutput(item, result) {
+  const text = contentText(result?.content ?? result?.text ?? '')
+  if (item?.type === 'apply_patch_call') {
+    return {
+      type: 'apply_patch_call_output',
+      call_id: item.call_id,
+      status: result?.isError ? 'failed' : 'completed',
+      output: text,
+    }
+  }
+  if (item?.type === 'shell_call') {
+    let output
+    let maxOutputLength = item.action?.max_output_length ?? null
+    if (!result?.isError) {
+      const parsed = JSON.parse(text)
+      output = parsed.output
+      maxOutputLength = parsed.max_output_length ?? null
+    } else {
+      // The call itself failed (bad arguments, aborted): one failed command carrying the reason.
+      output = [{ stdout: '', stderr: text, outcome: { type: 'exit', exit_code: 1 } }]
+    }
+    return {
+      type: 'shell_call_output',
+      call_id: item.call_id,
+      output,
+      max_output_length: maxOutputLength,
+    }
+  }
+  throw new TypeError(
+    `responsesOutput takes an apply_patch_call or shell_call item, got ${JSON.stringify(item?.type)}`,
+  )
+}
+
+/** Whether `name` (of `surface`, or of the engine) changes files or runs commands. */
+function isMutating(name, surface) {
+  const defs = surface != null ? surfaceDefs[surface] : nativeDefs
+  return Boolean(defs?.find((d) => d.name === name)?.mutating)
+}
+
 module.exports = {
   makeApi,
+  SURFACE_NAMES,
+  isMutating,
+  responsesCall,
+  responsesOutput,
   native,
   StartupError,
   ToolError,

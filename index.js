@@ -15,6 +15,8 @@ module.exports = {
   contentText: shared.contentText,
   setWarnSink: shared.setWarnSink,
   sweepSpillDir: shared.sweepSpillDir,
+  responsesCall: shared.responsesCall,
+  responsesOutput: shared.responsesOutput,
   DEFAULT_MAX_OUTPUT_BYTES: native.DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_BASH_OUTPUT_BYTES: native.DEFAULT_MAX_BASH_OUTPUT_BYTES,
   DEFAULT_MAX_FILE_BYTES: native.DEFAULT_MAX_FILE_BYTES,

@@ -9,7 +9,8 @@ const {
   CallToolRequestSchema,
   ListToolsRequestSchema,
 } = require('@modelcontextprotocol/sdk/types.js')
-const { dispatch, listTools, readOnlyTools } = require('./index.js')
+const { dispatch, listTools } = require('./index.js')
+const { isMutating } = require('./api.js')
 const { version } = require('./package.json')
 
 /**
@@ -18,7 +19,6 @@ const { version } = require('./package.json')
  * `disconnect` cancels every running call (the client went away).
  */
 function createMcpServer(config, inFlight = new Set(), disconnect = new AbortController()) {
-  const readOnlyNames = new Set(readOnlyTools.map((t) => t.name))
   const server = new Server(
     { name: 'agent-tools-native', version },
     {
@@ -36,7 +36,7 @@ function createMcpServer(config, inFlight = new Set(), disconnect = new AbortCon
       name,
       description,
       inputSchema,
-      annotations: { readOnlyHint: readOnlyNames.has(name) },
+      annotations: { readOnlyHint: !isMutating(name, config.surface) },
     })),
   }))
 

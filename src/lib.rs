@@ -19,6 +19,7 @@ pub mod punctuation;
 pub mod schema;
 pub mod shell;
 pub mod spill;
+pub mod surfaces;
 #[cfg(test)]
 mod testutil;
 pub mod text;
