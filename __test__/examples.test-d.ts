@@ -7,6 +7,7 @@ import type OpenAI from 'openai'
 import { describe, expectTypeOf, it } from 'vitest'
 import { anthropicTools, runWithClaude } from '../examples/anthropic'
 import { openaiTools, runWithOpenAI } from '../examples/openai'
+import { claudeTools, editWithClaude, editWithGpt } from '../examples/surfaces'
 import '../examples/usage'
 import { aiTools, runWithAiSdk } from '../examples/vercel-ai'
 
@@ -30,5 +31,13 @@ describe('README examples', () => {
     expectTypeOf(runWithAiSdk).toEqualTypeOf<
       (model: LanguageModel, task: string) => Promise<string>
     >()
+  })
+
+  it('Tool surfaces: the anthropic and openai surfaces with the vendors\' own tool types', () => {
+    expectTypeOf(claudeTools).toEqualTypeOf<Anthropic.ToolUnion[]>()
+    expectTypeOf(editWithClaude).toEqualTypeOf<
+      (task: string, maxTurns?: number) => Promise<string>
+    >()
+    expectTypeOf(editWithGpt).toEqualTypeOf<(task: string, maxTurns?: number) => Promise<string>>()
   })
 })

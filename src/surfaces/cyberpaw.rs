@@ -62,6 +62,7 @@ fn move_(v: Value, call: &Call) -> ToolResult<Output> {
     let a: MoveArgs = args(v)?;
     let ctx = call.ctx;
     let from = paths::resolve(ctx, &a.source)?;
+    paths::resolve(ctx, &a.destination)?;
     let key = ledger_key(&from);
     let out = engine_text(
         "move",
