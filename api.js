@@ -42,6 +42,11 @@ function warn(line) {
   }
 }
 
+/** Hands the diagnostic lines a native call emitted to the sink. */
+function emitWarnings(out) {
+  for (const line of out.warnings ?? []) warn(line)
+}
+
 /** The JSON envelope for an error; anything but a ToolError becomes `internal`. */
 function serializeError(err) {
   if (err instanceof ToolError) {
@@ -263,6 +268,7 @@ function makeApi(profile) {
       const out = await withSignal(seed ? undefined : signal, (id) =>
         native.dispatchNative(String(name), wire, configJson(config), profile, id, false),
       )
+      emitWarnings(out)
       return toResult(out)
     } catch (err) {
       return errorResult(serializeError(err))
@@ -313,6 +319,7 @@ function makeApi(profile) {
         const out = await withSignal(seed ? undefined : signal, (id) =>
           native.handlerNative(name, wire, configJson(config), profile, id),
         )
+        emitWarnings(out)
         if (out.isError) throw toolErrorFromEnvelope(contentText(out.content))
         if (seed) return contentText(out.content)
         const { content, meta } = toResult(out)

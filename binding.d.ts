@@ -68,6 +68,8 @@ export interface NativeOutcome {
   isError: boolean
   content: Array<NativePart>
   metaJson?: string
+  /** Diagnostic lines the call emitted, for the JavaScript warn sink. */
+  warnings: Array<string>
 }
 
 /** One content part: `{type: "text", text}` or `{type: "image", data, mimeType}`. */

@@ -41,7 +41,7 @@ Commands:
   help [command]        show help for a command
 
 ${OPTIONS_HELP}
-  --version                  print the version
+  -v, --version              print the version
 
 ${ENV_HELP}
 
@@ -103,7 +103,7 @@ function parseArgs(argv) {
     if (onlyPositional || arg === '-' || !arg.startsWith('-')) positional.push(arg)
     else if (arg === '--') onlyPositional = true
     else if (arg === '-h' || arg === '--help') help = true
-    else if (arg === '--version') version = true
+    else if (arg === '-v' || arg === '--version') version = true
     else if (CONFIG_FLAGS.has(arg)) configArgv.push(arg)
     else if (arg === '--workspace') {
       if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
@@ -133,12 +133,35 @@ function loadApi() {
   return require('./index.js')
 }
 
+/** The flag or variable a CLI user sets for each library option a message may name. */
+const USER_NAMES = {
+  workspaceRoot: 'the workspace (--workspace or WORKSPACE_ROOT)',
+  maxOutputBytes: 'MAX_OUTPUT_BYTES',
+  maxBashOutputBytes: 'MAX_BASH_OUTPUT_BYTES',
+  maxFileBytes: 'MAX_FILE_BYTES',
+  maxImageBytes: 'MAX_IMAGE_BYTES',
+  bashTimeoutMs: 'BASH_TIMEOUT_MS',
+  bashTimeoutMaxMs: 'BASH_TIMEOUT_MAX_MS',
+  monitorReadyTimeoutMs: 'MONITOR_READY_TIMEOUT_MS',
+  maxMonitors: 'MAX_MONITORS',
+}
+
+/** A configuration message in the CLI user's words: the variable or flag, not the option. */
+function inUserWords(message) {
+  return message.replace(
+    /\b(workspaceRoot|[a-z]+(?:[A-Z][a-z]+)+)\b/g,
+    (word) => USER_NAMES[word] ?? word,
+  )
+}
+
 function buildConfigOrUsage(configArgv) {
   const { buildConfig, StartupError } = loadApi()
   try {
     return buildConfig(configArgv, process.env)
   } catch (err) {
-    if (err instanceof StartupError) throw new UsageError(`bad configuration: ${err.message}`)
+    if (err instanceof StartupError) {
+      throw new UsageError(`bad configuration: ${inUserWords(err.message)}`)
+    }
     throw err
   }
 }

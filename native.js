@@ -29,15 +29,13 @@ function nativeLoadError(err) {
   }
   const here = `${process.platform}-${process.arch}`
   // A source checkout (Cargo.toml beside this file) builds in place; an installed copy has no
-  // Rust sources, so the build happens in a checkout that is then installed.
-  const fix = require('node:fs').existsSync(require('node:path').join(__dirname, 'Cargo.toml'))
+  // Rust sources, so the fix depends on what is actually wrong with its platform package.
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const fix = fs.existsSync(path.join(__dirname, 'Cargo.toml'))
     ? 'To fix: build the addon from source with Rust (https://rustup.rs): run `npm run build` ' +
       `in ${__dirname}.`
-    : 'To fix: on one of those platforms, reinstall with optional dependencies enabled ' +
-      '(`npm install` without --omit=optional / --no-optional) so npm fetches ' +
-      '`agent-tools-native-<platform>`; anywhere else, build from source with Rust ' +
-      '(https://rustup.rs): in a checkout of the agent-tools-native sources run ' +
-      '`npm ci && npm run build`, then install that checkout (`npm install <path-to-checkout>`).'
+    : `Cause: ${diagnose(prebuilt)}`
   const error = new Error(
     `agent-tools-native: cannot load the native addon on ${here} (Node ${process.version}).\n` +
       `Tried:\n${attempts.join('\n')}\n` +
@@ -46,6 +44,78 @@ function nativeLoadError(err) {
   error.code = 'ERR_AGENT_TOOLS_NATIVE_LOAD'
   error.cause = err
   return error
+}
+
+/** This machine's napi-rs platform suffix (`linux-x64-gnu`, `darwin-arm64`, …). */
+function hostPlatform() {
+  const base = `${process.platform}-${process.arch}`
+  if (process.platform === 'linux') return `${base}-${hostLibc()}`
+  if (process.platform === 'win32') return `${base}-msvc`
+  return base
+}
+
+/** `gnu` or `musl`: the C library this Node runs on. */
+function hostLibc() {
+  try {
+    return process.report?.getReport?.().header?.glibcVersionRuntime ? 'gnu' : 'musl'
+  } catch {
+    return 'gnu'
+  }
+}
+
+/**
+ * Why an installed copy found no addon, and what to do: no prebuilt package for this platform,
+ * the platform package missing, one for the other C library, or a platform package without its
+ * `.node` file (a package packed before the addon was built into it).
+ */
+function diagnose(prebuilt) {
+  const { version } = require('./package.json')
+  const platform = hostPlatform()
+  const name = `agent-tools-native-${platform}`
+  const source =
+    'build from source with Rust (https://rustup.rs): in a checkout of the agent-tools-native ' +
+    'sources run `npm ci && npm run build`, then `npm run pack:local` and install the two ' +
+    'tarballs it prints together.'
+  if (!prebuilt.includes(platform)) {
+    return `no prebuilt package exists for ${platform}. To fix: ${source}`
+  }
+  let dir
+  try {
+    dir = require('node:path').dirname(require.resolve(`${name}/package.json`))
+  } catch {
+    const other = platform.endsWith('-gnu')
+      ? platform.replace(/-gnu$/, '-musl')
+      : platform.replace(/-musl$/, '-gnu')
+    let otherInstalled = false
+    try {
+      require.resolve(`agent-tools-native-${other}/package.json`)
+      otherInstalled = other !== platform
+    } catch {
+      // Not installed either.
+    }
+    if (otherInstalled) {
+      return (
+        `libc mismatch: agent-tools-native-${other} is installed, but this Node runs on ` +
+        `${hostLibc() === 'gnu' ? 'glibc' : 'musl'} and needs ${name}. To fix: ` +
+        `\`npm install ${name}@${version}\` (a lockfile made on another system pins the other one).`
+      )
+    }
+    return (
+      `the platform package ${name} is not installed. To fix: \`npm install ${name}@${version}\` ` +
+      '(npm skips it with --omit=optional, or when the lockfile was made on another platform). ' +
+      'Before the package is published, install the two tarballs from `npm run pack:local` ' +
+      `together; anywhere else, ${source}`
+    )
+  }
+  const file = `agent-tools-native.${platform}.node`
+  if (!require('node:fs').existsSync(require('node:path').join(dir, file))) {
+    return (
+      `${name} is installed at ${dir} but holds no ${file} (it was packed before the addon ` +
+      'was built into it). To fix: reinstall it from a release, or pack it with ' +
+      `\`npm run pack:local\` after \`npm run build\`; anywhere else, ${source}`
+    )
+  }
+  return `${name} is installed with ${file}, but it failed to load (see the attempts above).`
 }
 
 /** `x86_64-unknown-linux-gnu` → `linux-x64-gnu`: the napi-rs platform package suffix. */

@@ -41,6 +41,7 @@ describe('cli --help and --version', () => {
   it('prints the package version', async () => {
     const r = await runCli(['--version'])
     expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
+    expect(await runCli(['-v'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
   })
 })
 
@@ -172,16 +173,32 @@ describe('cli usage errors: a clear message on stderr, exit 2', () => {
     ['extra arguments', ['call', 'read_file', '{}', 'x'], {}, /takes one JSON argument/],
     ['list with arguments', ['list', 'x'], {}, /list takes no arguments/],
     ['--workspace without a value', ['list', '--workspace'], {}, /--workspace needs a directory/],
-    ['a missing workspace', ['list', '--workspace', '/no/such/dir'], {}, /workspaceRoot/],
+    [
+      'a missing workspace',
+      ['list', '--workspace', '/no/such/dir'],
+      {},
+      /the workspace \(--workspace or WORKSPACE_ROOT\) does not exist/,
+    ],
     ['a bad boolean variable', ['list'], { READ_ONLY: 'maybe' }, /READ_ONLY must be a boolean/],
     ['a bad integer variable', ['list'], { MAX_FILE_BYTES: '1e6' }, /MAX_FILE_BYTES/],
     [
       'a setting under its floor',
       ['list'],
       { MAX_OUTPUT_BYTES: '10' },
-      /maxOutputBytes|MAX_OUTPUT_BYTES/,
+      /MAX_OUTPUT_BYTES must be an integer >= 1024, got: 10/,
     ],
-    ['mcp with a missing workspace', ['mcp', '--workspace', '/no/such/dir'], {}, /workspaceRoot/],
+    [
+      'mcp with a missing workspace',
+      ['mcp', '--workspace', '/no/such/dir'],
+      {},
+      /--workspace or WORKSPACE_ROOT/,
+    ],
+    [
+      'a timeout maximum under the timeout',
+      ['list'],
+      { BASH_TIMEOUT_MS: '10', BASH_TIMEOUT_MAX_MS: '5' },
+      /BASH_TIMEOUT_MAX_MS must be an integer >= 10, got: 5/,
+    ],
     ['help for an unknown command', ['help', 'frob'], {}, /no help for unknown command frob/],
   ]
   for (const [what, args, env, message] of cases) {

@@ -302,6 +302,14 @@ describe('configuration', () => {
     expect(lines[0]).toMatch(/^clarvis-agent-tools: internal error: Error: boom/)
     expect(lines[0].endsWith('\n')).toBe(true)
   })
+
+  it('the engine hands its diagnostics (a panic) to the sink instead of printing them', async () => {
+    const { native } = require('../api.js')
+    const out = await native.testOnlyPanic()
+    expect(out.warnings).toEqual([
+      'internal error: tool `test_only_panic` panicked: injected test panic',
+    ])
+  })
 })
 
 describe('the MCP server', () => {

@@ -1,7 +1,7 @@
 // The loader's failure: a copy of the package without any compiled addon must throw one clear
 // error that lists every attempt and says how to fix it.
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, readdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDir } from './helpers'
@@ -38,9 +38,58 @@ describe('loading the addon', () => {
     expect(err.message).toContain(
       'Prebuilt packages exist for: linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc.',
     )
-    expect(lines.at(-1)).toMatch(/^To fix: .*reinstall with optional dependencies enabled/)
-    expect(lines.at(-1)).toContain('build from source with Rust')
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    expect(lines.at(-1)).toMatch(
+      new RegExp(
+        `^Cause: the platform package agent-tools-native-${platform} is not installed\\. To fix: \`npm install agent-tools-native-${platform}@${version.replaceAll('.', '\\.')}\``,
+      ),
+    )
+    expect(lines.at(-1)).toContain('npm run pack:local')
     expect(lines.at(-1)).toContain('`npm ci && npm run build`')
+  })
+
+  it('names the real cause: a platform package without its .node, or for the other libc', () => {
+    const platform = readdirPlatform()
+    const load = (extra: (pkg: string) => void) => {
+      const pkg = tempDir('atn-cause-')
+      for (const f of ['index.js', 'api.js', 'native.js', 'binding.js', 'package.json']) {
+        copyFileSync(join(root, f), join(pkg, f))
+      }
+      extra(pkg)
+      const env = { ...process.env }
+      delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+      const r = spawnSync(
+        process.execPath,
+        ['-e', `try { require('./index.js') } catch (e) { console.log(e.message) }`],
+        { cwd: pkg, env, encoding: 'utf8' },
+      )
+      return r.stdout.trim().split('\n').at(-1) ?? ''
+    }
+    const stub = (pkg: string, name: string) => {
+      const dir = join(pkg, 'node_modules', name)
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify({ name, main: `agent-tools-native.${name.slice(19)}.node` }),
+      )
+    }
+    const empty = load((pkg) => stub(pkg, `agent-tools-native-${platform}`))
+    expect(empty).toMatch(
+      new RegExp(
+        `^Cause: agent-tools-native-${platform} is installed at .* but holds no agent-tools-native\\.${platform}\\.node`,
+      ),
+    )
+    if (platform.endsWith('-gnu') || platform.endsWith('-musl')) {
+      const other = platform.endsWith('-gnu')
+        ? platform.replace(/-gnu$/, '-musl')
+        : platform.replace(/-musl$/, '-gnu')
+      const mismatch = load((pkg) => stub(pkg, `agent-tools-native-${other}`))
+      expect(mismatch).toMatch(
+        new RegExp(
+          `^Cause: libc mismatch: agent-tools-native-${other} is installed, but this Node runs on`,
+        ),
+      )
+    }
   })
 
   it('in a source checkout, says to run `npm run build` in it', () => {

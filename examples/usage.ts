@@ -1,13 +1,19 @@
-import { createAgentTools } from 'agent-tools-native'
+import { contentText, createAgentTools } from 'agent-tools-native'
 
 const agent = createAgentTools({ workspaceRoot: '/path/to/repo' })
 const tools = agent.listTools() // [{ name, description, inputSchema }, ...]: give these to the model
-console.log(tools.map((t) => t.name)) // [ 'read_file', ..., 'bash' ]
+console.log(tools.map((t) => t.name)) // [ 'read_file', ..., 'bash', ... ]
 
 const result = await agent.callTool('read_file', { path: 'src/main.ts', offset: -50 })
 if (result.isError) {
-  const envelope: { error: string; message: string } = JSON.parse(result.text)
+  const envelope: { error: string; message: string } = JSON.parse(contentText(result.content))
   console.error(envelope.error, envelope.message) // not_found No such file: src/main.ts
 } else {
-  console.log(result.text) // the last 50 lines, numbered
+  console.log(contentText(result.content)) // the last 50 lines, numbered
 }
+
+// A long command can be cancelled: its whole process group is killed.
+const controller = new AbortController()
+setTimeout(() => controller.abort(), 5_000)
+const build = await agent.callTool('bash', { command: 'make' }, { signal: controller.signal })
+console.log(build.isError ? 'cancelled or failed' : contentText(build.content))

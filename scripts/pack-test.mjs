@@ -6,7 +6,6 @@
 // checks that `napi prepublish` wires all seven platform packages into optionalDependencies.
 // Needs a built addon (`npm run build`). Any failure exits non-zero with what went wrong.
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import {
   copyFileSync,
   cpSync,
@@ -20,46 +19,19 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { npm, packBoth, pkg, repo, run } from './pack-lib.mjs'
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
-const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'))
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 const started = Date.now()
 
 function step(what) {
   console.log(`pack-test: ${what} (${((Date.now() - started) / 1000).toFixed(1)}s)`)
 }
 
-function run(cmd, args, cwd, options = {}) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', ...options })
-  if (r.status !== 0) {
-    throw new Error(
-      `\`${cmd} ${args.join(' ')}\` in ${cwd} exited ${r.status ?? r.signal}\n${r.stdout}\n${r.stderr}`,
-    )
-  }
-  return r.stdout
-}
-
-/** `npm pack` of `dir` into `dest`; returns the tarball path and its file list. */
-function pack(dir, dest) {
-  const [info] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', dest], dir))
-  return { tarball: join(dest, info.filename), files: info.files.map((f) => f.path).sort() }
-}
-
-const addon = readdirSync(repo).find(
-  (f) => f.startsWith(`${pkg.napi.binaryName}.`) && f.endsWith('.node'),
-)
-if (!addon) throw new Error('no built addon in the package directory: run `npm run build` first')
-const platform = addon.slice(pkg.napi.binaryName.length + 1, -'.node'.length)
-const platformDir = join(repo, 'npm', platform)
-if (!existsSync(platformDir)) throw new Error(`npm/${platform} does not exist for ${addon}`)
-
 const work = mkdtempSync(join(tmpdir(), 'atn-pack-'))
 try {
-  step(`packing ${pkg.name}@${pkg.version} and ${pkg.name}-${platform}`)
-  const main = pack(repo, work)
+  step(`packing ${pkg.name}@${pkg.version} and this platform's package`)
+  const { main, native, addon, platform } = packBoth(work)
   for (const f of pkg.files) assert.ok(main.files.includes(f), `the tarball lacks ${f}`)
   assert.deepEqual(
     main.files.filter((f) => !pkg.files.includes(f)).sort(),
@@ -67,11 +39,6 @@ try {
     'the main tarball holds only the files listed in package.json (no .node, no sources)',
   )
 
-  // What `napi artifacts` does in the release workflow: the built addon into its package.
-  const staged = join(work, 'platform')
-  cpSync(platformDir, staged, { recursive: true })
-  copyFileSync(join(repo, addon), join(staged, addon))
-  const native = pack(staged, work)
   assert.deepEqual(native.files, ['README.md', addon, 'package.json'].sort())
 
   step('napi prepublish wires every platform package into optionalDependencies')
@@ -151,7 +118,10 @@ const agent = createAgentTools({ workspaceRoot: ${ws} })
 assert.deepEqual(agent.listTools().map((t) => t.name), tools.map((t) => t.name))
 assert.ok(readOnlyTools.length > 0)
 const r = await agent.callTool('read_file', { path: 'a.txt' })
-assert.deepEqual(r, { isError: false, text: '     1\\tone\\n     2\\ttwo' })
+assert.deepEqual(r, { isError: false, content: [{ type: 'text', text: '     1\\tone\\n     2\\ttwo' }] })
+const seed = await import('${pkg.name}/v0.1')
+const s = await seed.createAgentTools({ workspaceRoot: ${ws} }).callTool('read_file', { path: 'a.txt' })
+assert.deepEqual(s, { isError: false, text: '     1\\tone\\n     2\\ttwo' })
 console.log('esm ok')
 `,
   )
@@ -166,7 +136,10 @@ const agent = createAgentTools({ workspaceRoot: ${ws} })
 assert.throws(() => createAgentTools({ workspaceRoot: '/no/such/dir' }), StartupError)
 assert.equal(new ToolError('not_found', 'x').code, 'not_found')
 agent.callTool('list_dir', {}).then(async (r) => {
-  assert.deepEqual(r, { isError: false, text: 'src/\\na.txt\\t8' })
+  assert.deepEqual(r, { isError: false, content: [{ type: 'text', text: 'src/\\na.txt\\t8' }] })
+  const seed = require('${pkg.name}/v0.1')
+  const s = await seed.createAgentTools({ workspaceRoot: ${ws} }).callTool('list_dir', {})
+  assert.deepEqual(s, { isError: false, text: 'src/\\na.txt\\t8' })
   const e = await agent.callTool('read_file', { path: 'missing.txt' })
   assert.equal(e.isError, true)
   assert.equal(JSON.parse(e.text).error, 'not_found')

@@ -397,7 +397,7 @@ fn roll_back(undo: Vec<Undo>) -> Vec<PathBuf> {
             Undo::Remove(target) => fs::remove_file(target),
         };
         if let Err(e) = result {
-            eprintln!("agent-tools-native: rollback step failed: {e}");
+            crate::warn::emit(format!("rollback step failed: {e}"));
             if let Undo::Restore { backup, .. } = step {
                 unrestored.push(backup);
             }

@@ -10,7 +10,7 @@ use crate::config::{self, Options, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
 use crate::output::{Output, Part};
-use crate::{shell, spill, surfaces, tools};
+use crate::{pool, shell, spill, surfaces, tools, warn};
 
 #[napi]
 pub const DEFAULT_MAX_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_OUTPUT_BYTES as u32;
@@ -47,6 +47,8 @@ pub struct NativeOutcome {
     pub is_error: bool,
     pub content: Vec<NativePart>,
     pub meta_json: Option<String>,
+    /// Diagnostic lines the call emitted, for the JavaScript warn sink.
+    pub warnings: Vec<String>,
 }
 
 impl From<Outcome> for NativeOutcome {
@@ -74,6 +76,7 @@ impl From<Outcome> for NativeOutcome {
             is_error: o.is_error,
             content,
             meta_json: o.output.meta.map(|m| Value::Object(m).to_string()),
+            warnings: Vec::new(),
         }
     }
 }
@@ -215,11 +218,22 @@ mod external {
     }
 }
 
-/// Runs `f` on the blocking pool; a panic that escapes it becomes an `internal` outcome.
-async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(f: F) -> NativeOutcome {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(outcome) => outcome.into(),
-        Err(_) => Outcome::error(&ToolError::internal()).into(),
+/// Runs call `name` off the JavaScript thread: on the bounded worker pool, or — for a tool
+/// that mostly waits on another process — on the blocking threads. A panic that escapes
+/// becomes an `internal` outcome.
+async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(name: &str, f: F) -> NativeOutcome {
+    let f = move || warn::collect(f);
+    let done = if tools::waits(name) {
+        pool::run_waiting(f).await
+    } else {
+        pool::run(f).await
+    };
+    match done {
+        Some((outcome, warnings)) => NativeOutcome {
+            warnings,
+            ..outcome.into()
+        },
+        None => Outcome::error(&ToolError::internal()).into(),
     }
 }
 
@@ -287,7 +301,7 @@ pub async fn dispatch_native(
     call_id: Option<u32>,
     checked: Option<bool>,
 ) -> NativeOutcome {
-    off_thread(move || {
+    off_thread(&name.clone(), move || {
         with_call(args, &config_json, &profile, call_id, |args, ctx| {
             if checked == Some(true) {
                 dispatch::dispatch_checked(&name, args, ctx)
@@ -325,7 +339,7 @@ pub async fn handler_native(
     profile: String,
     call_id: Option<u32>,
 ) -> NativeOutcome {
-    off_thread(move || {
+    off_thread(&name.clone(), move || {
         with_call(args, &config_json, &profile, call_id, |args, ctx| {
             Outcome::from_result(dispatch::handler(&name, args, ctx))
         })
@@ -343,7 +357,13 @@ pub async fn dispatch_surface_native(
     ledger_id: Option<u32>,
     call_id: Option<u32>,
 ) -> NativeOutcome {
-    off_thread(move || {
+    // Surface tools that run commands wait on another process, as the engine's bash does.
+    let pool_name = if surfaces::runs_commands(&name) {
+        "bash"
+    } else {
+        name.as_str()
+    };
+    off_thread(pool_name, move || {
         with_call(args, &config_json, "current", call_id, |args, ctx| {
             match ctx.surface {
                 Some(surface) => {
@@ -391,7 +411,7 @@ pub fn abort_call(id: u32) {
 /// Test-only: a tool that panics, run through the same guard as every tool.
 #[napi]
 pub async fn test_only_panic() -> NativeOutcome {
-    off_thread(|| {
+    off_thread("test_only_panic", || {
         Outcome::from_result(dispatch::guarded("test_only_panic", || {
             panic!("injected test panic")
         }))

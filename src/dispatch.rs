@@ -122,7 +122,7 @@ pub fn unknown_tool(name: &str) -> ToolError {
     ToolError::new(ErrorCode::NotFound, format!("Unknown tool: {name}"))
 }
 
-/// Runs `f`, turning a panic into an `internal` error whose detail goes to stderr only.
+/// Runs `f`, turning a panic into an `internal` error whose detail goes to the warn sink only.
 pub fn guarded<T, F: FnOnce() -> ToolResult<T>>(name: &str, f: F) -> ToolResult<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
         let detail = payload
@@ -130,7 +130,7 @@ pub fn guarded<T, F: FnOnce() -> ToolResult<T>>(name: &str, f: F) -> ToolResult<
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "non-string panic payload".into());
-        eprintln!("agent-tools-native: tool `{name}` panicked: {detail}");
+        crate::warn::emit(format!("internal error: tool `{name}` panicked: {detail}"));
         Err(ToolError::internal())
     })
 }

@@ -15,6 +15,7 @@ pub mod matching;
 pub mod output;
 pub mod patch;
 pub mod paths;
+pub mod pool;
 pub mod punctuation;
 pub mod schema;
 pub mod shell;
@@ -25,6 +26,7 @@ mod testutil;
 pub mod text;
 pub mod tools;
 pub mod walk;
+pub mod warn;
 
 // napi-derive compiles its registrations out of test builds, which leaves the binding layer
 // unused there; it is exercised by the vitest suite instead.

@@ -118,6 +118,11 @@ impl SurfaceTool {
     }
 }
 
+/// Whether a surface tool of this name runs commands (and so mostly waits on a child).
+pub fn runs_commands(name: &str) -> bool {
+    matches!(name, "Bash" | "bash" | "shell")
+}
+
 /// Deserializes a surface tool's checked arguments.
 pub fn args<A: DeserializeOwned>(value: Value) -> ToolResult<A> {
     deserialize(value)

@@ -37,6 +37,9 @@ pub trait Tool {
     const SINCE_V05: bool = false;
     /// A code-intelligence tool: hidden when `treeSitterAvailable` is false.
     const NEEDS_TREE_SITTER: bool = false;
+    /// The tool mostly waits on another process (a command, a server getting ready): it runs
+    /// off the bounded worker pool so it never holds a worker while it sleeps.
+    const WAITS: bool = false;
     type Args: DeserializeOwned + JsonSchema;
     fn run(args: Self::Args, ctx: &Ctx) -> ToolResult<Output>;
 }
@@ -49,6 +52,7 @@ pub struct ToolSpec {
     pub bounded: bool,
     pub since_v05: bool,
     pub needs_tree_sitter: bool,
+    pub waits: bool,
     /// The seed contract's schema: closed objects, strict minimums.
     pub seed_schema: Value,
     /// The newest contract's schema (see [`crate::schema::relaxed`]).
@@ -66,6 +70,7 @@ impl ToolSpec {
             bounded: T::BOUNDED,
             since_v05: T::SINCE_V05,
             needs_tree_sitter: T::NEEDS_TREE_SITTER,
+            waits: T::WAITS,
             schema: relaxed(&seed_schema),
             seed_schema,
             run: |args, ctx| T::run(deserialize(args)?, ctx),
@@ -124,6 +129,11 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
 /// The tools a configuration offers, in registry order.
 pub fn surface(config: &Config) -> impl Iterator<Item = &'static ToolSpec> + '_ {
     REGISTRY.iter().filter(move |t| t.offered(config))
+}
+
+/// Whether the registered tool `name` mostly waits on another process (see [`Tool::WAITS`]).
+pub fn waits(name: &str) -> bool {
+    REGISTRY.iter().any(|t| t.name == name && t.waits)
 }
 
 /// Finds a tool by name among those a configuration offers.

@@ -1,0 +1,118 @@
+//! Where tool calls run: off the JavaScript thread, on a small persistent pool.
+//!
+//! A call that computes (a search, a read, an edit) runs on one of a fixed number of worker
+//! threads sized to the machine's cores, so a thousand concurrent calls queue instead of
+//! starting a thousand threads that would starve the event loop. A call that mostly waits on
+//! another process (`bash`, a monitor waiting to be ready) runs on the runtime's blocking
+//! threads instead, so it never holds a worker while it sleeps.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{LazyLock, Mutex};
+
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// The workers' queue; the workers are started with it, once, and live as long as the process.
+static QUEUE: LazyLock<Mutex<Sender<Job>>> = LazyLock::new(|| {
+    let (tx, rx) = channel::<Job>();
+    let rx = std::sync::Arc::new(Mutex::new(rx));
+    for i in 0..workers() {
+        let rx = rx.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("atn-worker-{i}"))
+            .spawn(move || loop {
+                let job = match rx.lock() {
+                    Ok(guard) => guard.recv(),
+                    Err(poisoned) => poisoned.into_inner().recv(),
+                };
+                match job {
+                    // A job catches its own panics; this is a second net so a worker never dies.
+                    Ok(job) => drop(catch_unwind(AssertUnwindSafe(job))),
+                    Err(_) => return,
+                }
+            });
+        if spawned.is_err() && i == 0 {
+            // Not even one worker: jobs then run on a thread of their own (see `run`).
+            break;
+        }
+    }
+    Mutex::new(tx)
+});
+
+/// How many workers: the cores, at least 2 (one long call must not block every short one)
+/// and at most 16.
+pub fn workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(2, 16)
+}
+
+/// Runs `f` on the pool and returns its result; a panic in `f` comes back as `None`.
+pub async fn run<T, F>(f: F) -> Option<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
+        let _ = tx.send(catch_unwind(AssertUnwindSafe(f)).ok());
+    });
+    let queued = QUEUE
+        .lock()
+        .map_err(|_| ())
+        .and_then(|q| q.send(job).map_err(|_| ()));
+    if queued.is_err() {
+        return None;
+    }
+    rx.await.ok().flatten()
+}
+
+/// Runs `f`, which mostly waits on another process, on the runtime's blocking threads.
+pub async fn run_waiting<T, F>(f: F) -> Option<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    tokio::task::spawn_blocking(move || catch_unwind(AssertUnwindSafe(f)).ok())
+        .await
+        .ok()
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_jobs_share_a_few_threads() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let names = rt.block_on(async {
+            let calls =
+                (0..64).map(|_| run(|| std::thread::current().name().unwrap_or("").to_string()));
+            let mut names = Vec::new();
+            for call in calls {
+                names.push(call.await.unwrap());
+            }
+            names
+        });
+        assert!(names.iter().all(|n| n.starts_with("atn-worker-")));
+        let mut distinct = names.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert!(distinct.len() <= workers());
+    }
+
+    #[test]
+    fn a_panicking_job_answers_none_and_the_pool_lives_on() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            assert_eq!(run(|| -> u8 { panic!("boom") }).await, None);
+            assert_eq!(run(|| 7).await, Some(7));
+        });
+    }
+}
