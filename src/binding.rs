@@ -359,11 +359,11 @@ pub async fn dispatch_surface_native(
 ) -> NativeOutcome {
     // Surface tools that run commands wait on another process, as the engine's bash does.
     let pool_name = if surfaces::runs_commands(&name) {
-        "bash"
+        "bash".to_string()
     } else {
-        name.as_str()
+        name.clone()
     };
-    off_thread(pool_name, move || {
+    off_thread(&pool_name, move || {
         with_call(args, &config_json, "current", call_id, |args, ctx| {
             match ctx.surface {
                 Some(surface) => {
