@@ -131,23 +131,43 @@ function invalidInput(message) {
 
 let lastCallId = 0
 
+/** How often a watched call's progress is read. */
+const PROGRESS_INTERVAL_MS = 500
+
 /**
- * Runs `start(callId)` with the call registered for cancellation when `signal` is given: an
- * abort (even one that already happened) raises the native call's flag. Without a signal the
- * call cannot be cancelled and costs nothing extra.
+ * Runs `start(callId)` with the call registered natively when it can be cancelled (`signal`)
+ * or watched (`onProgress`): an abort, even one that already happened, raises the call's flag,
+ * and `onProgress({ files, bytes, tail, elapsedMs })` is called every half second while the
+ * call runs. A call with neither is not registered and costs nothing extra.
  */
-async function withSignal(signal, start) {
-  if (!signal || typeof signal.addEventListener !== 'function') return start(undefined)
+async function withCall(signal, onProgress, start) {
+  const cancellable = Boolean(signal) && typeof signal.addEventListener === 'function'
+  const watched = typeof onProgress === 'function'
+  if (!cancellable && !watched) return start(undefined)
   lastCallId = (lastCallId + 1) >>> 0 || 1
   const id = lastCallId
   const onAbort = () => native.abortCall(id)
-  signal.addEventListener('abort', onAbort, { once: true })
+  if (cancellable) signal.addEventListener('abort', onAbort, { once: true })
+  const began = Date.now()
+  const timer = watched
+    ? setInterval(() => {
+        const p = native.callProgress(id)
+        if (p) {
+          try {
+            onProgress({ ...p, elapsedMs: Date.now() - began })
+          } catch {
+            // A failing progress listener must not fail the call.
+          }
+        }
+      }, PROGRESS_INTERVAL_MS)
+    : undefined
   try {
     const pending = start(id)
-    if (signal.aborted) native.abortCall(id)
+    if (cancellable && signal.aborted) native.abortCall(id)
     return await pending
   } finally {
-    signal.removeEventListener('abort', onAbort)
+    if (timer) clearInterval(timer)
+    if (cancellable) signal.removeEventListener('abort', onAbort)
   }
 }
 
@@ -259,13 +279,16 @@ function makeApi(profile) {
       : withTextView({ isError: true, content: [{ type: 'text', text: envelope }] })
   }
 
-  /** Runs a tool: validates args, bounds the text, and never rejects. */
-  async function dispatch(name, args, config, signal) {
+  /**
+   * Runs a tool: validates args, bounds the text, and never rejects. `signal` cancels it;
+   * `onProgress` (an extension of the contract, used by the MCP server) is told how far it got.
+   */
+  async function dispatch(name, args, config, signal, onProgress) {
     if (!seed && config?.surface != null) return dispatchSurface(name, args, config, signal)
     try {
       const { wire, envelope } = encodeArgs(args)
       if (envelope) return errorResult(invalidInput(envelope))
-      const out = await withSignal(seed ? undefined : signal, (id) =>
+      const out = await withCall(seed ? undefined : signal, seed ? undefined : onProgress, (id) =>
         native.dispatchNative(String(name), wire, configJson(config), profile, id, false),
       )
       emitWarnings(out)
@@ -316,7 +339,7 @@ function makeApi(profile) {
       async handler(args, config, signal) {
         const { wire, envelope } = encodeArgs(args)
         if (envelope) throw new ToolError('invalid_input', envelope)
-        const out = await withSignal(seed ? undefined : signal, (id) =>
+        const out = await withCall(seed ? undefined : signal, undefined, (id) =>
           native.handlerNative(name, wire, configJson(config), profile, id),
         )
         emitWarnings(out)
@@ -542,16 +565,26 @@ function responsesOutput(item, result) {
   )
 }
 
-/** Whether `name` (of `surface`, or of the engine) changes files or runs commands. */
-function isMutating(name, surface) {
-  const defs = surface != null ? surfaceDefs[surface] : nativeDefs
-  return Boolean(defs?.find((d) => d.name === name)?.mutating)
+/** MCP metadata of every tool by name: `{ annotations, outputSchema }`. */
+const toolMeta = new Map(
+  nativeDefs.map((d) => [d.name, { annotations: d.annotations, outputSchema: d.outputSchema }]),
+)
+
+/**
+ * MCP metadata of tool `name` under `surface` (null: the engine's tools). A surface tool has
+ * no outputSchema (its results are the vendor's text) and only the read-only hint.
+ */
+function toolMetaFor(name, surface) {
+  if (surface == null) return toolMeta.get(name)
+  const def = surfaceDefs[surface]?.find((d) => d.name === name)
+  return def ? { annotations: { readOnlyHint: !def.mutating } } : undefined
 }
 
 module.exports = {
   makeApi,
+  toolMeta,
+  toolMetaFor,
   SURFACE_NAMES,
-  isMutating,
   responsesCall,
   responsesOutput,
   native,

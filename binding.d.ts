@@ -18,6 +18,9 @@ export declare function abortCall(id: number): void
  */
 export declare function buildConfigJson(argv: Array<string>, envJson: string, ripgrepAvailable: boolean, treeSitterAvailable: boolean, profile: string): string
 
+/** The progress of call `id`, or `null` once it has ended. */
+export declare function callProgress(id: number): NativeProgress | null
+
 export declare const DEFAULT_BASH_TIMEOUT_MAX_MS: number
 
 export declare const DEFAULT_BASH_TIMEOUT_MS: number
@@ -78,6 +81,13 @@ export interface NativePart {
   text?: string
   data?: string
   mimeType?: string
+}
+
+/** How far a running call has got: files walked, bytes scanned, a command's latest output. */
+export interface NativeProgress {
+  files: number
+  bytes: number
+  tail: string
 }
 
 /** `resolveConfig` from the options as JSON; throws with a message naming the setting. */

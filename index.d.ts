@@ -1,5 +1,21 @@
 // The package root: the newest contract. The seed contract is `agent-tools-native/v0.1`.
 
+import type { ToolArgs, ToolName } from './tool-types'
+
+/** The arguments of each tool, by name (generated from the Rust input structs). */
+export type { ToolArgs, ToolName }
+
+/** `args` may be omitted for a tool whose arguments are all optional. */
+type ArgsFor<N extends ToolName> = {} extends ToolArgs[N]
+  ? [args?: ToolArgs[N]]
+  : [args: ToolArgs[N]]
+
+/**
+ * A tool name the compiler cannot know (a model's tool call): its arguments are checked at run
+ * time. A literal name must be a known tool.
+ */
+type DynamicName<S extends string> = string extends S ? S : never
+
 /** The stable error codes of every error envelope. */
 export type ErrorCode =
   | 'invalid_input'
@@ -26,6 +42,27 @@ export type ErrorCode =
  * family is trained on, over the same engine (see README, "Tool surfaces").
  */
 export type Surface = 'codex' | 'claude-code' | 'cyberpaw' | 'anthropic' | 'openai'
+
+/** The tool names of the surfaces, every surface together. */
+export type SurfaceToolName =
+  | 'read_file'
+  | 'list_dir'
+  | 'grep_files'
+  | 'apply_patch'
+  | 'shell'
+  | 'Read'
+  | 'Write'
+  | 'Edit'
+  | 'MultiEdit'
+  | 'Glob'
+  | 'Grep'
+  | 'Bash'
+  | 'NotebookEdit'
+  | 'ListDir'
+  | 'Move'
+  | 'DeleteFile'
+  | 'str_replace_based_edit_tool'
+  | 'bash'
 
 /** An `AbortSignal` (or anything shaped like one): aborting it cancels the call. */
 export interface AbortSignalLike {
@@ -234,8 +271,20 @@ export interface ToolDef extends ToolInfo {
 export interface AgentTools {
   readonly config: ServerConfig
   listTools(): ToolInfo[]
+  /** Runs a tool; its name and arguments are checked against the tool's own types. */
+  callTool<N extends ToolName>(
+    name: N,
+    ...rest: [...ArgsFor<N>, options?: { signal?: AbortSignalLike }]
+  ): Promise<DispatchResult>
+  /** Runs a tool of the configured `surface` (its arguments are checked at run time). */
   callTool(
-    name: string,
+    name: SurfaceToolName,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignalLike },
+  ): Promise<DispatchResult>
+  /** Runs a tool named at run time (from a model's tool call). */
+  callTool<S extends string>(
+    name: DynamicName<S>,
     args?: Record<string, unknown>,
     options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>
@@ -248,8 +297,15 @@ export declare function createAgentTools(options: AgentToolsOptions): AgentTools
  * Validates and runs one tool call. Never rejects: failures resolve as `isError` results.
  * Aborting `signal` kills a running command and stops a walk.
  */
-export declare function dispatch(
-  name: string,
+export declare function dispatch<N extends ToolName>(
+  name: N,
+  args: ToolArgs[N],
+  config: ServerConfig,
+  signal?: AbortSignalLike,
+): Promise<DispatchResult>
+/** Runs a tool named at run time (from a model's tool call). */
+export declare function dispatch<S extends string>(
+  name: DynamicName<S>,
   args: Record<string, unknown>,
   config: ServerConfig,
   signal?: AbortSignalLike,

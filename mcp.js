@@ -9,9 +9,24 @@ const {
   CallToolRequestSchema,
   ListToolsRequestSchema,
 } = require('@modelcontextprotocol/sdk/types.js')
-const { dispatch, listTools } = require('./index.js')
-const { isMutating } = require('./api.js')
+const { dispatch, listTools, setWarnSink } = require('./index.js')
+const { toolMetaFor } = require('./api.js')
 const { version } = require('./package.json')
+
+/** `read_file` → `Read file`, for a tool without a title of its own. */
+function titleOf(name) {
+  const words = name.replace(/_/g, ' ')
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+/** A progress notification's message: what a running call has done so far. */
+function progressMessage(name, p) {
+  const parts = [`${name}: ${(p.elapsedMs / 1000).toFixed(1)}s`]
+  if (p.files > 0) parts.push(`${p.files} files walked`)
+  if (p.bytes > 0) parts.push(`${p.bytes} bytes scanned`)
+  if (p.tail) parts.push(`latest output: ${p.tail.trimEnd().split('\n').slice(-3).join(' ⏎ ')}`)
+  return parts.join('; ')
+}
 
 /**
  * An MCP `Server` (not yet connected) exposing the surface of `config`. `inFlight` collects the
@@ -22,7 +37,7 @@ function createMcpServer(config, inFlight = new Set(), disconnect = new AbortCon
   const server = new Server(
     { name: 'agent-tools-native', version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, logging: {} },
       instructions:
         `File-and-shell tools working in the workspace ${config.workspaceRoot}; relative paths ` +
         'resolve against it.' +
@@ -31,13 +46,22 @@ function createMcpServer(config, inFlight = new Set(), disconnect = new AbortCon
     },
   )
 
+  // Each tool with its title and behaviour hints; a tool whose result is one JSON object also
+  // declares its outputSchema, and its results carry that object as structuredContent.
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: listTools(config).map(({ name, description, inputSchema }) => ({
-      name,
-      description,
-      inputSchema,
-      annotations: { readOnlyHint: !isMutating(name, config.surface) },
-    })),
+    tools: listTools(config).map(({ name, description, inputSchema }) => {
+      const meta = toolMetaFor(name, config.surface)
+      const { title, ...hints } = meta?.annotations ?? {}
+      const tool = {
+        name,
+        title: title || titleOf(name),
+        description,
+        inputSchema,
+        annotations: { title: title || titleOf(name), ...hints },
+      }
+      if (meta?.outputSchema) tool.outputSchema = meta.outputSchema
+      return tool
+    }),
   }))
 
   // An unknown (or, read-only, hidden) tool and bad arguments come back like any tool error:
@@ -49,10 +73,37 @@ function createMcpServer(config, inFlight = new Set(), disconnect = new AbortCon
     const signal = extra?.signal
       ? AbortSignal.any([extra.signal, disconnect.signal])
       : disconnect.signal
-    const call = dispatch(name, args ?? {}, config, signal)
+    // A client that sent a progressToken hears, every half second, what the call has done.
+    const token = request.params._meta?.progressToken
+    let ticks = 0
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (p) => {
+            ticks += 1
+            extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: {
+                  progressToken: token,
+                  progress: ticks,
+                  message: progressMessage(name, p),
+                },
+              })
+              .catch(() => {})
+          }
+    const call = dispatch(name, args ?? {}, config, signal, onProgress)
     inFlight.add(call)
     const result = await call.finally(() => inFlight.delete(call))
-    return { content: result.content, isError: result.isError }
+    const reply = { content: result.content, isError: result.isError }
+    if (!result.isError && toolMetaFor(name, config.surface)?.outputSchema) {
+      try {
+        reply.structuredContent = JSON.parse(result.text)
+      } catch {
+        // Not JSON after all (never expected): the text alone still answers.
+      }
+    }
+    return reply
   })
 
   return server
@@ -66,6 +117,14 @@ async function serveStdio(config) {
   const inFlight = new Set()
   const disconnect = new AbortController()
   const server = createMcpServer(config, inFlight, disconnect)
+  // Diagnostics go to stderr as always, and to the client as log messages (`logging/setLevel`
+  // picks how many).
+  setWarnSink((line) => {
+    process.stderr.write(line)
+    server
+      .sendLoggingMessage({ level: 'warning', logger: 'agent-tools-native', data: line.trimEnd() })
+      .catch(() => {})
+  })
   const closed = new Promise((resolve) => {
     server.onclose = resolve
   })

@@ -36,9 +36,22 @@ describe('the factory', () => {
     expectTypeOf(createAgentTools).returns.toEqualTypeOf<AgentTools>()
     expectTypeOf<AgentTools['config']>().toEqualTypeOf<ServerConfig>()
     expectTypeOf<AgentTools['listTools']>().toEqualTypeOf<() => ToolInfo[]>()
-    expectTypeOf<AgentTools['callTool']>().toEqualTypeOf<
-      (name: string, args?: Record<string, unknown>) => Promise<DispatchResult>
-    >()
+    const agent = createAgentTools({ workspaceRoot: '.' })
+    expectTypeOf(agent.callTool('list_dir')).toEqualTypeOf<Promise<DispatchResult>>()
+    agent.callTool('read_file', { path: 'a.txt', offset: -20 })
+    // A name only known at run time (a model's tool call) takes any object.
+    const fromModel: { name: string; args: Record<string, unknown> } = { name: 'x', args: {} }
+    agent.callTool(fromModel.name, fromModel.args)
+    // @ts-expect-error an unknown tool name does not compile
+    agent.callTool('read_fil', { pth: 1 })
+    // @ts-expect-error a misspelled argument does not compile
+    agent.callTool('read_file', { pth: 'a.txt' })
+    // @ts-expect-error a required argument cannot be left out
+    agent.callTool('read_file', {})
+    // @ts-expect-error an argument of the wrong type does not compile
+    agent.callTool('read_file', { path: 'a.txt', limit: '10' })
+    // @ts-expect-error the seed entry has only the nine seed tools
+    agent.callTool('read_files', { paths: ['a'] })
   })
 
   it('has exactly the documented options, only workspaceRoot required', () => {
@@ -82,10 +95,14 @@ describe('the factory', () => {
 
 describe('the core API', () => {
   it('dispatch and listTools run against a config', () => {
-    expectTypeOf(dispatch).parameters.toEqualTypeOf<
-      [name: string, args: Record<string, unknown>, config: ServerConfig]
+    const config = resolveConfig({ workspaceRoot: '.' })
+    expectTypeOf(dispatch('glob', { pattern: '*.ts' }, config)).toEqualTypeOf<
+      Promise<DispatchResult>
     >()
-    expectTypeOf(dispatch).returns.resolves.toEqualTypeOf<DispatchResult>()
+    // @ts-expect-error a known tool's arguments are checked
+    dispatch('glob', { patern: '*.ts' }, config)
+    const dynamic: string = 'glob'
+    dispatch(dynamic, { anything: true }, config)
     expectTypeOf<DispatchResult>().toEqualTypeOf<{ isError: boolean; text: string }>()
     expectTypeOf(listTools).parameters.toEqualTypeOf<[config: ServerConfig]>()
     expectTypeOf(listTools).returns.toEqualTypeOf<ToolInfo[]>()

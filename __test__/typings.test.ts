@@ -3,6 +3,7 @@
 // declared literal defaults are the runtime values, and the declared object shapes have exactly
 // the runtime's keys. Each .d.ts also compiles on its own under --strict without skipLibCheck
 // and without @types/node, as a consumer's tsc sees it.
+import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import ts from 'typescript'
@@ -35,6 +36,7 @@ const ENTRIES = [
       'Segment',
       'ServerConfig',
       'Surface',
+      'SurfaceToolName',
       'TextPart',
       'ToolDef',
       'ToolInfo',
@@ -189,3 +191,17 @@ for (const entry of ENTRIES) {
     })
   })
 }
+
+describe('tool-types.d.ts', () => {
+  it('is what scripts/gen-types.mjs makes from the Rust input structs (run `npm run gen:types`)', () => {
+    const r = spawnSync(
+      process.execPath,
+      [join(__dirname, '..', 'scripts', 'gen-types.mjs'), '--check'],
+      {
+        encoding: 'utf8',
+      },
+    )
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+  })
+})

@@ -5,7 +5,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::call::{self, Cancel, Ctx};
+use crate::call::{self, Cancel, Ctx, Progress};
 use crate::config::{self, Options, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
@@ -260,14 +260,20 @@ fn with_call(
         Ok(decoded) => decoded,
         Err(err) => return Outcome::error(&err),
     };
-    let (cancel, _registration) = match call_id {
+    let (cancel, progress, _registration) = match call_id {
         Some(id) => {
-            let (cancel, reg) = call::register(id);
-            (cancel, Some(reg))
+            let (cancel, progress, reg) = call::register(id);
+            (cancel, progress, Some(reg))
         }
-        None => (Cancel::default(), None),
+        None => (Cancel::default(), Progress::default(), None),
     };
-    f(args, &Ctx::new(&config, cancel))
+    f(
+        args,
+        &Ctx {
+            progress,
+            ..Ctx::new(&config, cancel)
+        },
+    )
 }
 
 /// A call's arguments: JSON, plus the large top-level strings of the object passed beside it
@@ -408,6 +414,24 @@ pub fn abort_call(id: u32) {
     call::abort(id);
 }
 
+/// How far a running call has got: files walked, bytes scanned, a command's latest output.
+#[napi(object, object_from_js = false)]
+pub struct NativeProgress {
+    pub files: f64,
+    pub bytes: f64,
+    pub tail: String,
+}
+
+/// The progress of call `id`, or `null` once it has ended.
+#[napi]
+pub fn call_progress(id: u32) -> Option<NativeProgress> {
+    call::progress(id).map(|p| NativeProgress {
+        files: p.files as f64,
+        bytes: p.bytes as f64,
+        tail: p.tail,
+    })
+}
+
 /// Test-only: a tool that panics, run through the same guard as every tool.
 #[napi]
 pub async fn test_only_panic() -> NativeOutcome {
@@ -443,6 +467,8 @@ pub fn tool_defs_json() -> String {
                 "bounded": t.bounded,
                 "sinceV05": t.since_v05,
                 "needsTreeSitter": t.needs_tree_sitter,
+                "annotations": t.annotations,
+                "outputSchema": t.output_schema,
             })
         })
         .collect();

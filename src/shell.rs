@@ -41,6 +41,8 @@ pub struct Request<'a> {
     pub ceiling: usize,
     /// Raised when the caller aborts: the group is killed as at the deadline.
     pub cancel: crate::call::Cancel,
+    /// Where the latest output is shown to a watching host.
+    pub progress: crate::call::Progress,
 }
 
 /// How the command ended.
@@ -576,6 +578,7 @@ done
                     };
                     end = Some(End::OverLimit { stream });
                 }
+                req.progress.set_tail(&pipes[i].buf);
             }
         }
 
@@ -703,6 +706,7 @@ pub(crate) mod tests {
             timeout: Duration::from_millis(timeout_ms),
             ceiling: 1 << 20,
             cancel: Default::default(),
+            progress: Default::default(),
         }
     }
 

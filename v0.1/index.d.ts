@@ -1,3 +1,19 @@
+import type { SeedToolArgs as ToolArgs, SeedToolName as ToolName } from '../tool-types'
+
+/** The arguments of each tool, by name (generated from the Rust input structs). */
+export type { ToolArgs, ToolName }
+
+/** `args` may be omitted for a tool whose arguments are all optional. */
+type ArgsFor<N extends ToolName> = {} extends ToolArgs[N]
+  ? [args?: ToolArgs[N]]
+  : [args: ToolArgs[N]]
+
+/**
+ * A tool name the compiler cannot know (a model's tool call): its arguments are checked at run
+ * time. A literal name must be a known tool.
+ */
+type DynamicName<S extends string> = string extends S ? S : never
+
 /** The stable error codes of every error envelope. */
 export type ErrorCode =
   | 'invalid_input'
@@ -78,15 +94,27 @@ export interface ToolDef extends ToolInfo {
 export interface AgentTools {
   readonly config: ServerConfig
   listTools(): ToolInfo[]
-  callTool(name: string, args?: Record<string, unknown>): Promise<DispatchResult>
+  /** Runs a tool; its name and arguments are checked against the tool's own types. */
+  callTool<N extends ToolName>(name: N, ...rest: ArgsFor<N>): Promise<DispatchResult>
+  /** Runs a tool named at run time (from a model's tool call). */
+  callTool<S extends string>(
+    name: DynamicName<S>,
+    args?: Record<string, unknown>,
+  ): Promise<DispatchResult>
 }
 
 /** Resolves the options and returns the tool surface bound to them. Throws StartupError. */
 export declare function createAgentTools(options: AgentToolsOptions): AgentTools
 
 /** Validates and runs one tool call. Never rejects: failures resolve as `isError` results. */
-export declare function dispatch(
-  name: string,
+export declare function dispatch<N extends ToolName>(
+  name: N,
+  args: ToolArgs[N],
+  config: ServerConfig,
+): Promise<DispatchResult>
+/** Runs a tool named at run time (from a model's tool call). */
+export declare function dispatch<S extends string>(
+  name: DynamicName<S>,
   args: Record<string, unknown>,
   config: ServerConfig,
 ): Promise<DispatchResult>

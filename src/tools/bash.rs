@@ -53,9 +53,26 @@ impl Tool for Bash {
     const NAME: &'static str = "bash";
     const DESCRIPTION: &'static str = "Run a shell command with `sh -c` and get back JSON {exit_code, stdout, stderr, signal, timed_out}. Use it to build, run tests, use git, or run programs. stdin is closed, so interactive commands fail: pass flags like --yes or pipe input in. The call waits for the shell to exit; start a long-lived process (a server, a watcher) in the background with its output redirected, e.g. `npm start > /tmp/server.log 2>&1 &` — processes still running when the shell exits are listed in background_pids. A non-zero exit code is a normal result. Output is shared between stdout and stderr within a size budget; when cut, the full output is saved under .clarvis/ and the cut text names the file (read it with read_file or grep). The command is killed with all its children when it passes timeout_ms (error `timeout`) or floods output past the capture limit (error `output_limit`). Do not use bash to read, search, list or edit files: read_file, grep, glob, list_dir, edit_file and write_file are faster and safer.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Run shell command";
+    const OPEN_WORLD: bool = true;
     const BOUNDED: bool = true;
     const WAITS: bool = true;
     type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "exit_code": {"type": "integer", "description": "The shell's exit code (128 + the signal number when a signal killed it)."},
+                "stdout": {"type": "string"},
+                "stderr": {"type": "string"},
+                "signal": {"type": ["string", "null"], "description": "The signal that killed the shell, e.g. SIGKILL."},
+                "timed_out": {"type": "boolean"},
+                "background_pids": {"type": "array", "items": {"type": "integer"}, "description": "Processes the command left running in the background."}
+            },
+            "required": ["exit_code", "stdout", "stderr", "signal", "timed_out"]
+        }))
+    }
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
@@ -97,6 +114,7 @@ impl Tool for Bash {
             timeout: Duration::from_millis(timeout_ms),
             ceiling,
             cancel: ctx.cancel.clone(),
+            progress: ctx.progress.clone(),
         })
         .map_err(|e| ToolError::new(ErrorCode::IoError, format!("could not start `sh -c`: {e}")))?;
         let view = View::of(ctx);

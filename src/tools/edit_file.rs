@@ -32,6 +32,7 @@ impl Tool for EditFile {
     const NAME: &'static str = "edit_file";
     const DESCRIPTION: &'static str = "Replace text in an existing file: old_string must occur exactly once (include surrounding lines to make it unique) unless replace_all is true, which replaces every exact occurrence. Copy old_string from read_file output without the line-number prefixes. If there is no exact match, a whitespace-tolerant match (indentation, trailing spaces, whitespace runs, typographic quotes and dashes) is used only when it finds exactly one place, and the result says so; a failure explains what differs and where the closest text is. The rest of the file is kept byte for byte (line endings, BOM), and the write is atomic. Use multi_edit for several changes to one file, apply_patch for changes across files, write_file to create a file or replace all of it.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Edit file";
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {

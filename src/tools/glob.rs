@@ -36,6 +36,7 @@ impl Tool for Glob {
     const NAME: &'static str = "glob";
     const DESCRIPTION: &'static str = "Find files by name pattern under a directory, listed most recently modified first, one path per line (relative to the workspace root). `**/*.ts` finds .ts files at any depth; a pattern without `/` such as `*.rs` also matches file names at any depth; `src/**/*.rs` matches paths under src. Lists files only, hidden files included; files ignored by .gitignore are skipped unless respect_gitignore is false, and .git is never listed. Use grep to search inside files, list_dir to see one directory's entries, read_file to read a file.";
     const MUTATING: bool = false;
+    const TITLE: &'static str = "Find files by pattern";
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {

@@ -100,6 +100,7 @@ impl Tool for Grep {
     const NAME: &'static str = "grep";
     const DESCRIPTION: &'static str = "Search file contents with a regular expression (Rust regex syntax, as in ripgrep) across a directory tree or in one file. output_mode files_with_matches (default) lists the matching files; content shows matching lines as `path:line:text` (context lines as `path-line-text`, `--` between separate groups); count gives `path:N` per file. Hidden files are searched; files ignored by .gitignore (and the rest of the git ignore stack), the .git directory, binary files and files over the size limit are skipped. Results are sorted by path, then line; when a footer says more results exist, call again with the offset it gives (head_limit sets the page size). Narrow a search with path and glob. To find files by name use glob; to read a file you found use read_file (the line numbers shown here are read_file offsets).";
     const MUTATING: bool = false;
+    const TITLE: &'static str = "Search file contents";
     const BOUNDED: bool = true;
     type Args = Args;
 

@@ -25,6 +25,7 @@ impl Tool for ListDir {
     const NAME: &'static str = "list_dir";
     const DESCRIPTION: &'static str = "List the entries of one directory (not recursive): subdirectories first as `name/`, then files as `name<TAB>size in bytes`, each group sorted by name; hidden entries included, ignore files not applied. Use it to get your bearings in a directory. To find files by name pattern across a tree use glob; to find files by content use grep; to read a file use read_file.";
     const MUTATING: bool = false;
+    const TITLE: &'static str = "List directory";
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {

@@ -40,6 +40,19 @@ pub trait Tool {
     /// The tool mostly waits on another process (a command, a server getting ready): it runs
     /// off the bounded worker pool so it never holds a worker while it sleeps.
     const WAITS: bool = false;
+    /// A short human-readable title (the MCP `title` annotation).
+    const TITLE: &'static str = "";
+    /// It may overwrite or delete what is already there (MCP `destructiveHint`).
+    const DESTRUCTIVE: bool = Self::MUTATING;
+    /// Calling it twice with the same arguments does nothing more (MCP `idempotentHint`).
+    const IDEMPOTENT: bool = !Self::MUTATING;
+    /// It reaches beyond the workspace, as a shell command can (MCP `openWorldHint`).
+    const OPEN_WORLD: bool = false;
+    /// The JSON Schema of the result text, for a tool whose result is one JSON object (the MCP
+    /// `outputSchema`; hosts then get it as structured content).
+    fn output_schema() -> Option<Value> {
+        None
+    }
     type Args: DeserializeOwned + JsonSchema;
     fn run(args: Self::Args, ctx: &Ctx) -> ToolResult<Output>;
 }
@@ -53,6 +66,9 @@ pub struct ToolSpec {
     pub since_v05: bool,
     pub needs_tree_sitter: bool,
     pub waits: bool,
+    /// The MCP annotations: title, readOnly, destructive, idempotent and openWorld hints.
+    pub annotations: Value,
+    pub output_schema: Option<Value>,
     /// The seed contract's schema: closed objects, strict minimums.
     pub seed_schema: Value,
     /// The newest contract's schema (see [`crate::schema::relaxed`]).
@@ -71,6 +87,14 @@ impl ToolSpec {
             since_v05: T::SINCE_V05,
             needs_tree_sitter: T::NEEDS_TREE_SITTER,
             waits: T::WAITS,
+            annotations: serde_json::json!({
+                "title": T::TITLE,
+                "readOnlyHint": !T::MUTATING,
+                "destructiveHint": T::DESTRUCTIVE,
+                "idempotentHint": T::IDEMPOTENT,
+                "openWorldHint": T::OPEN_WORLD,
+            }),
+            output_schema: T::output_schema(),
             schema: relaxed(&seed_schema),
             seed_schema,
             run: |args, ctx| T::run(deserialize(args)?, ctx),

@@ -39,6 +39,7 @@ impl Tool for MultiEdit {
     const NAME: &'static str = "multi_edit";
     const DESCRIPTION: &'static str = "Apply several edits to ONE existing file in a single atomic call. Each edit is {old_string, new_string, replace_all?} with edit_file's matching rules (exact and unique first, then a whitespace-tolerant match only when it finds exactly one place); edits run in order, each on the result of the previous one. If any edit fails, nothing is written and the error names the failing edit (edit[i], with an index field). The rest of the file is kept byte for byte (line endings, BOM). Use edit_file for a single change, apply_patch for changes across several files, write_file to replace the whole file.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Edit file (several edits)";
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {

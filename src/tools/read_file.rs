@@ -36,6 +36,7 @@ impl Tool for ReadFile {
     const NAME: &'static str = "read_file";
     const DESCRIPTION: &'static str = "Read a text file (UTF-8, or UTF-16 with a byte-order mark) and return its lines, each prefixed with its line number and a tab. Use this to look at a file before editing it; page through a long file with offset and limit (a footer says where to continue), or read the end with a negative offset (-50 = the last 50 lines). Lines longer than 2000 characters are cut. The line-number prefixes are not part of the file: never copy them into edit_file's old_string. To find which file holds something, use grep or glob instead; to see a directory, use list_dir.";
     const MUTATING: bool = false;
+    const TITLE: &'static str = "Read file";
     const BOUNDED: bool = true;
     type Args = Args;
 

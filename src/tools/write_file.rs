@@ -27,6 +27,8 @@ impl Tool for WriteFile {
     const NAME: &'static str = "write_file";
     const DESCRIPTION: &'static str = "Create a new file, or replace the whole content of an existing one, with exactly the given text. Missing parent directories are created; an existing file keeps its permissions. The write is atomic: the file holds either its old or its new content, never a mix. Use this for new files and complete rewrites. To change part of an existing file, use edit_file (one change) or multi_edit (several changes) instead: they keep the rest of the file byte for byte and do not need the whole content resent. Refuses to write through a symbolic link.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Write file";
+    const IDEMPOTENT: bool = true;
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {

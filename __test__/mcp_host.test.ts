@@ -1,0 +1,112 @@
+// What a real MCP host expects beyond calling tools, checked with the SDK's own client:
+// annotations true to each tool, structured output for JSON results, progress notifications,
+// and the logging capability.
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CLI, cleanEnv } from './cli-helpers'
+import { tempDir, writeTree } from './helpers'
+
+const open: Client[] = []
+afterEach(async () => {
+  for (const client of open.splice(0)) await client.close()
+})
+
+async function connect(root: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--workspace', root],
+    env: cleanEnv({}),
+    stderr: 'pipe',
+  })
+  const client = new Client({ name: 'mcp-host-test', version: '1.0.0' })
+  await client.connect(transport)
+  open.push(client)
+  return client
+}
+
+function workspace(): string {
+  const root = tempDir('atn-mcphost-')
+  writeTree(root, { 'a.txt': 'one\ntwo\n' })
+  return root
+}
+
+describe('an MCP host', () => {
+  it('sees a title and all four behaviour hints on every tool, true to what it does', async () => {
+    const client = await connect(workspace())
+    const { tools } = await client.listTools()
+    for (const tool of tools) {
+      expect(tool.title, tool.name).toBeTruthy()
+      expect(tool.annotations?.title).toBe(tool.title)
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+        expect(typeof tool.annotations?.[hint as 'readOnlyHint'], `${tool.name}.${hint}`).toBe(
+          'boolean',
+        )
+      }
+      // A read-only tool never destroys anything.
+      if (tool.annotations?.readOnlyHint) expect(tool.annotations?.destructiveHint).toBe(false)
+    }
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations]))
+    expect(byName.read_file).toMatchObject({ readOnlyHint: true, openWorldHint: false })
+    expect(byName.bash).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    })
+    expect(byName.write_file).toMatchObject({ destructiveHint: true, idempotentHint: true })
+    expect(byName.edit_file).toMatchObject({ destructiveHint: true, idempotentHint: false })
+  })
+
+  it('gets bash results as structured content matching the advertised outputSchema', async () => {
+    const client = await connect(workspace())
+    const { tools } = await client.listTools()
+    const bash = tools.find((t) => t.name === 'bash')
+    expect(bash?.outputSchema?.required).toEqual([
+      'exit_code',
+      'stdout',
+      'stderr',
+      'signal',
+      'timed_out',
+    ])
+    // The SDK client validates structuredContent against the outputSchema itself.
+    const r = await client.callTool({ name: 'bash', arguments: { command: 'echo hi; exit 3' } })
+    expect(r.structuredContent).toEqual({
+      exit_code: 3,
+      stdout: 'hi\n',
+      stderr: '',
+      signal: null,
+      timed_out: false,
+    })
+    // Older clients still read the same JSON as text.
+    const [text] = r.content as { type: string; text: string }[]
+    expect(JSON.parse(text?.text ?? '')).toEqual(r.structuredContent)
+    // Tools without a JSON result declare no outputSchema.
+    expect(tools.find((t) => t.name === 'read_file')?.outputSchema).toBeUndefined()
+  })
+
+  it('hears progress at least every second from a call given a progressToken', async () => {
+    const client = await connect(workspace())
+    const seen: { progress: number; message?: string }[] = []
+    const r = await client.callTool(
+      {
+        name: 'bash',
+        arguments: { command: 'for i in 1 2 3 4 5 6; do echo tick-$i; sleep 0.4; done' },
+      },
+      undefined,
+      { onprogress: (p) => seen.push(p), timeout: 20_000 },
+    )
+    expect(r.isError).toBe(false)
+    expect(seen.length).toBeGreaterThanOrEqual(2)
+    const progress = seen.map((p) => p.progress)
+    expect(progress).toEqual([...progress].sort((a, b) => a - b))
+    expect(seen.some((p) => /latest output: .*tick-\d/.test(p.message ?? ''))).toBe(true)
+  })
+
+  it('has the logging capability: logging/setLevel answers', async () => {
+    const client = await connect(workspace())
+    expect(client.getServerCapabilities()?.logging).toBeDefined()
+    await expect(client.setLoggingLevel('warning')).resolves.toEqual({})
+  })
+})

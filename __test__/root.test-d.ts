@@ -1,0 +1,48 @@
+// Type tests of the package root's typings: the newest contract's shapes, and tool names and
+// arguments checked from the generated ToolArgs (tool-types.d.ts, made from the Rust structs).
+import {
+  type AgentTools,
+  type ContentPart,
+  contentText,
+  createAgentTools,
+  type DispatchResult,
+  dispatch,
+  type ErrorCode,
+  resolveConfig,
+  type ToolArgs,
+  type ToolName,
+} from 'agent-tools-native'
+import { describe, expectTypeOf, it } from 'vitest'
+
+describe('the package root typings', () => {
+  it('results are content parts, with the text view', () => {
+    expectTypeOf<DispatchResult['content']>().toEqualTypeOf<ContentPart[]>()
+    expectTypeOf<DispatchResult['meta']>().toEqualTypeOf<Record<string, unknown> | undefined>()
+    expectTypeOf(contentText).returns.toEqualTypeOf<string>()
+    expectTypeOf<'aborted'>().toMatchTypeOf<ErrorCode>()
+    expectTypeOf<'denied'>().toMatchTypeOf<ErrorCode>()
+  })
+
+  it('checks tool names and arguments under strict', () => {
+    const agent: AgentTools = createAgentTools({ workspaceRoot: '.' })
+    expectTypeOf<'read_file'>().toMatchTypeOf<ToolName>()
+    expectTypeOf<ToolArgs['read_file']['path']>().toEqualTypeOf<string>()
+    agent.callTool('read_file', { path: 'a.txt' }, { signal: new AbortController().signal })
+    agent.callTool('bash', { command: 'ls', timeout_ms: 0 })
+    // @ts-expect-error an unknown tool name does not compile
+    agent.callTool('read_fil', { pth: 1 })
+    // @ts-expect-error a misspelled argument does not compile
+    agent.callTool('bash', { comand: 'ls' })
+    // @ts-expect-error a wrong argument type does not compile
+    agent.callTool('grep', { pattern: 'x', output_mode: 'lines' })
+    const fromModel = {
+      name: 'read_file' as string,
+      input: { path: 'a' } as Record<string, unknown>,
+    }
+    agent.callTool(fromModel.name, fromModel.input)
+    const config = resolveConfig({ workspaceRoot: '.' })
+    dispatch('list_dir', {}, config, AbortSignal.abort())
+    // @ts-expect-error dispatch checks a known tool's arguments too
+    dispatch('list_dir', { dir: 'x' }, config)
+  })
+})
