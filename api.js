@@ -284,7 +284,9 @@ function makeApi(profile) {
    * `onProgress` (an extension of the contract, used by the MCP server) is told how far it got.
    */
   async function dispatch(name, args, config, signal, onProgress) {
-    if (!seed && config?.surface != null) return dispatchSurface(name, args, config, signal)
+    if (!seed && config?.surface != null) {
+      return dispatchSurface(name, args, config, signal, onProgress)
+    }
     try {
       const { wire, envelope } = encodeArgs(args)
       if (envelope) return errorResult(invalidInput(envelope))
@@ -302,7 +304,7 @@ function makeApi(profile) {
    * A call of `config.surface`'s tools. Its results keep the root's shape; an error's text is
    * the message the vendor's executor would show, with the code in `meta.error`.
    */
-  async function dispatchSurface(name, args, config, signal) {
+  async function dispatchSurface(name, args, config, signal, onProgress) {
     const failed = (message, code = 'invalid_input') =>
       withTextView({
         isError: true,
@@ -312,9 +314,10 @@ function makeApi(profile) {
     try {
       const { wire, envelope } = encodeArgs(args)
       if (envelope) return failed(envelope)
-      const out = await withSignal(signal, (id) =>
+      const out = await withCall(signal, onProgress, (id) =>
         native.dispatchSurfaceNative(String(name), wire, configJson(config), ledgerFor(config), id),
       )
+      emitWarnings(out)
       const result = toResult({ ...out, isError: false })
       result.isError = out.isError
       return result

@@ -33,7 +33,7 @@ describe('README examples', () => {
     >()
   })
 
-  it('Tool surfaces: the anthropic and openai surfaces with the vendors\' own tool types', () => {
+  it("Tool surfaces: the anthropic and openai surfaces with the vendors' own tool types", () => {
     expectTypeOf(claudeTools).toEqualTypeOf<Anthropic.ToolUnion[]>()
     expectTypeOf(editWithClaude).toEqualTypeOf<
       (task: string, maxTurns?: number) => Promise<string>

@@ -34,19 +34,38 @@ describe('anthropic surface', () => {
     const list = tools.listTools()
     expect(list.map((t) => t.name)).toEqual([EDITOR, 'bash'])
     const props = (list[0]?.inputSchema as { properties: object }).properties
-    for (const key of ['command', 'path', 'view_range', 'file_text', 'old_str', 'new_str', 'insert_line']) {
+    for (const key of [
+      'command',
+      'path',
+      'view_range',
+      'file_text',
+      'old_str',
+      'new_str',
+      'insert_line',
+    ]) {
       expect(props).toHaveProperty([key])
     }
   })
 
   it('view numbers lines as the docs show, honours view_range, and lists directories', async () => {
-    const { root, tools } = ws({ 'p.py': 'def f():\n    return 1\n\nprint(f())\n', 'd/x.txt': '', 'd/e/y.txt': '', '.h': '' })
+    const { root, tools } = ws({
+      'p.py': 'def f():\n    return 1\n\nprint(f())\n',
+      'd/x.txt': '',
+      'd/e/y.txt': '',
+      '.h': '',
+    })
     expect(ok(await tools.callTool(EDITOR, { command: 'view', path: join(root, 'p.py') }))).toBe(
       '1: def f():\n2:     return 1\n3: \n4: print(f())',
     )
-    expect(ok(await tools.callTool(EDITOR, { command: 'view', path: 'p.py', view_range: [2, 3] }))).toBe('2:     return 1\n3: ')
-    expect(ok(await tools.callTool(EDITOR, { command: 'view', path: 'p.py', view_range: [3, -1] }))).toBe('3: \n4: print(f())')
-    expect(fail(await tools.callTool(EDITOR, { command: 'view', path: 'p.py', view_range: [0, 2] }))).toBe(
+    expect(
+      ok(await tools.callTool(EDITOR, { command: 'view', path: 'p.py', view_range: [2, 3] })),
+    ).toBe('2:     return 1\n3: ')
+    expect(
+      ok(await tools.callTool(EDITOR, { command: 'view', path: 'p.py', view_range: [3, -1] })),
+    ).toBe('3: \n4: print(f())')
+    expect(
+      fail(await tools.callTool(EDITOR, { command: 'view', path: 'p.py', view_range: [0, 2] })),
+    ).toBe(
       'Error: Invalid `view_range`: [0, 2]. Its first element `0` should be within the range of lines of the file: [1, 4]',
     )
     expect(ok(await tools.callTool(EDITOR, { command: 'view', path: '.' }))).toBe(
@@ -63,13 +82,13 @@ describe('anthropic surface', () => {
 
   it('create makes a new file and refuses an existing one', async () => {
     const { root, tools } = ws({ 'a.txt': 'keep\n' })
-    expect(ok(await tools.callTool(EDITOR, { command: 'create', path: 'n/new.txt', file_text: 'x\n' }))).toBe(
-      'File created successfully at: n/new.txt',
-    )
+    expect(
+      ok(await tools.callTool(EDITOR, { command: 'create', path: 'n/new.txt', file_text: 'x\n' })),
+    ).toBe('File created successfully at: n/new.txt')
     expect(readFileSync(join(root, 'n/new.txt'), 'utf8')).toBe('x\n')
-    expect(fail(await tools.callTool(EDITOR, { command: 'create', path: 'a.txt', file_text: 'y' }))).toBe(
-      'Error: File already exists at: a.txt. Cannot overwrite files using command `create`.',
-    )
+    expect(
+      fail(await tools.callTool(EDITOR, { command: 'create', path: 'a.txt', file_text: 'y' })),
+    ).toBe('Error: File already exists at: a.txt. Cannot overwrite files using command `create`.')
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('keep\n')
     expect(fail(await tools.callTool(EDITOR, { command: 'create', path: 'b.txt' }))).toBe(
       'Error: Parameter `file_text` is required for command: create',
@@ -78,15 +97,40 @@ describe('anthropic surface', () => {
 
   it('str_replace replaces exactly one match and refuses 0 or 2+ with helpful messages', async () => {
     const { root, tools } = ws({ 'a.txt': 'x = 1\r\ny = 2\r\nx = 1\r\n' })
-    expect(fail(await tools.callTool(EDITOR, { command: 'str_replace', path: 'a.txt', old_str: 'x = 1', new_str: 'z' }))).toBe(
+    expect(
+      fail(
+        await tools.callTool(EDITOR, {
+          command: 'str_replace',
+          path: 'a.txt',
+          old_str: 'x = 1',
+          new_str: 'z',
+        }),
+      ),
+    ).toBe(
       'Error: No replacement was performed. Found 2 matches for replacement text in lines 1, 3. Please provide more context to make a unique match.',
     )
-    expect(fail(await tools.callTool(EDITOR, { command: 'str_replace', path: 'a.txt', old_str: 'x  = 1', new_str: 'z' }))).toMatch(
+    expect(
+      fail(
+        await tools.callTool(EDITOR, {
+          command: 'str_replace',
+          path: 'a.txt',
+          old_str: 'x  = 1',
+          new_str: 'z',
+        }),
+      ),
+    ).toMatch(
       /^Error: No replacement was performed, no match was found for replacement text\. Please check your text/,
     )
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('x = 1\r\ny = 2\r\nx = 1\r\n')
     expect(
-      ok(await tools.callTool(EDITOR, { command: 'str_replace', path: 'a.txt', old_str: 'y = 2\nx = 1', new_str: 'y = 3\nx = 4' })),
+      ok(
+        await tools.callTool(EDITOR, {
+          command: 'str_replace',
+          path: 'a.txt',
+          old_str: 'y = 2\nx = 1',
+          new_str: 'y = 3\nx = 4',
+        }),
+      ),
     ).toBe('Successfully replaced text at exactly one location.')
     // CRLF kept.
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('x = 1\r\ny = 3\r\nx = 4\r\n')
@@ -94,11 +138,41 @@ describe('anthropic surface', () => {
 
   it('insert puts text after insert_line; 0 inserts at the top', async () => {
     const { root, tools } = ws({ 'a.txt': 'one\ntwo' })
-    ok(await tools.callTool(EDITOR, { command: 'insert', path: 'a.txt', insert_line: 0, insert_text: 'zero' }))
-    ok(await tools.callTool(EDITOR, { command: 'insert', path: 'a.txt', insert_line: 3, new_str: 'three\nfour' }))
-    ok(await tools.callTool(EDITOR, { command: 'insert', path: 'a.txt', insert_line: 1, insert_text: 'half\n' }))
+    ok(
+      await tools.callTool(EDITOR, {
+        command: 'insert',
+        path: 'a.txt',
+        insert_line: 0,
+        insert_text: 'zero',
+      }),
+    )
+    ok(
+      await tools.callTool(EDITOR, {
+        command: 'insert',
+        path: 'a.txt',
+        insert_line: 3,
+        new_str: 'three\nfour',
+      }),
+    )
+    ok(
+      await tools.callTool(EDITOR, {
+        command: 'insert',
+        path: 'a.txt',
+        insert_line: 1,
+        insert_text: 'half\n',
+      }),
+    )
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('zero\nhalf\none\ntwo\nthree\nfour\n')
-    expect(fail(await tools.callTool(EDITOR, { command: 'insert', path: 'a.txt', insert_line: 99, insert_text: 'x' }))).toBe(
+    expect(
+      fail(
+        await tools.callTool(EDITOR, {
+          command: 'insert',
+          path: 'a.txt',
+          insert_line: 99,
+          insert_text: 'x',
+        }),
+      ),
+    ).toBe(
       'Error: Invalid `insert_line` parameter: 99. It should be within the range of lines of the file: [0, 6]',
     )
   })
@@ -127,6 +201,7 @@ describe('anthropic surface', () => {
     ]) {
       const r = await tools.callTool(EDITOR, args)
       expect(r.isError, JSON.stringify(args)).toBe(true)
+      expect(r.meta?.error, JSON.stringify(args)).not.toBe('internal')
     }
     expect((await tools.callTool('view', {})).isError).toBe(true)
   })

@@ -88,7 +88,20 @@ describe('claude-code surface', () => {
       properties: Record<string, unknown>
       required: string[]
     }
-    for (const key of ['pattern', 'path', 'glob', 'type', 'output_mode', '-i', '-n', '-A', '-B', '-C', 'head_limit', 'multiline']) {
+    for (const key of [
+      'pattern',
+      'path',
+      'glob',
+      'type',
+      'output_mode',
+      '-i',
+      '-n',
+      '-A',
+      '-B',
+      '-C',
+      'head_limit',
+      'multiline',
+    ]) {
       expect(grep.properties).toHaveProperty([key])
     }
     expect(grep.required).toEqual(['pattern'])
@@ -109,23 +122,41 @@ describe('claude-code surface', () => {
 
   it('Edit and MultiEdit need a Read first, and a second Edit after one Read applies', async () => {
     const { root, tools } = ws({ 'a.txt': 'alpha beta gamma\n' })
-    expect(fail(await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'alpha', new_string: 'A' }))).toBe(
-      'File has not been read yet. Read it first before writing to it.',
-    )
-    expect(fail(await tools.callTool('MultiEdit', { file_path: 'a.txt', edits: [{ old_string: 'beta', new_string: 'B' }] }))).toContain('has not been read yet')
+    expect(
+      fail(
+        await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'alpha', new_string: 'A' }),
+      ),
+    ).toBe('File has not been read yet. Read it first before writing to it.')
+    expect(
+      fail(
+        await tools.callTool('MultiEdit', {
+          file_path: 'a.txt',
+          edits: [{ old_string: 'beta', new_string: 'B' }],
+        }),
+      ),
+    ).toContain('has not been read yet')
     ok(await tools.callTool('Read', { file_path: 'a.txt' }))
-    expect(ok(await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'alpha', new_string: 'A' }))).toBe(
-      'The file a.txt has been updated successfully.',
-    )
+    expect(
+      ok(
+        await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'alpha', new_string: 'A' }),
+      ),
+    ).toBe('The file a.txt has been updated successfully.')
     ok(await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'beta', new_string: 'B' }))
-    ok(await tools.callTool('MultiEdit', {
-      file_path: 'a.txt',
-      edits: [{ old_string: 'gamma', new_string: 'G' }, { old_string: 'G', new_string: 'GG' }],
-    }))
+    ok(
+      await tools.callTool('MultiEdit', {
+        file_path: 'a.txt',
+        edits: [
+          { old_string: 'gamma', new_string: 'G' },
+          { old_string: 'G', new_string: 'GG' },
+        ],
+      }),
+    )
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('A B GG\n')
     // Another tools object has its own ledger.
     const other = createAgentTools({ workspaceRoot: root, surface: 'claude-code' })
-    expect(fail(await other.callTool('Edit', { file_path: 'a.txt', old_string: 'A', new_string: 'Z' }))).toContain('not been read')
+    expect(
+      fail(await other.callTool('Edit', { file_path: 'a.txt', old_string: 'A', new_string: 'Z' })),
+    ).toContain('not been read')
   })
 
   it('refuses a file changed since the Read, judged by content, not mtime', async () => {
@@ -138,11 +169,15 @@ describe('claude-code surface', () => {
     // A change with the mtime put back is still caught.
     writeFileSync(file, 'x = 3\n')
     utimesSync(file, new Date(2001, 1, 1), new Date(2001, 1, 1))
-    const message = fail(await tools.callTool('Edit', { file_path: file, old_string: 'x = 3', new_string: 'x = 4' }))
+    const message = fail(
+      await tools.callTool('Edit', { file_path: file, old_string: 'x = 3', new_string: 'x = 4' }),
+    )
     expect(message).toBe(
       'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.',
     )
-    expect(fail(await tools.callTool('Write', { file_path: file, content: 'y' }))).toContain('modified since read')
+    expect(fail(await tools.callTool('Write', { file_path: file, content: 'y' }))).toContain(
+      'modified since read',
+    )
     expect(readFileSync(file, 'utf8')).toBe('x = 3\n')
     ok(await tools.callTool('Read', { file_path: file }))
     ok(await tools.callTool('Write', { file_path: file, content: 'y\n' }))
@@ -151,24 +186,41 @@ describe('claude-code surface', () => {
 
   it('Write creates a new file and its missing parent directories without a Read', async () => {
     const { root, tools } = ws()
-    expect(ok(await tools.callTool('Write', { file_path: 'deep/er/new.txt', content: 'hi\n' }))).toBe(
-      'File created successfully at: deep/er/new.txt',
-    )
+    expect(
+      ok(await tools.callTool('Write', { file_path: 'deep/er/new.txt', content: 'hi\n' })),
+    ).toBe('File created successfully at: deep/er/new.txt')
     expect(readFileSync(join(root, 'deep/er/new.txt'), 'utf8')).toBe('hi\n')
     // Its own write counts as seen: an Edit right after applies.
-    ok(await tools.callTool('Edit', { file_path: 'deep/er/new.txt', old_string: 'hi', new_string: 'ho' }))
+    ok(
+      await tools.callTool('Edit', {
+        file_path: 'deep/er/new.txt',
+        old_string: 'hi',
+        new_string: 'ho',
+      }),
+    )
   })
 
   it('Edit speaks Claude Code about missing and repeated strings', async () => {
     const { tools } = ws({ 'a.txt': 'dup dup\n' })
     ok(await tools.callTool('Read', { file_path: 'a.txt' }))
-    expect(fail(await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'dup', new_string: 'x' }))).toMatch(
-      /^Found 2 matches of the string to replace, but replace_all is false/,
+    expect(
+      fail(
+        await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'dup', new_string: 'x' }),
+      ),
+    ).toMatch(/^Found 2 matches of the string to replace, but replace_all is false/)
+    expect(
+      fail(
+        await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'zzz', new_string: 'x' }),
+      ),
+    ).toMatch(/^String to replace not found in file\.\nString: zzz/)
+    ok(
+      await tools.callTool('Edit', {
+        file_path: 'a.txt',
+        old_string: 'dup',
+        new_string: 'x',
+        replace_all: true,
+      }),
     )
-    expect(fail(await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'zzz', new_string: 'x' }))).toMatch(
-      /^String to replace not found in file\.\nString: zzz/,
-    )
-    ok(await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'dup', new_string: 'x', replace_all: true }))
   })
 
   it('Glob lists newest first; Grep has its flags and output modes', async () => {
@@ -179,18 +231,35 @@ describe('claude-code surface', () => {
     expect(ok(await tools.callTool('Grep', { pattern: 'hello', '-i': true, type: 'py' }))).toBe(
       'Found 2 files\nb.py\na.py',
     )
-    expect(ok(await tools.callTool('Grep', { pattern: 'hello', glob: '*.ts' }))).toBe('Found 1 file\nc.ts')
-    expect(
-      ok(await tools.callTool('Grep', { pattern: 'Hello', output_mode: 'content', '-n': true, '-A': 1 })),
-    ).toBe('a.py:1:Hello\na.py-2-world')
-    expect(ok(await tools.callTool('Grep', { pattern: 'hello', output_mode: 'count', '-i': true }))).toBe(
-      'a.py:1\nb.py:1\nc.ts:1\n\nFound 3 total occurrences across 3 files.',
+    expect(ok(await tools.callTool('Grep', { pattern: 'hello', glob: '*.ts' }))).toBe(
+      'Found 1 file\nc.ts',
     )
+    expect(
+      ok(
+        await tools.callTool('Grep', {
+          pattern: 'Hello',
+          output_mode: 'content',
+          '-n': true,
+          '-A': 1,
+        }),
+      ),
+    ).toBe('a.py:1:Hello\na.py-2-world')
+    expect(
+      ok(await tools.callTool('Grep', { pattern: 'hello', output_mode: 'count', '-i': true })),
+    ).toBe('a.py:1\nb.py:1\nc.ts:1\n\nFound 3 total occurrences across 3 files.')
     expect(ok(await tools.callTool('Grep', { pattern: 'nope' }))).toBe('No files found')
-    expect(ok(await tools.callTool('Grep', { pattern: 'nope', output_mode: 'content' }))).toBe('No matches found')
-    expect(ok(await tools.callTool('Grep', { pattern: 'o\\nw', multiline: true, output_mode: 'count' }))).toContain('a.py:1')
-    expect(fail(await tools.callTool('Grep', { pattern: 'x', type: 'py', glob: '*.py' }))).toContain('either glob or type')
-    expect(fail(await tools.callTool('Grep', { pattern: 'x', type: 'klingon' }))).toContain('unknown file type')
+    expect(ok(await tools.callTool('Grep', { pattern: 'nope', output_mode: 'content' }))).toBe(
+      'No matches found',
+    )
+    expect(
+      ok(await tools.callTool('Grep', { pattern: 'o\\nw', multiline: true, output_mode: 'count' })),
+    ).toContain('a.py:1')
+    expect(
+      fail(await tools.callTool('Grep', { pattern: 'x', type: 'py', glob: '*.py' })),
+    ).toContain('either glob or type')
+    expect(fail(await tools.callTool('Grep', { pattern: 'x', type: 'klingon' }))).toContain(
+      'unknown file type',
+    )
   })
 
   it('Bash returns the output; a non-zero exit is an error naming the code', async () => {
@@ -220,18 +289,28 @@ describe('claude-code surface', () => {
   it('NotebookEdit replaces (clearing outputs), inserts and deletes cells, keeping the rest byte for byte', async () => {
     const { root, tools } = ws({ 'n.ipynb': NOTEBOOK })
     const file = join(root, 'n.ipynb')
-    expect(fail(await tools.callTool('NotebookEdit', { notebook_path: 'n.ipynb', cell_id: 'c1', new_source: 'x' }))).toContain('not been read')
+    expect(
+      fail(
+        await tools.callTool('NotebookEdit', {
+          notebook_path: 'n.ipynb',
+          cell_id: 'c1',
+          new_source: 'x',
+        }),
+      ),
+    ).toContain('not been read')
     ok(await tools.callTool('Read', { file_path: 'n.ipynb' }))
-    expect(ok(await tools.callTool('NotebookEdit', { notebook_path: 'n.ipynb', cell_id: 'c1', new_source: 'a = 1\nb = 2' }))).toBe(
-      'Updated cell c1 with a = 1\nb = 2',
-    )
+    expect(
+      ok(
+        await tools.callTool('NotebookEdit', {
+          notebook_path: 'n.ipynb',
+          cell_id: 'c1',
+          new_source: 'a = 1\nb = 2',
+        }),
+      ),
+    ).toBe('Updated cell c1 with a = 1\nb = 2')
     const outputsStart = NOTEBOOK.indexOf('"outputs": [') + '"outputs": '.length
     const outputsEnd = NOTEBOOK.indexOf('   ],\n   "source"') + 4
-    const expected = (
-      NOTEBOOK.slice(0, outputsStart) +
-      '[]' +
-      NOTEBOOK.slice(outputsEnd)
-    )
+    const expected = (NOTEBOOK.slice(0, outputsStart) + '[]' + NOTEBOOK.slice(outputsEnd))
       .replace('"execution_count": 7', '"execution_count": null')
       .replace(`[\n    "print('hello')"\n   ]`, '[\n    "a = 1\\n",\n    "b = 2"\n   ]')
     expect(readFileSync(file, 'utf8')).toBe(expected)
@@ -249,13 +328,38 @@ describe('claude-code surface', () => {
     expect(newId).toMatch(/^[0-9a-f]{8}$/)
     const nb = JSON.parse(readFileSync(file, 'utf8'))
     expect(nb.cells.map((c: { id: string }) => c.id)).toEqual(['c1', newId, 'm1'])
-    expect(nb.cells[1]).toEqual({ cell_type: 'markdown', id: newId, metadata: {}, source: ['Note'] })
-    ok(await tools.callTool('NotebookEdit', { notebook_path: 'n.ipynb', cell_id: newId, edit_mode: 'delete' }))
-    expect(readFileSync(file, 'utf8')).toBe(expected)
-    expect(fail(await tools.callTool('NotebookEdit', { notebook_path: 'n.ipynb', cell_id: 'zz', new_source: '' }))).toBe(
-      'Cell with ID "zz" not found in notebook.',
+    expect(nb.cells[1]).toEqual({
+      cell_type: 'markdown',
+      id: newId,
+      metadata: {},
+      source: ['Note'],
+    })
+    ok(
+      await tools.callTool('NotebookEdit', {
+        notebook_path: 'n.ipynb',
+        cell_id: newId,
+        edit_mode: 'delete',
+      }),
     )
-    expect(fail(await tools.callTool('NotebookEdit', { notebook_path: 'n.ipynb', edit_mode: 'insert', new_source: '' }))).toContain('cell_type is required')
+    expect(readFileSync(file, 'utf8')).toBe(expected)
+    expect(
+      fail(
+        await tools.callTool('NotebookEdit', {
+          notebook_path: 'n.ipynb',
+          cell_id: 'zz',
+          new_source: '',
+        }),
+      ),
+    ).toBe('Cell with ID "zz" not found in notebook.')
+    expect(
+      fail(
+        await tools.callTool('NotebookEdit', {
+          notebook_path: 'n.ipynb',
+          edit_mode: 'insert',
+          new_source: '',
+        }),
+      ),
+    ).toContain('cell_type is required')
   })
 
   it('turns every bad input into an error result', async () => {
@@ -276,6 +380,7 @@ describe('claude-code surface', () => {
     ] as const) {
       const r = await tools.callTool(name, args as Record<string, unknown>)
       expect(r.isError, `${name} ${JSON.stringify(args)}`).toBe(true)
+      expect(r.meta?.error, `${name} ${JSON.stringify(args)}`).not.toBe('internal')
       expect(typeof r.meta?.error).toBe('string')
     }
   })

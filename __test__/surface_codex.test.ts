@@ -27,21 +27,32 @@ function fail(r: DispatchResult): string {
 /** Whether the engine's read_file has indentation mode (branch `code`). */
 const hasIndentation = Boolean(
   (engineTools.find((t) => t.name === 'read_file')?.inputSchema as { properties: object })
-    ?.properties && 'mode' in (engineTools.find((t) => t.name === 'read_file')?.inputSchema.properties as object),
+    ?.properties &&
+    'mode' in (engineTools.find((t) => t.name === 'read_file')?.inputSchema.properties as object),
 )
 
 describe('codex surface', () => {
   it('lists exactly the Codex tools with their argument names', () => {
     const { tools } = ws()
     const list = tools.listTools()
-    expect(list.map((t) => t.name)).toEqual(['read_file', 'list_dir', 'grep_files', 'apply_patch', 'shell'])
+    expect(list.map((t) => t.name)).toEqual([
+      'read_file',
+      'list_dir',
+      'grep_files',
+      'apply_patch',
+      'shell',
+    ])
     const props = (name: string) =>
-      Object.keys((list.find((t) => t.name === name)?.inputSchema as { properties: object }).properties)
-    expect(props('read_file')).toEqual(['file_path', 'offset', 'limit', 'mode', 'indentation'])
-    expect(props('list_dir')).toEqual(['dir_path', 'offset', 'limit', 'depth'])
-    expect(props('grep_files')).toEqual(['pattern', 'include', 'path', 'limit'])
-    expect(props('apply_patch')).toEqual(['input'])
-    expect(props('shell')).toEqual(['command', 'workdir', 'timeout_ms'])
+      Object.keys(
+        (list.find((t) => t.name === name)?.inputSchema as { properties: object }).properties,
+      )
+    expect(props('read_file').sort()).toEqual(
+      ['file_path', 'offset', 'limit', 'mode', 'indentation'].sort(),
+    )
+    expect(props('list_dir').sort()).toEqual(['dir_path', 'offset', 'limit', 'depth'].sort())
+    expect(props('grep_files').sort()).toEqual(['pattern', 'include', 'path', 'limit'].sort())
+    expect(props('apply_patch').sort()).toEqual(['input'].sort())
+    expect(props('shell').sort()).toEqual(['command', 'workdir', 'timeout_ms'].sort())
   })
 
   it('read_file shows L<n>: lines, from offset, at most limit', async () => {
@@ -49,56 +60,99 @@ describe('codex surface', () => {
     expect(ok(await tools.callTool('read_file', { file_path: join(root, 'a.rs') }))).toBe(
       'L1: fn a() {}\nL2: \tfn b() {}\nL3: last',
     )
-    expect(ok(await tools.callTool('read_file', { file_path: 'a.rs', offset: 2, limit: 1 }))).toMatch(/^L2: \tfn b\(\) \{\}/)
-    expect(fail(await tools.callTool('read_file', { file_path: 'a.rs', offset: 9 }))).toBe('offset exceeds file length')
-    expect(fail(await tools.callTool('read_file', { file_path: 'a.rs', offset: -1 }))).toBe('offset must be a 1-indexed line number')
-    expect(fail(await tools.callTool('read_file', { file_path: 'a.rs', limit: -5 }))).toBe('limit must be greater than zero')
-  })
-
-  it.runIf(hasIndentation)('read_file mode "indentation" returns the block around the anchor', async () => {
-    const src = 'class A:\n    def f(self):\n        x = 1\n        return x\n\n    def g(self):\n        pass\n'
-    const { tools } = ws({ 'a.py': src })
-    const out = ok(
-      await tools.callTool('read_file', {
-        file_path: 'a.py',
-        mode: 'indentation',
-        indentation: { anchor_line: 3, max_levels: 0 },
-      }),
+    expect(
+      ok(await tools.callTool('read_file', { file_path: 'a.rs', offset: 2, limit: 1 })),
+    ).toMatch(/^L2: \tfn b\(\) \{\}/)
+    expect(fail(await tools.callTool('read_file', { file_path: 'a.rs', offset: 9 }))).toBe(
+      'offset exceeds file length',
     )
-    expect(out).toContain('L2:     def f(self):')
-    expect(out).toContain('L3:         x = 1')
-    expect(out).not.toContain('def g')
-    for (const line of out.split('\n')) expect(line).toMatch(/^L\d+: /)
+    expect(fail(await tools.callTool('read_file', { file_path: 'a.rs', offset: -1 }))).toBe(
+      'offset must be a 1-indexed line number',
+    )
+    expect(fail(await tools.callTool('read_file', { file_path: 'a.rs', limit: -5 }))).toBe(
+      'limit must be greater than zero',
+    )
   })
 
-  it.skipIf(hasIndentation)('read_file mode "indentation" says when the engine lacks it', async () => {
-    const { tools } = ws({ 'a.py': 'x\n' })
-    expect(fail(await tools.callTool('read_file', { file_path: 'a.py', mode: 'indentation' }))).toContain('not available')
-  })
+  it.runIf(hasIndentation)(
+    'read_file mode "indentation" returns the block around the anchor',
+    async () => {
+      const src =
+        'class A:\n    def f(self):\n        x = 1\n        return x\n\n    def g(self):\n        pass\n'
+      const { tools } = ws({ 'a.py': src })
+      const out = ok(
+        await tools.callTool('read_file', {
+          file_path: 'a.py',
+          mode: 'indentation',
+          indentation: { anchor_line: 3, max_levels: 0 },
+        }),
+      )
+      expect(out).toContain('L2:     def f(self):')
+      expect(out).toContain('L3:         x = 1')
+      expect(out).not.toContain('def g')
+      for (const line of out.split('\n')) expect(line).toMatch(/^L\d+: /)
+    },
+  )
+
+  it.skipIf(hasIndentation)(
+    'read_file mode "indentation" says when the engine lacks it',
+    async () => {
+      const { tools } = ws({ 'a.py': 'x\n' })
+      expect(
+        fail(await tools.callTool('read_file', { file_path: 'a.py', mode: 'indentation' })),
+      ).toContain('not available')
+    },
+  )
 
   it('list_dir lists depth-first with 2-space indents and / @ ? suffixes, paged by offset and limit', async () => {
     const { root, tools } = ws({ 'b.txt': '', 'a/x.txt': '', 'a/deep/y.txt': '', '.hidden': '' })
     symlinkSync('b.txt', join(root, 'link'))
     execFileSync('mkfifo', [join(root, 'pipe')])
     expect(ok(await tools.callTool('list_dir', { dir_path: root }))).toBe(
-      [`Absolute path: ${root}`, '.hidden', 'a/', '  deep/', '  x.txt', 'b.txt', 'link@', 'pipe?'].join('\n'),
+      [
+        `Absolute path: ${root}`,
+        '.hidden',
+        'a/',
+        '  deep/',
+        '  x.txt',
+        'b.txt',
+        'link@',
+        'pipe?',
+      ].join('\n'),
     )
-    expect(ok(await tools.callTool('list_dir', { dir_path: '.', depth: 3, offset: 3, limit: 2 }))).toBe(
+    expect(
+      ok(await tools.callTool('list_dir', { dir_path: '.', depth: 3, offset: 3, limit: 2 })),
+    ).toBe(
       [`Absolute path: ${root}`, '  deep/', '    y.txt', 'More than 2 entries found'].join('\n'),
     )
-    expect(fail(await tools.callTool('list_dir', { dir_path: '.', offset: 99 }))).toBe('offset exceeds directory entry count')
-    expect(fail(await tools.callTool('list_dir', { dir_path: '.', depth: 0 }))).toBe('depth must be greater than zero')
+    expect(fail(await tools.callTool('list_dir', { dir_path: '.', offset: 99 }))).toBe(
+      'offset exceeds directory entry count',
+    )
+    expect(fail(await tools.callTool('list_dir', { dir_path: '.', depth: 0 }))).toBe(
+      'depth must be greater than zero',
+    )
   })
 
   it('grep_files lists matching files newest first, limited', async () => {
-    const { root, tools } = ws({ 'old.rs': 'needle\n', 'new.rs': 'needle\n', 'mid.ts': 'needle\n', 'no.rs': 'hay\n' })
+    const { root, tools } = ws({
+      'old.rs': 'needle\n',
+      'new.rs': 'needle\n',
+      'mid.ts': 'needle\n',
+      'no.rs': 'hay\n',
+    })
     utimesSync(join(root, 'old.rs'), new Date(2000, 1, 1), new Date(2000, 1, 1))
     utimesSync(join(root, 'mid.ts'), new Date(2010, 1, 1), new Date(2010, 1, 1))
-    expect(ok(await tools.callTool('grep_files', { pattern: 'needle' }))).toBe('new.rs\nmid.ts\nold.rs')
-    expect(ok(await tools.callTool('grep_files', { pattern: 'needle', include: '*.rs' }))).toBe('new.rs\nold.rs')
+    expect(ok(await tools.callTool('grep_files', { pattern: 'needle' }))).toBe(
+      'new.rs\nmid.ts\nold.rs',
+    )
+    expect(ok(await tools.callTool('grep_files', { pattern: 'needle', include: '*.rs' }))).toBe(
+      'new.rs\nold.rs',
+    )
     expect(ok(await tools.callTool('grep_files', { pattern: 'needle', limit: 1 }))).toBe('new.rs')
     expect(ok(await tools.callTool('grep_files', { pattern: 'absent' }))).toBe('No matches found.')
-    expect(fail(await tools.callTool('grep_files', { pattern: 'x', limit: 0 }))).toBe('limit must be greater than zero')
+    expect(fail(await tools.callTool('grep_files', { pattern: 'x', limit: 0 }))).toBe(
+      'limit must be greater than zero',
+    )
   })
 
   it('apply_patch adds, updates (tolerantly) and deletes, answering as Codex does', async () => {
@@ -121,17 +175,30 @@ describe('codex surface', () => {
     )
     expect(readFileSync(join(root, 'new/file.txt'), 'utf8')).toBe('hello\n')
     expect(readFileSync(join(root, 'upd.txt'), 'utf8')).toBe('a\nchanged\nc\n')
-    expect(fail(await tools.callTool('apply_patch', { input: '*** Begin Patch\n*** Update File: upd.txt\n@@\n-nothere\n+x\n*** End Patch' }))).toContain('upd.txt')
+    expect(
+      fail(
+        await tools.callTool('apply_patch', {
+          input: '*** Begin Patch\n*** Update File: upd.txt\n@@\n-nothere\n+x\n*** End Patch',
+        }),
+      ),
+    ).toContain('upd.txt')
     expect(readFileSync(join(root, 'upd.txt'), 'utf8')).toBe('a\nchanged\nc\n')
   })
 
   it('shell runs an argument vector and reports exit code, wall time and output', async () => {
     const { root, tools } = ws()
     mkdirSync(join(root, 'sub'))
-    const out = ok(await tools.callTool('shell', { command: ['bash', '-lc', 'echo "a b"; pwd; exit 2'], workdir: 'sub' }))
+    const out = ok(
+      await tools.callTool('shell', {
+        command: ['bash', '-lc', 'echo "a b"; pwd; exit 2'],
+        workdir: 'sub',
+      }),
+    )
     expect(out).toMatch(/^Exit code: 2\nWall time: \d+\.\d seconds\nOutput:\na b\n/)
     expect(out).toContain(`${join(root, 'sub')}\n`)
-    expect(ok(await tools.callTool('shell', { command: ['echo', "it's"] }))).toMatch(/Output:\nit's\n$/)
+    expect(ok(await tools.callTool('shell', { command: ['echo', "it's"] }))).toMatch(
+      /Output:\nit's\n$/,
+    )
     const timed = ok(await tools.callTool('shell', { command: ['sleep', '5'], timeout_ms: 300 }))
     expect(timed).toMatch(/^Exit code: 124\n/)
   })
@@ -155,6 +222,7 @@ describe('codex surface', () => {
     ] as const) {
       const r = await tools.callTool(name, args as Record<string, unknown>)
       expect(r.isError, `${name} ${JSON.stringify(args)}`).toBe(true)
+      expect(r.meta?.error, `${name} ${JSON.stringify(args)}`).not.toBe('internal')
     }
   })
 

@@ -55,16 +55,16 @@ function objectOf(schema, pad) {
   const inner = `${pad}  `
   const lines = props.map(([name, sub]) => {
     const key = /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)
-    const doc = sub?.description ? `${inner}/** ${sub.description.replace(/\*\//g, '*\\/').replace(/\n+/g, ' ')} */\n` : ''
+    const doc = sub?.description
+      ? `${inner}/** ${sub.description.replace(/\*\//g, '*\\/').replace(/\n+/g, ' ')} */\n`
+      : ''
     return `${doc}${inner}${key}${required.has(name) ? '' : '?'}: ${typeOf(sub, inner)}`
   })
   return `{\n${lines.join('\n')}\n${pad}}`
 }
 
 function argsInterface(name, defs, schemaKey) {
-  const body = defs
-    .map((d) => `  ${d.name}: ${typeOf(d[schemaKey], '  ')}`)
-    .join('\n')
+  const body = defs.map((d) => `  ${d.name}: ${typeOf(d[schemaKey], '  ')}`).join('\n')
   return `export interface ${name} {\n${body}\n}`
 }
 

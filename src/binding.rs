@@ -370,15 +370,19 @@ pub async fn dispatch_surface_native(
         name.clone()
     };
     off_thread(&pool_name, move || {
-        with_call(args, &config_json, "current", call_id, |args, ctx| {
-            match ctx.surface {
+        with_call(
+            args,
+            &config_json,
+            "current",
+            call_id,
+            |args, ctx| match ctx.surface {
                 Some(surface) => {
                     let ledger = surfaces::ledger::get(ledger_id);
                     surfaces::dispatch(surface, &name, args, ctx, &ledger)
                 }
                 None => dispatch::dispatch(&name, args, ctx),
-            }
-        })
+            },
+        )
     })
     .await
 }

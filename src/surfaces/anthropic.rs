@@ -96,7 +96,10 @@ fn editor(v: Value, call: &Call) -> ToolResult<Output> {
 fn not_found(path: &WorkPath) -> ToolError {
     error(
         ErrorCode::NotFound,
-        format!("Error: The path {} does not exist. Please provide a valid path.", path.display),
+        format!(
+            "Error: The path {} does not exist. Please provide a valid path.",
+            path.display
+        ),
     )
     .with("path", path.display.as_str())
 }
@@ -221,7 +224,10 @@ fn str_replace(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Outpu
     let decoded = text::read_text(path, call.ctx)?;
     let haystack = text::normalize_newlines(&decoded.text);
     let needle = text::normalize_newlines(old);
-    let starts: Vec<usize> = haystack.match_indices(needle.as_ref()).map(|(i, _)| i).collect();
+    let starts: Vec<usize> = haystack
+        .match_indices(needle.as_ref())
+        .map(|(i, _)| i)
+        .collect();
     match starts.len() {
         0 => Err(error(
             ErrorCode::NoMatch,

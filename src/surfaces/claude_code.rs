@@ -256,10 +256,7 @@ fn edit_error(err: ToolError, old_string: &str) -> ToolError {
         ),
         _ => return err,
     };
-    ToolError {
-        message,
-        ..err
-    }
+    ToolError { message, ..err }
 }
 
 pub fn edit(v: Value, call: &Call) -> ToolResult<Output> {
@@ -275,7 +272,8 @@ pub fn edit(v: Value, call: &Call) -> ToolResult<Output> {
     if let Some(all) = a.replace_all {
         engine_args["replace_all"] = json!(all);
     }
-    let out = engine_text("edit_file", engine_args, ctx).map_err(|e| edit_error(e, &a.old_string))?;
+    let out =
+        engine_text("edit_file", engine_args, ctx).map_err(|e| edit_error(e, &a.old_string))?;
     record_now(&path, ctx, call.ledger);
     Ok(Output::text(updated(&path, &out)))
 }
@@ -342,9 +340,7 @@ pub fn glob(v: Value, call: &Call) -> ToolResult<Output> {
     let truncated = rows.len() > GLOB_LIMIT;
     let mut text = rows[..rows.len().min(GLOB_LIMIT)].join("\n");
     if truncated {
-        text.push_str(
-            "\n(Results are truncated. Consider using a more specific path or pattern.)",
-        );
+        text.push_str("\n(Results are truncated. Consider using a more specific path or pattern.)");
     }
     Ok(Output::text(text))
 }

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    args, engine_text, newest_first, numbered_rows, path_rows, run_shell, sh_quote, walk_dir,
-    Call, Kind, SurfaceTool, SurfaceTool as T,
+    args, engine_text, newest_first, numbered_rows, path_rows, run_shell, sh_quote, walk_dir, Call,
+    Kind, SurfaceTool, SurfaceTool as T,
 };
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
@@ -196,9 +196,11 @@ fn list_dir(v: Value, call: &Call) -> ToolResult<Output> {
         return Ok(Output::text(out.join("\n")));
     }
     if offset > entries.len() {
-        return Err(ToolError::invalid_input("offset exceeds directory entry count")
-            .with("field", "offset")
-            .with("entry_count", entries.len()));
+        return Err(
+            ToolError::invalid_input("offset exceeds directory entry count")
+                .with("field", "offset")
+                .with("entry_count", entries.len()),
+        );
     }
     let end = (offset - 1 + limit).min(entries.len());
     for e in &entries[offset - 1..end] {
@@ -224,8 +226,8 @@ fn grep_files(v: Value, call: &Call) -> ToolResult<Output> {
     if a.pattern.trim().is_empty() {
         return Err(ToolError::invalid_input("pattern must not be empty").with("field", "pattern"));
     }
-    let limit = positive(a.limit, 100, "limit must be greater than zero", "limit")?
-        .min(MAX_GREP_LIMIT);
+    let limit =
+        positive(a.limit, 100, "limit must be greater than zero", "limit")?.min(MAX_GREP_LIMIT);
     let mut e = json!({ "pattern": a.pattern, "output_mode": "files_with_matches" });
     if let Some(g) = a.include.filter(|g| !g.trim().is_empty()) {
         e["glob"] = json!(g);

@@ -17,7 +17,12 @@ pub static TOOLS: [SurfaceTool; 9] = [
     T::new::<ReadArgs>("Read", cc::READ_DESCRIPTION, false, cc::read),
     T::new::<WriteArgs>("Write", cc::WRITE_DESCRIPTION, true, cc::write),
     T::new::<EditArgs>("Edit", cc::EDIT_DESCRIPTION, true, cc::edit),
-    T::new::<MultiEditArgs>("MultiEdit", cc::MULTI_EDIT_DESCRIPTION, true, cc::multi_edit),
+    T::new::<MultiEditArgs>(
+        "MultiEdit",
+        cc::MULTI_EDIT_DESCRIPTION,
+        true,
+        cc::multi_edit,
+    ),
     T::new::<GlobArgs>("Glob", cc::GLOB_DESCRIPTION, false, cc::glob),
     T::new::<GrepArgs>("Grep", cc::GREP_DESCRIPTION, false, cc::grep),
     T::new::<ListDirArgs>("ListDir", LIST_DIR_DESCRIPTION, false, list_dir),
@@ -27,7 +32,8 @@ pub static TOOLS: [SurfaceTool; 9] = [
 
 const LIST_DIR_DESCRIPTION: &str = "Lists files and directories at a path (not recursive): directories first as `name/`, then files with their size in bytes. The path is relative to the workspace root or absolute inside it; it defaults to the root.";
 const MOVE_DESCRIPTION: &str = "Moves or renames a file or directory. Refuses to overwrite an existing destination. Paths are relative to the workspace root or absolute inside it.";
-const DELETE_DESCRIPTION: &str = "Deletes a file. Irreversible — use with care. Directories are refused.";
+const DELETE_DESCRIPTION: &str =
+    "Deletes a file. Irreversible — use with care. Directories are refused.";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListDirArgs {

@@ -287,8 +287,7 @@ pub fn walk_dir(
     hidden: bool,
     cap: usize,
 ) -> ToolResult<Vec<Entry>> {
-    let meta =
-        std::fs::metadata(&dir.abs).map_err(|e| crate::error::io_err(e, &dir.display))?;
+    let meta = std::fs::metadata(&dir.abs).map_err(|e| crate::error::io_err(e, &dir.display))?;
     if !meta.is_dir() {
         return Err(ToolError::new(
             ErrorCode::NotAFile,

@@ -186,7 +186,10 @@ pub fn render(bytes: &[u8], display: &str) -> ToolResult<Output> {
                 Some("error") => {
                     shown = format!(
                         "{}: {}",
-                        output.get("ename").and_then(Value::as_str).unwrap_or("Error"),
+                        output
+                            .get("ename")
+                            .and_then(Value::as_str)
+                            .unwrap_or("Error"),
                         output.get("evalue").and_then(Value::as_str).unwrap_or("")
                     )
                 }
@@ -341,7 +344,8 @@ pub fn apply(text: &str, a: &EditArgs, display: &str) -> ToolResult<(String, Str
                 let id = cell.str_field("id");
                 let metadata = cell.value("metadata").unwrap_or_else(|| json!({}));
                 let base = line_indent(text, cell.span.0).unwrap_or("");
-                let rendered = render_value(&new_cell(kind, &a.new_source, id, metadata), unit, base);
+                let rendered =
+                    render_value(&new_cell(kind, &a.new_source, id, metadata), unit, base);
                 edits.push((cell.span.0, cell.span.1, rendered));
             } else {
                 let mut set = |key: &str, value: &Value| {
@@ -376,7 +380,12 @@ pub fn apply(text: &str, a: &EditArgs, display: &str) -> ToolResult<(String, Str
                 .with("field", "cell_type"));
             };
             let id = new_id(nb.cells.len());
-            let cell = new_cell(kind, &a.new_source, nb.with_ids.then(|| id.clone()), json!({}));
+            let cell = new_cell(
+                kind,
+                &a.new_source,
+                nb.with_ids.then(|| id.clone()),
+                json!({}),
+            );
             match nb.cells.first() {
                 None => {
                     let base = line_indent(text, nb.array.0).unwrap_or("");
@@ -398,7 +407,9 @@ pub fn apply(text: &str, a: &EditArgs, display: &str) -> ToolResult<(String, Str
                             let end = nb.cells[i].span.1;
                             edits.push((end, end, format!("{sep}{rendered}")));
                         }
-                        None => edits.push((first.span.0, first.span.0, format!("{rendered}{sep}"))),
+                        None => {
+                            edits.push((first.span.0, first.span.0, format!("{rendered}{sep}")))
+                        }
                     }
                 }
             }
@@ -478,7 +489,12 @@ mod tests {
 
     #[test]
     fn replace_clears_outputs_and_keeps_the_rest() {
-        let (out, msg) = apply(NB, &args(EditMode::Replace, Some("aa"), "x = 1\ny", None), "n").unwrap();
+        let (out, msg) = apply(
+            NB,
+            &args(EditMode::Replace, Some("aa"), "x = 1\ny", None),
+            "n",
+        )
+        .unwrap();
         assert_eq!(msg, "Updated cell aa with x = 1\ny");
         let expected = NB
             .replace("\"execution_count\": 3", "\"execution_count\": null")
@@ -492,7 +508,12 @@ mod tests {
 
     #[test]
     fn insert_and_delete_splice_cells() {
-        let (out, _) = apply(NB, &args(EditMode::Insert, Some("aa"), "z", Some(CellType::Markdown)), "n").unwrap();
+        let (out, _) = apply(
+            NB,
+            &args(EditMode::Insert, Some("aa"), "z", Some(CellType::Markdown)),
+            "n",
+        )
+        .unwrap();
         let v: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["cells"].as_array().unwrap().len(), 3);
         assert_eq!(v["cells"][1]["source"], json!(["z"]));

@@ -55,7 +55,9 @@ pub struct ShellArgs {
 fn apply_patch(v: Value, call: &Call) -> ToolResult<Output> {
     let a: ApplyPatchArgs = args(v)?;
     if a.path.contains(['\n', '\r']) || a.path.trim().is_empty() {
-        return Err(ToolError::invalid_input("path must be one non-empty line").with("field", "path"));
+        return Err(
+            ToolError::invalid_input("path must be one non-empty line").with("field", "path")
+        );
     }
     let display = paths::resolve(call.ctx, &a.path)?.display;
     let body = |diff: Option<String>| -> ToolResult<String> {
@@ -72,19 +74,28 @@ fn apply_patch(v: Value, call: &Call) -> ToolResult<Output> {
             let d = body(a.diff)?;
             let sep = if d.is_empty() { "" } else { "\n" };
             (
-                format!("*** Begin Patch\n*** Add File: {}\n{d}{sep}*** End Patch", a.path),
+                format!(
+                    "*** Begin Patch\n*** Add File: {}\n{d}{sep}*** End Patch",
+                    a.path
+                ),
                 "Created",
             )
         }
         Operation::UpdateFile => {
             let d = body(a.diff)?;
             (
-                format!("*** Begin Patch\n*** Update File: {}\n{d}\n*** End Patch", a.path),
+                format!(
+                    "*** Begin Patch\n*** Update File: {}\n{d}\n*** End Patch",
+                    a.path
+                ),
                 "Updated",
             )
         }
         Operation::DeleteFile => (
-            format!("*** Begin Patch\n*** Delete File: {}\n*** End Patch", a.path),
+            format!(
+                "*** Begin Patch\n*** Delete File: {}\n*** End Patch",
+                a.path
+            ),
             "Deleted",
         ),
     };
@@ -106,8 +117,10 @@ fn cut(text: String, max: Option<u64>) -> String {
 fn shell(v: Value, call: &Call) -> ToolResult<Output> {
     let a: ShellArgs = args(v)?;
     if a.commands.is_empty() {
-        return Err(ToolError::invalid_input("commands is empty: pass at least one command")
-            .with("field", "commands"));
+        return Err(
+            ToolError::invalid_input("commands is empty: pass at least one command")
+                .with("field", "commands"),
+        );
     }
     let mut results = Vec::new();
     for command in &a.commands {
@@ -127,7 +140,11 @@ fn shell(v: Value, call: &Call) -> ToolResult<Output> {
                 stderr.push_str(m);
             }
         }
-        results.push((cut(run.stdout, a.max_output_length), cut(stderr, a.max_output_length), outcome));
+        results.push((
+            cut(run.stdout, a.max_output_length),
+            cut(stderr, a.max_output_length),
+            outcome,
+        ));
         if run.timed_out {
             break;
         }
