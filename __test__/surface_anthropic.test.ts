@@ -33,7 +33,7 @@ describe('anthropic surface', () => {
     const { tools } = ws()
     const list = tools.listTools()
     expect(list.map((t) => t.name)).toEqual([EDITOR, 'bash'])
-    const props = (list[0]?.inputSchema as { properties: object }).properties
+    const props = (list[0]?.inputSchema as { properties?: object } | undefined)?.properties
     for (const key of [
       'command',
       'path',

@@ -310,7 +310,7 @@ describe('claude-code surface', () => {
     ).toBe('Updated cell c1 with a = 1\nb = 2')
     const outputsStart = NOTEBOOK.indexOf('"outputs": [') + '"outputs": '.length
     const outputsEnd = NOTEBOOK.indexOf('   ],\n   "source"') + 4
-    const expected = (NOTEBOOK.slice(0, outputsStart) + '[]' + NOTEBOOK.slice(outputsEnd))
+    const expected = `${NOTEBOOK.slice(0, outputsStart)}[]${NOTEBOOK.slice(outputsEnd)}`
       .replace('"execution_count": 7', '"execution_count": null')
       .replace(`[\n    "print('hello')"\n   ]`, '[\n    "a = 1\\n",\n    "b = 2"\n   ]')
     expect(readFileSync(file, 'utf8')).toBe(expected)

@@ -26,9 +26,11 @@ function fail(r: DispatchResult): string {
 
 /** Whether the engine's read_file has indentation mode (branch `code`). */
 const hasIndentation = Boolean(
-  (engineTools.find((t) => t.name === 'read_file')?.inputSchema as { properties: object })
-    ?.properties &&
-    'mode' in (engineTools.find((t) => t.name === 'read_file')?.inputSchema.properties as object),
+  (
+    engineTools.find((t) => t.name === 'read_file')?.inputSchema as
+      | { properties?: Record<string, unknown> }
+      | undefined
+  )?.properties?.mode,
 )
 
 describe('codex surface', () => {
@@ -44,7 +46,8 @@ describe('codex surface', () => {
     ])
     const props = (name: string) =>
       Object.keys(
-        (list.find((t) => t.name === name)?.inputSchema as { properties: object }).properties,
+        (list.find((t) => t.name === name)?.inputSchema as { properties?: object } | undefined)
+          ?.properties ?? {},
       )
     expect(props('read_file').sort()).toEqual(
       ['file_path', 'offset', 'limit', 'mode', 'indentation'].sort(),

@@ -38,7 +38,8 @@ describe('cyberpaw surface', () => {
     ])
     const props = (name: string) =>
       Object.keys(
-        (list.find((t) => t.name === name)?.inputSchema as { properties: object }).properties,
+        (list.find((t) => t.name === name)?.inputSchema as { properties?: object } | undefined)
+          ?.properties ?? {},
       )
     expect(props('ListDir').sort()).toEqual(['path'].sort())
     expect(props('Move').sort()).toEqual(['source', 'destination'].sort())

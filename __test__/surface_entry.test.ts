@@ -67,7 +67,7 @@ describe('surfaces through the CLI', () => {
       'codex',
     ])
     expect(codex.stdout).toBe('L1: one\n')
-    const escape = await runCli([
+    const outside = await runCli([
       'call',
       'read_file',
       '{"file_path": "../x"}',
@@ -76,7 +76,7 @@ describe('surfaces through the CLI', () => {
       '--surface',
       'codex',
     ])
-    expect(escape.code).toBe(1)
+    expect(outside.code).toBe(1)
     const bad = await runCli(['list', '--workspace', root, '--surface', 'nope'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--surface must be one of')

@@ -25,7 +25,7 @@ describe('openai surface', () => {
     const list = tools.listTools()
     expect(list.map((t) => t.name)).toEqual(['apply_patch', 'shell'])
     const props = (i: number) =>
-      Object.keys((list[i]?.inputSchema as { properties: object }).properties)
+      Object.keys((list[i]?.inputSchema as { properties?: object } | undefined)?.properties ?? {})
     expect(props(0).sort()).toEqual(['type', 'path', 'diff'].sort())
     expect(props(1).sort()).toEqual(['commands', 'timeout_ms', 'max_output_length'].sort())
   })
