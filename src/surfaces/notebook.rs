@@ -445,7 +445,7 @@ pub fn apply(text: &str, a: &EditArgs, display: &str) -> ToolResult<(String, Str
 pub fn edit(a: EditArgs, call: &Call) -> ToolResult<Output> {
     let ctx = call.ctx;
     let path = paths::resolve(ctx, &a.notebook_path)?;
-    if !path.abs.extension().is_some_and(|e| e == "ipynb") {
+    if path.abs.extension().is_none_or(|e| e != "ipynb") {
         return Err(ToolError::invalid_input(format!(
             "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool: {}",
             path.display
