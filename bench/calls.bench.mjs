@@ -1,0 +1,128 @@
+// Call overhead and responsiveness (issue: "read pages not files, never block the event loop").
+//
+// - read_file of one page (head, middle, tail) of a 15 MB file, against Node's fs doing what a
+//   TypeScript implementation does: read the whole file, split it into lines, format the page.
+// - 2,000 small read_file calls, 16 at once, against the same Node fs implementation.
+// - The worst event-loop delay while 1,000 greps run at once (no baseline: the goal is < 50 ms).
+//
+// Outputs are checked equal before timing. Needs the release build (`npm run build`).
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { contentText, createAgentTools } from '../index.js'
+import { assertSame, timeMedian, writeResults } from './lib.mjs'
+
+const root = mkdtempSync(join(tmpdir(), 'atn-calls-'))
+const agent = createAgentTools({ workspaceRoot: root })
+
+/** read_file's rendering, as a TypeScript implementation does it: whole file, split, page. */
+function nodePage(text, offset, limit) {
+  const lines = text.split('\n')
+  if (lines.at(-1) === '') lines.pop()
+  const total = lines.length
+  const start = offset < 0 ? Math.max(total + offset, 0) : offset - 1
+  const end = Math.min(start + limit, total)
+  const rows = []
+  for (let i = start; i < end; i++) rows.push(`${String(i + 1).padStart(6)}\t${lines[i]}`)
+  if (end < total) {
+    rows.push(`[... ${end - start} of ${total} lines shown; continue with offset=${end + 1} ...]`)
+  }
+  return rows.join('\n')
+}
+
+/** The baseline's whole call: confine the path, read, render. */
+async function nodeRead(path, offset = 1, limit = 2000) {
+  const abs = resolve(root, path)
+  const real = realpathSync(abs)
+  if (!real.startsWith(realpathSync(root))) throw new Error('escape')
+  return nodePage(await readFile(real, 'utf8'), offset, limit)
+}
+
+async function oursRead(path, offset, limit) {
+  const r = await agent.callTool('read_file', { path, offset, limit })
+  if (r.isError) throw new Error(contentText(r.content))
+  return contentText(r.content)
+}
+
+const rows = []
+
+// 1. One page of a big file.
+const big = Array.from({ length: 150_000 }, (_, i) => `line ${i + 1} ${'x'.repeat(90)}`).join('\n')
+writeFileSync(join(root, 'big.txt'), `${big}\n`)
+for (const [label, offset, limit] of [
+  ['head', 1, 100],
+  ['middle', 75_000, 100],
+  ['tail', -100, 100],
+]) {
+  assertSame(
+    `read_file ${label}`,
+    await oursRead('big.txt', offset, limit),
+    await nodeRead('big.txt', offset, limit),
+  )
+  const ours = await timeMedian(() => oursRead('big.txt', offset, limit), 15)
+  const base = await timeMedian(() => nodeRead('big.txt', offset, limit), 15)
+  rows.push({
+    workload: `read_file ${label}: 100 lines of a 15 MB file`,
+    ours_ms: ours,
+    base_ms: base,
+    ratio: ours / base,
+    target: 0.1,
+    note: 'baseline = Node fs: realpath check, readFile, split, format the page',
+  })
+}
+
+// 2. Many small calls, 16 in flight.
+mkdirSync(join(root, 'small'))
+for (let i = 0; i < 200; i++) {
+  writeFileSync(
+    join(root, 'small', `f${i}.txt`),
+    Array.from({ length: 40 }, (_, j) => `row ${j}`).join('\n'),
+  )
+}
+async function many(read) {
+  let next = 0
+  const worker = async () => {
+    while (next < 2000) {
+      const i = next++
+      await read(`small/f${i % 200}.txt`)
+    }
+  }
+  await Promise.all(Array.from({ length: 16 }, worker))
+}
+assertSame('small read', await oursRead('small/f1.txt', 1, 2000), await nodeRead('small/f1.txt'))
+const oursMany = await timeMedian(() => many((p) => oursRead(p, 1, 2000)), 7)
+const baseMany = await timeMedian(() => many((p) => nodeRead(p)), 7)
+rows.push({
+  workload: '2,000 small read_file calls, 16 at once',
+  ours_ms: oursMany,
+  base_ms: baseMany,
+  ratio: oursMany / baseMany,
+  target: 0.2,
+  note: 'baseline = the same Node fs read; the 0.2 goal was set against the reference library',
+})
+
+// 3. Event-loop delay under 1,000 concurrent greps.
+for (let i = 0; i < 300; i++) {
+  writeFileSync(join(root, 'small', `g${i}.txt`), `alpha ${i}\nbeta\ngamma ${i}\n`.repeat(20))
+}
+const histogram = monitorEventLoopDelay({ resolution: 5 })
+histogram.enable()
+await Promise.all(
+  Array.from({ length: 1000 }, (_, i) =>
+    agent.callTool('grep', { pattern: `gamma ${i % 300}\\b`, output_mode: 'count' }),
+  ),
+)
+histogram.disable()
+const lagMs = histogram.max / 1e6
+rows.push({
+  workload: 'max event-loop delay while 1,000 greps run at once (ms, absolute)',
+  ours_ms: lagMs,
+  base_ms: 50,
+  ratio: lagMs / 50,
+  target: 1,
+  note: 'ratio = delay / the 50 ms goal; perf_hooks.monitorEventLoopDelay, 5 ms resolution',
+})
+
+writeResults('calls', 'Node fs doing the same work', rows)
