@@ -185,10 +185,10 @@ export interface ServerConfig {
   readonly readOnly: boolean
   /** Paths outside the workspace are refused with `path_escape`. */
   readonly confineToWorkspace: boolean
-  /** The vendor tool surface offered, or null for the engine's own tools. */
-  readonly surface: Surface | null
-  /** The `anthropic` surface's `max_characters` (view output cut past it), or null. */
-  readonly maxCharacters: number | null
+  /** The vendor tool surface offered (absent: the engine's own tools). */
+  readonly surface?: Surface
+  /** The `anthropic` surface's `max_characters` (view output cut past it), when set. */
+  readonly maxCharacters?: number
   /** Decides whether each call runs (optional). */
   readonly guard: Guard | undefined
   /** Asked when the guard answers `ask` (optional). */
@@ -278,7 +278,7 @@ export interface AgentTools {
   ): Promise<DispatchResult>
   /** Runs a tool of the configured `surface` (its arguments are checked at run time). */
   callTool(
-    name: SurfaceToolName,
+    name: Exclude<SurfaceToolName, ToolName>,
     args?: Record<string, unknown>,
     options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>

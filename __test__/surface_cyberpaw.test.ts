@@ -81,21 +81,37 @@ describe('cyberpaw surface', () => {
     expect(ok(await tools.callTool('ListDir', { path: 'src/components' }))).toBe('sub/\na.tsx\t1')
   })
 
-  it.runIf(hasMove)('Move renames files and directories', async () => {
-    const { root, tools } = ws({ 'old_name.py': 'x\n', 'dir/a.txt': 'a' })
-    ok(await tools.callTool('Read', { file_path: 'old_name.py' }))
-    ok(await tools.callTool('Move', { source: 'old_name.py', destination: 'new_name.py' }))
-    expect(readFileSync(join(root, 'new_name.py'), 'utf8')).toBe('x\n')
-    ok(await tools.callTool('Move', { source: 'dir', destination: 'moved' }))
-    expect(readFileSync(join(root, 'moved/a.txt'), 'utf8')).toBe('a')
-    // A file read at its old path must be read again at its new one.
-    const r = await tools.callTool('Edit', {
-      file_path: 'new_name.py',
-      old_string: 'x',
-      new_string: 'y',
-    })
+  it('Move renames a directory, refusing an existing destination', async () => {
+    const { root, tools } = ws({ 'dir/a.txt': 'a', 'dir/sub/b.txt': 'b', 'taken/x': '' })
+    expect(ok(await tools.callTool('Move', { source: 'dir', destination: 'moved/here' }))).toBe(
+      'Moved dir/ to moved/here/',
+    )
+    expect(readFileSync(join(root, 'moved/here/sub/b.txt'), 'utf8')).toBe('b')
+    expect(existsSync(join(root, 'dir'))).toBe(false)
+    const r = await tools.callTool('Move', { source: 'moved', destination: 'taken' })
     expect(r.isError).toBe(true)
+    expect(r.text).toContain('destination already exists')
+    expect(
+      (await tools.callTool('Move', { source: 'moved', destination: 'moved/in' })).isError,
+    ).toBe(true)
   })
+
+  it.runIf(hasMove)(
+    'Move renames a file; what was read at the old path must be read again',
+    async () => {
+      const { root, tools } = ws({ 'old_name.py': 'x\n' })
+      ok(await tools.callTool('Read', { file_path: 'old_name.py' }))
+      ok(await tools.callTool('Move', { source: 'old_name.py', destination: 'new_name.py' }))
+      expect(readFileSync(join(root, 'new_name.py'), 'utf8')).toBe('x\n')
+      expect(existsSync(join(root, 'old_name.py'))).toBe(false)
+      const r = await tools.callTool('Edit', {
+        file_path: 'new_name.py',
+        old_string: 'x',
+        new_string: 'y',
+      })
+      expect(r.isError).toBe(true)
+    },
+  )
 
   it.runIf(hasRemove)('DeleteFile deletes a file', async () => {
     const { root, tools } = ws({ 'temp/scratch.txt': 'x' })

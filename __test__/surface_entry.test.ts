@@ -30,7 +30,7 @@ describe('surface option', () => {
     )
     expect(() => resolveConfig({ workspaceRoot: root, maxCharacters: 0 })).toThrow(/maxCharacters/)
     const plain = createAgentTools({ workspaceRoot: root })
-    expect(plain.config.surface).toBeNull()
+    expect('surface' in plain.config).toBe(false)
     expect(plain.listTools()[0]?.name).toBe('read_file')
     expect(plain.listTools().some((t) => t.name === 'Read')).toBe(false)
     for (const [surface, first] of Object.entries(FIRST_TOOL)) {

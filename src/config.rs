@@ -61,10 +61,12 @@ pub struct Config {
     pub read_only: bool,
     /// Paths outside the workspace are refused with `path_escape`.
     pub confine_to_workspace: bool,
-    /// The vendor tool surface offered instead of the engine's own tool names (`null`: none).
+    /// The vendor tool surface offered instead of the engine's own tool names (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface: Option<crate::surfaces::Surface>,
     /// The `anthropic` surface's `max_characters`: `view` output is cut past this many
-    /// characters (`null`: not cut beyond `maxOutputBytes`).
+    /// characters (absent: not cut beyond `maxOutputBytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_characters: Option<u64>,
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]

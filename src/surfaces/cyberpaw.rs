@@ -9,9 +9,10 @@ use serde_json::{json, Value};
 use super::claude_code::{self as cc, ledger_key, GlobArgs, GrepArgs, MultiEditArgs};
 use super::claude_code::{EditArgs, ReadArgs, WriteArgs};
 use super::{args, engine_text, Call, SurfaceTool, SurfaceTool as T};
-use crate::error::ToolResult;
+use crate::atomic;
+use crate::error::{io_err, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths;
+use crate::paths::{self, WorkPath};
 
 pub static TOOLS: [SurfaceTool; 9] = [
     T::new::<ReadArgs>("Read", cc::READ_DESCRIPTION, false, cc::read),
@@ -31,7 +32,7 @@ pub static TOOLS: [SurfaceTool; 9] = [
 ];
 
 const LIST_DIR_DESCRIPTION: &str = "Lists files and directories at a path (not recursive): directories first as `name/`, then files with their size in bytes. The path is relative to the workspace root or absolute inside it; it defaults to the root.";
-const MOVE_DESCRIPTION: &str = "Moves or renames a file or directory. Refuses to overwrite an existing destination. Paths are relative to the workspace root or absolute inside it.";
+const MOVE_DESCRIPTION: &str = "Moves or renames a file or directory to a new path (not the directory to put it in); missing parent directories are created. Refuses to overwrite an existing destination. Paths are relative to the workspace root or absolute inside it.";
 const DELETE_DESCRIPTION: &str =
     "Deletes a file. Irreversible — use with care. Directories are refused.";
 
@@ -68,16 +69,47 @@ fn move_(v: Value, call: &Call) -> ToolResult<Output> {
     let a: MoveArgs = args(v)?;
     let ctx = call.ctx;
     let from = paths::resolve(ctx, &a.source)?;
-    paths::resolve(ctx, &a.destination)?;
+    let to = paths::resolve(ctx, &a.destination)?;
     let key = ledger_key(&from);
-    let out = engine_text(
-        "move",
-        json!({ "source": a.source, "destination": a.destination }),
-        ctx,
-    )?;
+    let is_dir = std::fs::symlink_metadata(&from.abs).is_ok_and(|m| m.is_dir());
+    let out = if is_dir {
+        move_dir(&from, &to)?
+    } else {
+        // One file: the engine's move (atomic, bytes and permissions kept).
+        engine_text(
+            "move",
+            json!({ "source": a.source, "destination": a.destination }),
+            ctx,
+        )?
+    };
     // What was read at the old path is no longer there.
     call.ledger.forget(&key);
     Ok(Output::text(out))
+}
+
+/// Renames a directory (the engine's `move` takes one file): both paths confined, the
+/// destination must not exist, its missing parents are created; one `rename`, under both
+/// paths' locks.
+fn move_dir(from: &WorkPath, to: &WorkPath) -> ToolResult<String> {
+    let _lock = atomic::lock(&[&from.abs, &to.abs]);
+    if std::fs::symlink_metadata(&to.abs).is_ok() {
+        return Err(ToolError::invalid_input(format!(
+            "destination already exists: {}; choose a new path",
+            to.display
+        ))
+        .with("path", to.display.as_str()));
+    }
+    if to.abs.starts_with(&from.abs) {
+        return Err(ToolError::invalid_input(format!(
+            "cannot move the directory {} into itself ({})",
+            from.display, to.display
+        )));
+    }
+    if let Some(parent) = to.abs.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| io_err(e, &to.display))?;
+    }
+    std::fs::rename(&from.abs, &to.abs).map_err(|e| io_err(e, &from.display))?;
+    Ok(format!("Moved {}/ to {}/", from.display, to.display))
 }
 
 fn delete_file(v: Value, call: &Call) -> ToolResult<Output> {
