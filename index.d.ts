@@ -6,9 +6,8 @@ import type { ToolArgs, ToolName } from './tool-types'
 export type { ToolArgs, ToolName }
 
 /** `args` may be omitted for a tool whose arguments are all optional. */
-type ArgsFor<N extends ToolName> = {} extends ToolArgs[N]
-  ? [args?: ToolArgs[N]]
-  : [args: ToolArgs[N]]
+type ArgsFor<N extends ToolName> =
+  Partial<ToolArgs[N]> extends ToolArgs[N] ? [args?: ToolArgs[N]] : [args: ToolArgs[N]]
 
 /**
  * A tool name the compiler cannot know (a model's tool call): its arguments are checked at run
