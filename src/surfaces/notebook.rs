@@ -540,4 +540,34 @@ mod tests {
             "<cell id=\"aa\">print(1)</cell id=\"aa\">\n<output>1\n</output>\n<cell id=\"bb\"><cell_type>markdown</cell_type># T</cell id=\"bb\">\n"
         );
     }
+
+    #[test]
+    fn compact_and_empty_notebooks_keep_their_style() {
+        let compact = r#"{"cells":[{"cell_type":"markdown","metadata":{},"source":"a"}],"metadata":{},"nbformat":4,"nbformat_minor":4}"#;
+        let (out, _) = apply(
+            compact,
+            &args(EditMode::Insert, Some("cell-0"), "b", Some(CellType::Code)),
+            "n",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            r#"{"cells":[{"cell_type":"markdown","metadata":{},"source":"a"},{"cell_type":"code","execution_count":null,"metadata":{},"outputs":[],"source":["b"]}],"metadata":{},"nbformat":4,"nbformat_minor":4}"#
+        );
+        let (out, _) = apply(compact, &args(EditMode::Replace, Some("0"), "z", None), "n").unwrap();
+        assert_eq!(out, compact.replace(r#""source":"a""#, r#""source":"z""#));
+        let empty = "{\n \"cells\": [],\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
+        let (out, _) = apply(
+            empty,
+            &args(EditMode::Insert, None, "x", Some(CellType::Markdown)),
+            "n",
+        )
+        .unwrap();
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["cells"][0]["source"], json!(["x"]));
+        assert!(
+            out.starts_with("{\n \"cells\": [\n  {\n   \"cell_type\": \"markdown\",\n   \"id\": ")
+        );
+        assert!(out.ends_with("  }\n ],\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n"));
+    }
 }
