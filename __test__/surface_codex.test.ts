@@ -78,22 +78,30 @@ describe('codex surface', () => {
   })
 
   it.runIf(hasIndentation)(
-    'read_file mode "indentation" returns the block around the anchor',
+    'read_file mode "indentation" is the engine\'s block, as L<n>: lines',
     async () => {
-      const src =
-        'class A:\n    def f(self):\n        x = 1\n        return x\n\n    def g(self):\n        pass\n'
-      const { tools } = ws({ 'a.py': src })
+      const src = 'import os\n\nclass A:\n    def f(self):\n        x = 1\n        return x\n'
+      const { root, tools } = ws({ 'a.py': src })
+      const indentation = {
+        anchor_line: 5,
+        max_levels: 1,
+        include_siblings: false,
+        include_header: true,
+      }
       const out = ok(
-        await tools.callTool('read_file', {
-          file_path: 'a.py',
-          mode: 'indentation',
-          indentation: { anchor_line: 3, max_levels: 0 },
-        }),
+        await tools.callTool('read_file', { file_path: 'a.py', mode: 'indentation', indentation }),
       )
-      expect(out).toContain('L2:     def f(self):')
-      expect(out).toContain('L3:         x = 1')
-      expect(out).not.toContain('def g')
-      for (const line of out.split('\n')) expect(line).toMatch(/^L\d+: /)
+      const engine = createAgentTools({ workspaceRoot: root })
+      const rows = ok(
+        await engine.callTool('read_file', {
+          path: 'a.py',
+          mode: 'indentation',
+          ...indentation,
+        } as never),
+      )
+      expect(out).toBe(rows.replace(/^ *(\d+)\t/gm, 'L$1: '))
+      expect(out).toContain('L5:         x = 1')
+      expect(out).not.toContain('L1: import os')
     },
   )
 
