@@ -95,6 +95,14 @@ const LARGE_STRING = 64 * 1024
 function encodeArgs(args) {
   try {
     const value = args === undefined ? {} : args
+    const bad = loneSurrogateField(value, '', 0)
+    if (bad !== null) {
+      const field = bad === '' ? 'arguments' : bad
+      return {
+        envelope: `${field} contains a lone UTF-16 surrogate (a code unit in U+D800-U+DFFF without its pair), which is not valid Unicode text: remove it or send the whole character`,
+        fields: { field },
+      }
+    }
     const largeKeys = []
     const largeValues = []
     let rest = value
@@ -117,6 +125,36 @@ function encodeArgs(args) {
   }
 }
 
+/** Matches an unpaired surrogate (for engines without String.prototype.isWellFormed). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * The path (`content`, `edits[2].new_string`) of the first string in `value` holding a lone
+ * surrogate, or null. Every string argument is checked the same way at every size: JSON would
+ * carry it as an escape serde refuses without naming a field, and the large-string side channel
+ * would replace it with U+FFFD silently.
+ */
+function loneSurrogateField(value, path, depth) {
+  if (typeof value === 'string') {
+    const bad =
+      typeof value.isWellFormed === 'function' ? !value.isWellFormed() : LONE_SURROGATE.test(value)
+    return bad ? path : null
+  }
+  if (value === null || typeof value !== 'object' || depth > 64) return null
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = loneSurrogateField(value[i], `${path}[${i}]`, depth + 1)
+      if (found !== null) return found
+    }
+    return null
+  }
+  for (const key of Object.keys(value)) {
+    const found = loneSurrogateField(value[key], path === '' ? key : `${path}.${key}`, depth + 1)
+    if (found !== null) return found
+  }
+  return null
+}
+
 function isPlainObject(value) {
   if (value === null || typeof value !== 'object' || typeof value.toJSON === 'function') {
     return false
@@ -125,8 +163,8 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null
 }
 
-function invalidInput(message) {
-  return JSON.stringify({ error: 'invalid_input', message })
+function invalidInput(message, fields = {}) {
+  return JSON.stringify({ error: 'invalid_input', message, ...fields })
 }
 
 let lastCallId = 0
@@ -288,8 +326,8 @@ function makeApi(profile) {
       return dispatchSurface(name, args, config, signal, onProgress)
     }
     try {
-      const { wire, envelope } = encodeArgs(args)
-      if (envelope) return errorResult(invalidInput(envelope))
+      const { wire, envelope, fields } = encodeArgs(args)
+      if (envelope) return errorResult(invalidInput(envelope, fields))
       const out = await withCall(seed ? undefined : signal, seed ? undefined : onProgress, (id) =>
         native.dispatchNative(String(name), wire, configJson(config), profile, id, false),
       )
@@ -340,8 +378,8 @@ function makeApi(profile) {
        * Resolves to the text (`/v0.1`) or to `{ content, meta? }` (root).
        */
       async handler(args, config, signal) {
-        const { wire, envelope } = encodeArgs(args)
-        if (envelope) throw new ToolError('invalid_input', envelope)
+        const { wire, envelope, fields } = encodeArgs(args)
+        if (envelope) throw new ToolError('invalid_input', envelope, fields)
         const out = await withCall(seed ? undefined : signal, undefined, (id) =>
           native.handlerNative(name, wire, configJson(config), profile, id),
         )

@@ -63,6 +63,11 @@ impl Tool for ApplyPatch {
             rows.push(plan(block, config, &mut tx)?);
         }
         tx.commit()?;
+        for block in &blocks {
+            if matches!(block.op, FileOp::Delete { .. }) || block.to.is_some() {
+                prune_empty_dirs(&config.workspace_root, &block.path.abs);
+            }
+        }
         Ok(format!("Applied patch:\n{}", rows.join("\n")).into())
     }
 }
@@ -255,6 +260,20 @@ fn create_hint(format: Format, display: &str) -> String {
     }
 }
 
+/// After a file left `abs` (deleted, or renamed away), removes the directories that this left
+/// empty, innermost first, up to but not including the workspace root — as `git apply` does.
+/// Best effort: it stops at the first directory that is not empty or cannot be removed, and
+/// never touches a directory outside the workspace root.
+fn prune_empty_dirs(root: &std::path::Path, abs: &std::path::Path) {
+    let mut dir = abs.parent();
+    while let Some(d) = dir {
+        if d == root || !d.starts_with(root) || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
 /// `(+added -removed)` over a block's hunks.
 fn counts(hunks: &[Hunk]) -> String {
     let added: usize = hunks.iter().map(Hunk::added).sum();
@@ -332,6 +351,44 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::PathEscape);
+    }
+
+    #[test]
+    fn deleting_a_last_sibling_removes_the_directories_left_empty() {
+        let (dir, c) = setup(&[
+            ("a/b/c/gone.txt", b"x\n"),
+            ("a/keep.txt", b"k\n"),
+            ("m/n/moved.txt", b"m\n"),
+            ("top.txt", b"t\n"),
+        ]);
+        run(
+            &c,
+            "--- a/a/b/c/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n\
+             diff --git a/m/n/moved.txt b/elsewhere/moved.txt\nsimilarity index 100%\n\
+             rename from m/n/moved.txt\nrename to elsewhere/moved.txt\n",
+        )
+        .unwrap();
+        let root = dir.path();
+        assert!(!root.join("a/b").exists(), "a/b/c and a/b were left empty");
+        assert!(root.join("a/keep.txt").exists(), "a still holds a file");
+        assert!(!root.join("m").exists());
+        assert!(root.join("elsewhere/moved.txt").exists());
+        // The workspace root itself is never removed, even when the patch empties it.
+        let (dir, c) = setup(&[("only.txt", b"o\n")]);
+        run(
+            &c,
+            "*** Begin Patch\n*** Delete File: only.txt\n*** End Patch",
+        )
+        .unwrap();
+        assert!(dir.path().is_dir());
+        // A directory that another block fills is kept.
+        let (dir, c) = setup(&[("d/old.txt", b"o\n")]);
+        run(
+            &c,
+            "*** Begin Patch\n*** Delete File: d/old.txt\n*** Add File: d/new.txt\n+n\n*** End Patch",
+        )
+        .unwrap();
+        assert!(dir.path().join("d/new.txt").exists());
     }
 
     #[test]
