@@ -12,7 +12,7 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths::{self, WorkPath};
 use crate::text::{self, split_lines};
-use crate::{atomic, editing};
+use crate::{atomic, confine, editing};
 
 pub static TOOLS: [SurfaceTool; 2] = [
     T::new::<EditorArgs>(
@@ -93,6 +93,15 @@ fn editor(v: Value, call: &Call) -> ToolResult<Output> {
     }
 }
 
+/// Whether `path` is a regular file (following links that stay inside); an escape is an error.
+fn is_file(path: &WorkPath) -> ToolResult<bool> {
+    match confine::stat(path) {
+        Ok(s) => Ok(s.is_file()),
+        Err(e) if confine::is_escape(&e) => Err(ToolError::from_io(&e, &path.display)),
+        Err(_) => Ok(false),
+    }
+}
+
 fn not_found(path: &WorkPath) -> ToolError {
     error(
         ErrorCode::NotFound,
@@ -119,7 +128,13 @@ fn clip(text: String, call: &Call) -> String {
 }
 
 fn view(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Output> {
-    let meta = std::fs::metadata(&path.abs).map_err(|_| not_found(path))?;
+    let meta = confine::stat(path).map_err(|e| {
+        if confine::is_escape(&e) {
+            ToolError::from_io(&e, &path.display)
+        } else {
+            not_found(path)
+        }
+    })?;
     if meta.is_dir() {
         if a.view_range.is_some() {
             return Err(error(
@@ -190,7 +205,7 @@ fn create(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Output> {
     let Some(content) = &a.file_text else {
         return Err(missing("file_text", "create"));
     };
-    if std::fs::symlink_metadata(&path.abs).is_ok() {
+    if confine::lstat(path).is_ok() {
         return Err(error(
             ErrorCode::InvalidInput,
             format!(
@@ -216,7 +231,7 @@ fn str_replace(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Outpu
         return Err(missing("old_str", "str_replace"));
     };
     let new = a.new_str.as_deref().unwrap_or("");
-    if !path.abs.is_file() {
+    if !is_file(path)? {
         return Err(not_found(path));
     }
     // Exact occurrences only (over `\n` line ends, as the engine matches): the engine's
@@ -267,7 +282,7 @@ fn insert(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Output> {
     let Some(new) = a.insert_text.as_deref().or(a.new_str.as_deref()) else {
         return Err(missing("insert_text", "insert"));
     };
-    if !path.abs.is_file() {
+    if !is_file(path)? {
         return Err(not_found(path));
     }
     let _lock = atomic::lock(&[&path.abs]);

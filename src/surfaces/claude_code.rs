@@ -13,7 +13,7 @@ use crate::call::Ctx;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths::{self, WorkPath};
-use crate::text;
+use crate::{confine, text};
 
 pub static TOOLS: [SurfaceTool; 8] = [
     T::new::<ReadArgs>("Read", READ_DESCRIPTION, false, read),
@@ -164,7 +164,7 @@ pub fn ledger_key(path: &WorkPath) -> std::path::PathBuf {
 
 /// The file's bytes now, or `None` when nothing is there.
 fn current_bytes(path: &WorkPath, ctx: &Ctx) -> ToolResult<Option<Vec<u8>>> {
-    match std::fs::symlink_metadata(&path.abs) {
+    match confine::lstat(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         _ => text::read_capped(path, ctx).map(Some),
     }

@@ -9,10 +9,10 @@ use serde_json::{json, Value};
 use super::claude_code::{self as cc, ledger_key, GlobArgs, GrepArgs, MultiEditArgs};
 use super::claude_code::{EditArgs, ReadArgs, WriteArgs};
 use super::{args, engine_text, Call, SurfaceTool, SurfaceTool as T};
-use crate::atomic;
 use crate::error::{io_err, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths::{self, WorkPath};
+use crate::{atomic, confine};
 
 pub static TOOLS: [SurfaceTool; 9] = [
     T::new::<ReadArgs>("Read", cc::READ_DESCRIPTION, false, cc::read),
@@ -71,7 +71,7 @@ fn move_(v: Value, call: &Call) -> ToolResult<Output> {
     let from = paths::resolve(ctx, &a.source)?;
     let to = paths::resolve(ctx, &a.destination)?;
     let key = ledger_key(&from);
-    let is_dir = std::fs::symlink_metadata(&from.abs).is_ok_and(|m| m.is_dir());
+    let is_dir = confine::lstat(&from).is_ok_and(|s| s.is_dir());
     let out = if is_dir {
         move_dir(&from, &to)?
     } else {
@@ -92,7 +92,7 @@ fn move_(v: Value, call: &Call) -> ToolResult<Output> {
 /// paths' locks.
 fn move_dir(from: &WorkPath, to: &WorkPath) -> ToolResult<String> {
     let _lock = atomic::lock(&[&from.abs, &to.abs]);
-    if std::fs::symlink_metadata(&to.abs).is_ok() {
+    if confine::lstat(to).is_ok() {
         return Err(ToolError::invalid_input(format!(
             "destination already exists: {}; choose a new path",
             to.display
@@ -105,10 +105,15 @@ fn move_dir(from: &WorkPath, to: &WorkPath) -> ToolResult<String> {
             from.display, to.display
         )));
     }
-    if let Some(parent) = to.abs.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| io_err(e, &to.display))?;
-    }
-    std::fs::rename(&from.abs, &to.abs).map_err(|e| io_err(e, &from.display))?;
+    // Both ends through directory fds beneath the root: a swapped parent cannot redirect it.
+    let (from_dir, from_name) =
+        confine::open_parent(from, None).map_err(|e| io_err(e, &from.display))?;
+    let mut created = confine::Created::new();
+    let (to_dir, to_name) =
+        confine::open_parent(to, Some(&mut created)).map_err(|e| io_err(e, &to.display))?;
+    from_dir
+        .rename(&from_name, &to_dir, &to_name)
+        .map_err(|e| io_err(e, &from.display))?;
     Ok(format!("Moved {}/ to {}/", from.display, to.display))
 }
 

@@ -11,7 +11,6 @@
 //! The one piece of per-instance state is the read-before-write [`ledger::Ledger`] of the
 //! `claude-code` and `cyberpaw` surfaces.
 
-use std::path::Path;
 use std::time::SystemTime;
 
 use schemars::JsonSchema;
@@ -23,11 +22,11 @@ use crate::bound::bound;
 use crate::call::Ctx;
 use crate::config::{Profile, StartupError};
 use crate::dispatch::{guarded, Outcome};
-use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths::{self, WorkPath};
 use crate::schema::{check_args, deserialize, schema_for};
-use crate::tools;
+use crate::{confine, tools};
 
 pub mod anthropic;
 pub mod claude_code;
@@ -247,10 +246,10 @@ pub fn newest_first(ctx: &Ctx, rows: Vec<&str>) -> Vec<String> {
     let mut dated: Vec<(SystemTime, String)> = rows
         .into_iter()
         .map(|p| {
-            let abs = crate::config::lexical_absolute(Path::new(p), &ctx.workspace_root);
-            let mtime = std::fs::metadata(abs)
-                .and_then(|m| m.modified())
-                .unwrap_or(SystemTime::UNIX_EPOCH);
+            let mtime = paths::resolve(ctx, p)
+                .ok()
+                .and_then(|w| confine::stat(&w).ok())
+                .map_or(SystemTime::UNIX_EPOCH, |s| s.mtime);
             (mtime, p.to_string())
         })
         .collect();
@@ -287,25 +286,26 @@ pub fn walk_dir(
     hidden: bool,
     cap: usize,
 ) -> ToolResult<Vec<Entry>> {
-    let meta = std::fs::metadata(&dir.abs).map_err(|e| crate::error::io_err(e, &dir.display))?;
-    if !meta.is_dir() {
+    let stat = confine::stat(dir).map_err(|e| io_err(e, &dir.display))?;
+    if !stat.is_dir() {
         return Err(ToolError::new(
             ErrorCode::NotAFile,
             format!("Not a directory: {}", dir.display),
         )
         .with("path", dir.display.as_str()));
     }
+    let top = confine::open_dir(dir).map_err(|e| io_err(e, &dir.display))?;
     let mut out = Vec::new();
-    let mut queue = vec![(dir.abs.clone(), String::new(), 0usize)];
-    while let Some((abs, rel, level)) = queue.pop() {
+    // Each directory is descended through its parent's fd, never following a link.
+    let mut queue = vec![(top, String::new(), 0usize)];
+    while let Some((handle, rel, level)) = queue.pop() {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::new(ErrorCode::Aborted, "listing aborted"));
         }
-        let Ok(read) = std::fs::read_dir(&abs) else {
+        let Ok(names) = handle.entries() else {
             continue;
         };
-        for entry in read.flatten() {
-            let os_name = entry.file_name();
+        for os_name in names {
             if paths::is_internal_name(&os_name) {
                 continue;
             }
@@ -313,10 +313,10 @@ pub fn walk_dir(
             if !hidden && name.starts_with('.') {
                 continue;
             }
-            let kind = match entry.file_type() {
-                Ok(t) if t.is_symlink() => Kind::Symlink,
-                Ok(t) if t.is_dir() => Kind::Dir,
-                Ok(t) if t.is_file() => Kind::File,
+            let kind = match handle.stat(&os_name).map(|s| s.kind) {
+                Ok(confine::Kind::Symlink) => Kind::Symlink,
+                Ok(confine::Kind::Dir) => Kind::Dir,
+                Ok(confine::Kind::File) => Kind::File,
                 _ => Kind::Other,
             };
             let child_rel = if rel.is_empty() {
@@ -325,7 +325,9 @@ pub fn walk_dir(
                 format!("{rel}/{name}")
             };
             if kind == Kind::Dir && level + 1 < depth {
-                queue.push((entry.path(), child_rel.clone(), level + 1));
+                if let Ok(sub) = handle.open_dir(&os_name) {
+                    queue.push((sub, child_rel.clone(), level + 1));
+                }
             }
             out.push(Entry {
                 rel: child_rel,
