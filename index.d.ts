@@ -409,7 +409,8 @@ export type ResponsesToolCallOutputItem =
 
 /** The `openai` surface's call for a Responses API item; throws TypeError for other items. */
 export declare function responsesCall(item: ResponsesToolCallItem): {
-  name: 'apply_patch' | 'shell'
+  /** `apply_patch` or `shell`. */
+  name: string
   args: Record<string, unknown>
 }
 
