@@ -606,6 +606,15 @@ function responsesOutput(item, result) {
   )
 }
 
+/** Deletes the files of every monitor that is not running; leaves live ones. Never rejects. */
+async function sweepMonitors(root) {
+  try {
+    await native.sweepMonitorsNative(String(root))
+  } catch {
+    // Sweeping is best effort by contract.
+  }
+}
+
 /** MCP metadata of every tool by name: `{ annotations, outputSchema }`. */
 const toolMeta = new Map(
   nativeDefs.map((d) => [d.name, { annotations: d.annotations, outputSchema: d.outputSchema }]),
@@ -637,4 +646,5 @@ module.exports = {
   setWarnSink,
   warn,
   sweepSpillDir,
+  sweepMonitors,
 }

@@ -114,6 +114,9 @@ export declare function ripgrepOnPath(): boolean
 /** The tools of surface `name` as JSON: `[{name, description, inputSchema, mutating}]`. */
 export declare function surfaceToolsJson(name: string): string
 
+/** Deletes the files of every monitor under `root` that is not running. Never rejects. */
+export declare function sweepMonitorsNative(root: string): Promise<void>
+
 /** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
 export declare function sweepSpillDirNative(root: string): Promise<void>
 

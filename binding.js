@@ -856,6 +856,7 @@ module.exports.ledgerOpenCount = nativeBinding.ledgerOpenCount
 module.exports.resolveConfigJson = nativeBinding.resolveConfigJson
 module.exports.ripgrepOnPath = nativeBinding.ripgrepOnPath
 module.exports.surfaceToolsJson = nativeBinding.surfaceToolsJson
+module.exports.sweepMonitorsNative = nativeBinding.sweepMonitorsNative
 module.exports.sweepSpillDirNative = nativeBinding.sweepSpillDirNative
 module.exports.testOnlyFailCommitOn = nativeBinding.testOnlyFailCommitOn
 module.exports.testOnlyPanic = nativeBinding.testOnlyPanic

@@ -27,6 +27,7 @@ const {
   sweepSpillDir,
   responsesCall,
   responsesOutput,
+  sweepMonitors,
 } = shared
 const {
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -58,6 +59,7 @@ module.exports = {
   sweepSpillDir,
   responsesCall,
   responsesOutput,
+  sweepMonitors,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_BASH_OUTPUT_BYTES,
   DEFAULT_MAX_FILE_BYTES,

@@ -22,6 +22,7 @@ export const {
   sweepSpillDir,
   responsesCall,
   responsesOutput,
+  sweepMonitors,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_BASH_OUTPUT_BYTES,
   DEFAULT_MAX_FILE_BYTES,

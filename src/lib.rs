@@ -6,6 +6,7 @@
 pub mod atomic;
 pub mod bound;
 pub mod call;
+pub mod code;
 pub mod config;
 pub mod confine;
 pub mod dispatch;
@@ -13,6 +14,7 @@ pub mod editing;
 pub mod error;
 pub mod json_text;
 pub mod matching;
+pub mod monitor;
 pub mod output;
 pub mod patch;
 pub mod paths;

@@ -39,6 +39,14 @@ pub fn new_token() -> String {
     format!("{:x}-{nanos:x}-{n:x}", std::process::id())
 }
 
+/// `<root>/.clarvis` as a path, after [`open_dir`] made sure it exists (with its `.gitignore`)
+/// and is a real directory, not a symlink. For the monitors, whose processes name their files
+/// by path; see SPEC.md for what that leaves open.
+pub fn clarvis_dir(root: &Path) -> io::Result<std::path::PathBuf> {
+    open_dir(root, true)?;
+    Ok(root.join(SPILL_DIR))
+}
+
 /// Writes `bytes` to a new spill file `.clarvis/bash-<token>.<stream>.log` under `root`,
 /// creating the directory (with its `.gitignore` of `*`) when needed. Returns the path
 /// relative to `root`. An existing file is never overwritten, and a `.clarvis` that is a

@@ -18,6 +18,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::atomic::{self, Transaction};
 use crate::call::Ctx;
+use crate::code;
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
 use crate::output::Output;
@@ -59,8 +60,9 @@ impl Tool for ApplyPatch {
         let _locks = atomic::lock(&lock_paths);
         let mut tx = Transaction::new();
         let mut rows = Vec::with_capacity(blocks.len());
+        let mut warnings = code::Warnings::default();
         for block in &blocks {
-            rows.push(plan(block, config, &mut tx)?);
+            rows.push(plan(block, config, &mut tx, &mut warnings)?);
         }
         tx.commit()?;
         for block in &blocks {
@@ -68,7 +70,9 @@ impl Tool for ApplyPatch {
                 prune_empty_dirs(&config.workspace_root, &block.path.abs);
             }
         }
-        Ok(format!("Applied patch:\n{}", rows.join("\n")).into())
+        let mut message = format!("Applied patch:\n{}", rows.join("\n"));
+        warnings.append_to(&mut message);
+        Ok(message.into())
     }
 }
 
@@ -167,7 +171,12 @@ fn check_nesting(blocks: &[Block]) -> ToolResult<()> {
 }
 
 /// Checks one block under the locks, stages its change in `tx`, and returns its result row.
-fn plan(block: &Block, config: &Config, tx: &mut Transaction) -> ToolResult<String> {
+fn plan(
+    block: &Block,
+    config: &Config,
+    tx: &mut Transaction,
+    warnings: &mut code::Warnings,
+) -> ToolResult<String> {
     let path = &block.path;
     match block.op {
         FileOp::Add { lines, no_eol, .. } => {
@@ -179,7 +188,9 @@ fn plan(block: &Block, config: &Config, tx: &mut Transaction) -> ToolResult<Stri
                 ))
                 .with("path", path.display.as_str()));
             }
-            tx.write(path, render_new_file(lines, *no_eol));
+            let content = render_new_file(lines, *no_eol);
+            warnings.check(config, &path.display, None, &content);
+            tx.write(path, content);
             Ok(format!("  A {} (+{} -0)", path.display, lines.len()))
         }
         FileOp::Delete { expect, .. } => {
@@ -208,7 +219,10 @@ fn plan(block: &Block, config: &Config, tx: &mut Transaction) -> ToolResult<Stri
                 bytes
             } else {
                 check_editable(&bytes, &path.display)?;
-                apply_hunks(&bytes, hunks, &path.display)?
+                let new_bytes = apply_hunks(&bytes, hunks, &path.display)?;
+                let written = block.to.as_ref().unwrap_or(path);
+                warnings.check(config, &written.display, Some(&bytes), &new_bytes);
+                new_bytes
             };
             let counts = counts(hunks);
             Ok(match &block.to {

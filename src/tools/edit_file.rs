@@ -9,7 +9,7 @@ use crate::call::Ctx;
 use crate::config::{Config, Profile};
 use crate::error::ToolResult;
 use crate::output::Output;
-use crate::{atomic, editing, paths};
+use crate::{atomic, code, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -42,6 +42,7 @@ impl Tool for EditFile {
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
         editing::check_raw(&file, &args.old_string, &args.new_string, &path.display)?;
+        let before = code::keep_before(&path.display, &file.text);
         let dominant = editing::dominant_for(&file.text, [args.new_string.as_str()].into_iter());
         let applied = editing::apply(
             &mut file.text,
@@ -51,10 +52,13 @@ impl Tool for EditFile {
             dominant,
             &path.display,
         )?;
+        let warning = code::syntax_warning(config, &path.display, before.as_deref(), &file.text);
         atomic::write_atomic(&path, file.into_bytes())?;
         // The root (v0.5 §6) words the tolerant disclosure differently from the seed.
         let current = config.profile == Profile::Current;
-        Ok(message(&path.display, &applied, current).into())
+        let mut message = message(&path.display, &applied, current);
+        code::append_warning(&mut message, warning);
+        Ok(message.into())
     }
 }
 

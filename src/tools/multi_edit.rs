@@ -9,7 +9,7 @@ use crate::call::Ctx;
 use crate::config::{Config, Profile};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::{atomic, editing, paths};
+use crate::{atomic, code, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -80,6 +80,7 @@ impl Tool for MultiEdit {
             editing::check_raw(&file, &edit.old_string, &edit.new_string, &path.display)
                 .map_err(|e| at(i, e))?;
         }
+        let before = code::keep_before(&path.display, &file.text);
         let dominant =
             editing::dominant_for(&file.text, args.edits.iter().map(|e| e.new_string.as_str()));
         let mut tolerant = 0;
@@ -95,10 +96,13 @@ impl Tool for MultiEdit {
             .map_err(|e| at(i, e))?;
             tolerant += usize::from(applied.tolerant);
         }
+        let warning = code::syntax_warning(config, &path.display, before.as_deref(), &file.text);
         atomic::write_atomic(&path, file.into_bytes())?;
         // The root (v0.5 §6) words the tolerant note differently from the seed.
         let current = config.profile == Profile::Current;
-        Ok(message(&path.display, args.edits.len(), tolerant, current).into())
+        let mut message = message(&path.display, args.edits.len(), tolerant, current);
+        code::append_warning(&mut message, warning);
+        Ok(message.into())
     }
 }
 
