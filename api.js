@@ -6,6 +6,7 @@
 // AbortSignal wiring, and the JSON conversion at the edge.
 
 const native = require('./native.js')
+const guard = require('./guard.js')
 
 /** A bad configuration, thrown synchronously by resolveConfig / buildConfig / createAgentTools. */
 class StartupError extends Error {
@@ -318,8 +319,9 @@ function makeApi(profile) {
   }
 
   /**
-   * Runs a tool: validates args, bounds the text, and never rejects. `signal` cancels it;
-   * `onProgress` (an extension of the contract, used by the MCP server) is told how far it got.
+   * Runs a tool: validates args, asks the guard (root, when configured), bounds the text,
+   * and never rejects. `signal` cancels it; `onProgress` (an extension of the contract, used
+   * by the MCP server) is told how far it got.
    */
   async function dispatch(name, args, config, signal, onProgress) {
     if (!seed && config?.surface != null) {
@@ -328,6 +330,9 @@ function makeApi(profile) {
     try {
       const { wire, envelope, fields } = encodeArgs(args)
       if (envelope) return errorResult(invalidInput(envelope, fields))
+      if (!seed && typeof config?.guard === 'function') {
+        return await guardedDispatch(String(name), wire, config, signal, onProgress)
+      }
       const out = await withCall(seed ? undefined : signal, seed ? undefined : onProgress, (id) =>
         native.dispatchNative(String(name), wire, configJson(config), profile, id, false),
       )
@@ -352,6 +357,13 @@ function makeApi(profile) {
     try {
       const { wire, envelope } = encodeArgs(args)
       if (envelope) return failed(envelope)
+      if (typeof config.guard === 'function') {
+        const refusal = await askSurfaceGuard(String(name), args, config)
+        if (refusal !== null) {
+          const { error, message } = JSON.parse(refusal)
+          return failed(message, error)
+        }
+      }
       const out = await withCall(signal, onProgress, (id) =>
         native.dispatchSurfaceNative(String(name), wire, configJson(config), ledgerFor(config), id),
       )
@@ -363,6 +375,32 @@ function makeApi(profile) {
       warn(`internal error: ${err?.stack ?? String(err)}`)
       return failed('internal error', 'internal')
     }
+  }
+
+  /**
+   * Dispatch with a guard (CONTRACT-v0.5 §5): surface lookup and validation first, then the
+   * guard sees the coerced arguments, then the tool runs with exactly those (the validated
+   * JSON, so a guard that mutates its `args` changes nothing).
+   */
+  async function guardedDispatch(name, wire, config, signal, onProgress) {
+    const json = configJson(config)
+    const checked = native.validateNative(name, wire, json, profile)
+    if (checked.isError) return toResult(checked)
+    const checkedJson = contentText(checked.content)
+    const refusal = await askGuard(name, JSON.parse(checkedJson), config)
+    if (refusal !== null) return errorResult(refusal)
+    const out = await withCall(signal, onProgress, (id) =>
+      native.dispatchNative(
+        name,
+        { json: checkedJson, largeKeys: [], largeValues: [] },
+        json,
+        profile,
+        id,
+        true,
+      ),
+    )
+    emitWarnings(out)
+    return toResult(out)
   }
 
   function makeToolDef(def) {
@@ -518,6 +556,102 @@ function makeApi(profile) {
     getTool,
     resolveConfig,
     buildConfig,
+  }
+}
+
+/**
+ * Awaits `config.guard(ctx)`: `allow` runs the tool (null); `deny` is `denied` with the
+ * reason (or `blocked by guard`); any other verdict asks `config.elicit` (truthy runs the
+ * tool) or, without one, is `denied`. A guard or elicit that throws gives its error's envelope
+ * (`internal` unless it is a ToolError): a broken guard fails closed.
+ */
+async function askGuard(name, args, config) {
+  try {
+    const ctx = guard.buildGuardContext(name, args, config)
+    const decision = await config.guard(ctx)
+    const verdict = decision?.verdict
+    if (verdict === 'allow') return null
+    const reason = decision?.reason
+    if (verdict !== 'deny' && typeof config.elicit === 'function') {
+      if (await config.elicit({ tool: name, args, reason, bash: ctx.bash })) return null
+    }
+    return JSON.stringify({ error: 'denied', message: reason ?? 'blocked by guard' })
+  } catch (err) {
+    return serializeError(err)
+  }
+}
+
+/** Engine tool names a surface tool's call is shown to a guard as. */
+const SURFACE_GUARD_TOOL = {
+  Read: 'read_file',
+  read_file: 'read_file',
+  Write: 'write_file',
+  create: 'write_file',
+  Edit: 'edit_file',
+  MultiEdit: 'multi_edit',
+  NotebookEdit: 'write_file',
+  Glob: 'glob',
+  Grep: 'grep',
+  grep_files: 'grep',
+  ListDir: 'list_dir',
+  list_dir: 'list_dir',
+  DeleteFile: 'remove',
+  Move: 'move',
+}
+
+/** A POSIX-shell-quoted argv, as the codex surface runs it. */
+function shQuote(argv) {
+  return argv
+    .map((a) =>
+      /^[\w\-./=:,+@%^]+$/.test(String(a)) ? String(a) : `'${String(a).replace(/'/g, "'\\''")}'`,
+    )
+    .join(' ')
+}
+
+/**
+ * How a guard sees a surface call: the engine tool and arguments it amounts to, so the path
+ * and bash facts are computed as for the engine's own tools. The context then names the
+ * surface tool and its own arguments.
+ */
+function surfaceGuardView(surface, name, args) {
+  const a = args !== null && typeof args === 'object' ? args : {}
+  const path = a.file_path ?? a.notebook_path ?? a.dir_path ?? a.path
+  if (name === 'Bash' || name === 'bash') return { tool: 'bash', args: { command: a.command } }
+  if (name === 'shell') {
+    if (surface === 'openai') {
+      const commands = Array.isArray(a.commands) ? a.commands : []
+      return { tool: 'bash', args: { command: commands.map(String).join('\n') } }
+    }
+    const argv = Array.isArray(a.command) ? a.command : []
+    return { tool: 'bash', args: { command: shQuote(argv), cwd: a.workdir } }
+  }
+  if (name === 'apply_patch') {
+    if (surface === 'openai') return { tool: 'write_file', args: { path: a.path } }
+    return { tool: 'apply_patch', args: { patch: a.input } }
+  }
+  if (name === 'Move')
+    return { tool: 'move', args: { source: a.source, destination: a.destination } }
+  if (name === 'str_replace_based_edit_tool') {
+    return { tool: a.command === 'view' ? 'read_file' : 'edit_file', args: { path: a.path } }
+  }
+  return { tool: SURFACE_GUARD_TOOL[name] ?? name, args: { path } }
+}
+
+/** `askGuard` for a surface call (see `surfaceGuardView`). */
+async function askSurfaceGuard(name, args, config) {
+  try {
+    const view = surfaceGuardView(config.surface, name, args)
+    const ctx = { ...guard.buildGuardContext(view.tool, view.args, config), tool: name, args }
+    const decision = await config.guard(ctx)
+    const verdict = decision?.verdict
+    if (verdict === 'allow') return null
+    const reason = decision?.reason
+    if (verdict !== 'deny' && typeof config.elicit === 'function') {
+      if (await config.elicit({ tool: name, args, reason, bash: ctx.bash })) return null
+    }
+    return JSON.stringify({ error: 'denied', message: reason ?? 'blocked by guard' })
+  } catch (err) {
+    return serializeError(err)
   }
 }
 

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.abortCall = nativeBinding.abortCall
+module.exports.analyzeBashJson = nativeBinding.analyzeBashJson
 module.exports.buildConfigJson = nativeBinding.buildConfigJson
 module.exports.callProgress = nativeBinding.callProgress
 module.exports.DEFAULT_BASH_TIMEOUT_MAX_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MAX_MS
@@ -853,6 +854,7 @@ module.exports.killAllBashProcesses = nativeBinding.killAllBashProcesses
 module.exports.ledgerClose = nativeBinding.ledgerClose
 module.exports.ledgerOpen = nativeBinding.ledgerOpen
 module.exports.ledgerOpenCount = nativeBinding.ledgerOpenCount
+module.exports.pathWithinWorkspace = nativeBinding.pathWithinWorkspace
 module.exports.resolveConfigJson = nativeBinding.resolveConfigJson
 module.exports.ripgrepOnPath = nativeBinding.ripgrepOnPath
 module.exports.surfaceToolsJson = nativeBinding.surfaceToolsJson

@@ -39,6 +39,13 @@ const {
   DEFAULT_MONITOR_READY_TIMEOUT_MS,
   DEFAULT_MAX_MONITORS,
 } = native
+const {
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
+} = require('./guard.js')
 
 module.exports = {
   createAgentTools,
@@ -68,4 +75,9 @@ module.exports = {
   DEFAULT_BASH_TIMEOUT_MAX_MS,
   DEFAULT_MONITOR_READY_TIMEOUT_MS,
   DEFAULT_MAX_MONITORS,
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
 }

@@ -6,7 +6,9 @@ import type { LanguageModel, ToolSet } from 'ai'
 import type OpenAI from 'openai'
 import { describe, expectTypeOf, it } from 'vitest'
 import { anthropicTools, runWithClaude } from '../examples/anthropic'
+import { agent, confirm, guard } from '../examples/guard'
 import { openaiTools, runWithOpenAI } from '../examples/openai'
+import type { AgentTools, Elicit, Guard } from '../index.js'
 import { claudeTools, editWithClaude, editWithGpt } from '../examples/surfaces'
 import '../examples/usage'
 import { aiTools, runWithAiSdk } from '../examples/vercel-ai'
@@ -39,5 +41,11 @@ describe('README examples', () => {
       (task: string, maxTurns?: number) => Promise<string>
     >()
     expectTypeOf(editWithGpt).toEqualTypeOf<(task: string, maxTurns?: number) => Promise<string>>()
+  })
+
+  it('A guard wired to a readline confirm prompt', () => {
+    expectTypeOf(guard).toEqualTypeOf<Guard>()
+    expectTypeOf(confirm).toEqualTypeOf<Elicit>()
+    expectTypeOf(agent).toEqualTypeOf<AgentTools>()
   })
 })

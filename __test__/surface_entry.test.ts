@@ -5,7 +5,13 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createAgentTools, listTools, resolveConfig } from '../index.js'
+import {
+  createAgentTools,
+  type Guard,
+  type GuardContext,
+  listTools,
+  resolveConfig,
+} from '../index.js'
 import { CLI, cleanEnv, runCli } from './cli-helpers'
 import { tempDir, writeTree } from './helpers'
 
@@ -37,6 +43,42 @@ describe('surface option', () => {
       const config = resolveConfig({ workspaceRoot: root, surface: surface as never })
       expect(listTools(config)[0]?.name).toBe(first)
     }
+  })
+})
+
+describe('surfaces and the guard', () => {
+  it('shows the guard each surface call with its paths and bash facts, and obeys it', async () => {
+    const root = tempDir()
+    writeTree(root, { 'a.txt': 'one\n', 'secret.txt': 's\n' })
+    const seen: GuardContext[] = []
+    const guard: Guard = (ctx) => {
+      seen.push(ctx)
+      return ctx.paths.some((p) => p.raw.includes('secret'))
+        ? { verdict: 'deny', reason: 'no secrets' }
+        : { verdict: 'allow' }
+    }
+    const cc = createAgentTools({ workspaceRoot: root, surface: 'claude-code', guard })
+    expect((await cc.callTool('Read', { file_path: 'a.txt' })).isError).toBe(false)
+    const denied = await cc.callTool('Read', { file_path: 'secret.txt' })
+    expect(denied.isError).toBe(true)
+    expect(denied.text).toBe('no secrets')
+    expect(denied.meta?.error).toBe('denied')
+    expect(seen[0]?.tool).toBe('Read')
+    expect(seen[0]?.args).toEqual({ file_path: 'a.txt' })
+    expect(seen[0]?.paths.map((p) => p.raw)).toEqual(['a.txt'])
+    const codex = createAgentTools({ workspaceRoot: root, surface: 'codex', guard })
+    const shell = await codex.callTool('shell', { command: ['cat', 'secret.txt'] })
+    expect(shell.isError).toBe(true)
+    expect(seen.at(-1)?.bash?.paths).toContain('secret.txt')
+    const openai = createAgentTools({ workspaceRoot: root, surface: 'openai', guard })
+    const cmds = await openai.callTool('shell', { commands: ['echo ok', 'cat secret.txt'] })
+    expect(cmds.isError).toBe(true)
+    const anthropic = createAgentTools({ workspaceRoot: root, surface: 'anthropic', guard })
+    const view = await anthropic.callTool('str_replace_based_edit_tool', {
+      command: 'view',
+      path: 'secret.txt',
+    })
+    expect(view.text).toBe('no secrets')
   })
 })
 

@@ -20,6 +20,7 @@ const ENTRIES = [
       'AbortSignalLike',
       'AgentTools',
       'AgentToolsOptions',
+      'BashCommand',
       'BashFacts',
       'ContentPart',
       'DispatchResult',
@@ -30,7 +31,9 @@ const ENTRIES = [
       'GuardContext',
       'GuardDecision',
       'ImagePart',
+      'PathAccess',
       'PathFact',
+      'Redirection',
       'ResponsesToolCallItem',
       'ResponsesToolCallOutputItem',
       'Segment',
@@ -38,8 +41,10 @@ const ENTRIES = [
       'Surface',
       'SurfaceToolName',
       'TextPart',
+      'ToolArgs',
       'ToolDef',
       'ToolInfo',
+      'ToolName',
       'ToolResult',
       'Verdict',
       'WarnSink',
@@ -58,8 +63,10 @@ const ENTRIES = [
       'DispatchResult',
       'ErrorCode',
       'ServerConfig',
+      'ToolArgs',
       'ToolDef',
       'ToolInfo',
+      'ToolName',
     ],
     codes: 13,
     resultKeys: ['isError', 'text'],
@@ -86,9 +93,12 @@ for (const entry of ENTRIES) {
   if (!moduleSymbol) throw new Error(`${entry.dts} is not a module`)
   const exported = checker.getExportsOfModule(moduleSymbol)
 
+  /** A re-export (`export { x } from './guard.js'`) counts as what it names. */
+  const target = (s: ts.Symbol) =>
+    s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s
   const declared = (flags: ts.SymbolFlags) =>
     exported
-      .filter((s) => s.flags & flags)
+      .filter((s) => target(s).flags & flags)
       .map((s) => s.name)
       .sort()
 
