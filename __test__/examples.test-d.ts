@@ -8,10 +8,10 @@ import { describe, expectTypeOf, it } from 'vitest'
 import { anthropicTools, runWithClaude } from '../examples/anthropic'
 import { agent, confirm, guard } from '../examples/guard'
 import { openaiTools, runWithOpenAI } from '../examples/openai'
-import type { AgentTools, Elicit, Guard } from '../index.js'
 import { claudeTools, editWithClaude, editWithGpt } from '../examples/surfaces'
 import '../examples/usage'
 import { aiTools, runWithAiSdk } from '../examples/vercel-ai'
+import type { AgentTools, Elicit, Guard } from '../index.js'
 
 describe('README examples', () => {
   it('OpenAI function calling: the tool list and an agent loop', () => {
