@@ -225,6 +225,30 @@ if (require('node:worker_threads').isMainThread) {
 
 const nativeDefs = JSON.parse(native.toolDefsJson())
 
+/** The vendor tool surfaces (`surface` option), each `[{name, description, inputSchema, mutating}]`. */
+const SURFACE_NAMES = ['codex', 'claude-code', 'cyberpaw', 'anthropic', 'openai']
+const surfaceDefs = Object.fromEntries(
+  SURFACE_NAMES.map((s) => [s, deepFreeze(JSON.parse(native.surfaceToolsJson(s)))]),
+)
+
+/**
+ * The read-before-write ledger of the `claude-code` and `cyberpaw` surfaces lives in the native
+ * engine, one per config object (a tools object has one config): opened on the config's first
+ * surface call, closed when the config is garbage-collected.
+ */
+const ledgers = new WeakMap()
+const ledgerCleanup = new FinalizationRegistry((id) => native.ledgerClose(id))
+
+function ledgerFor(config) {
+  let id = ledgers.get(config)
+  if (id === undefined) {
+    id = native.ledgerOpen()
+    ledgers.set(config, id)
+    ledgerCleanup.register(config, id)
+  }
+  return id
+}
+
 /** The seed contract's `ServerConfig` fields, in order. */
 const SEED_CONFIG_FIELDS = [
   'workspaceRoot',
@@ -300,6 +324,9 @@ function makeApi(profile) {
    * by the MCP server) is told how far it got.
    */
   async function dispatch(name, args, config, signal, onProgress) {
+    if (!seed && config?.surface != null) {
+      return dispatchSurface(name, args, config, signal, onProgress)
+    }
     try {
       const { wire, envelope, fields } = encodeArgs(args)
       if (envelope) return errorResult(invalidInput(envelope, fields))
@@ -313,6 +340,40 @@ function makeApi(profile) {
       return toResult(out)
     } catch (err) {
       return errorResult(serializeError(err))
+    }
+  }
+
+  /**
+   * A call of `config.surface`'s tools. Its results keep the root's shape; an error's text is
+   * the message the vendor's executor would show, with the code in `meta.error`.
+   */
+  async function dispatchSurface(name, args, config, signal, onProgress) {
+    const failed = (message, code = 'invalid_input') =>
+      withTextView({
+        isError: true,
+        content: [{ type: 'text', text: message }],
+        meta: { error: code },
+      })
+    try {
+      const { wire, envelope } = encodeArgs(args)
+      if (envelope) return failed(envelope)
+      if (typeof config.guard === 'function') {
+        const refusal = await askSurfaceGuard(String(name), args, config)
+        if (refusal !== null) {
+          const { error, message } = JSON.parse(refusal)
+          return failed(message, error)
+        }
+      }
+      const out = await withCall(signal, onProgress, (id) =>
+        native.dispatchSurfaceNative(String(name), wire, configJson(config), ledgerFor(config), id),
+      )
+      emitWarnings(out)
+      const result = toResult({ ...out, isError: false })
+      result.isError = out.isError
+      return result
+    } catch (err) {
+      warn(`internal error: ${err?.stack ?? String(err)}`)
+      return failed('internal error', 'internal')
     }
   }
 
@@ -394,6 +455,16 @@ function makeApi(profile) {
 
   /** The advertised surface for a config: `{ name, description, inputSchema }` per tool. */
   function listTools(config) {
+    if (!seed && config?.surface != null) {
+      const defs = surfaceDefs[config.surface] ?? []
+      return defs
+        .filter((d) => !(config.readOnly && d.mutating))
+        .map(({ name, description, inputSchema }) => ({
+          name,
+          description,
+          inputSchema: structuredClone(inputSchema),
+        }))
+    }
     return selectSurface(Boolean(config?.readOnly), config?.treeSitterAvailable !== false).map(
       ({ name, description, inputSchema }) => ({
         name,
@@ -510,6 +581,80 @@ async function askGuard(name, args, config) {
   }
 }
 
+/** Engine tool names a surface tool's call is shown to a guard as. */
+const SURFACE_GUARD_TOOL = {
+  Read: 'read_file',
+  read_file: 'read_file',
+  Write: 'write_file',
+  create: 'write_file',
+  Edit: 'edit_file',
+  MultiEdit: 'multi_edit',
+  NotebookEdit: 'write_file',
+  Glob: 'glob',
+  Grep: 'grep',
+  grep_files: 'grep',
+  ListDir: 'list_dir',
+  list_dir: 'list_dir',
+  DeleteFile: 'remove',
+  Move: 'move',
+}
+
+/** A POSIX-shell-quoted argv, as the codex surface runs it. */
+function shQuote(argv) {
+  return argv
+    .map((a) =>
+      /^[\w\-./=:,+@%^]+$/.test(String(a)) ? String(a) : `'${String(a).replace(/'/g, "'\\''")}'`,
+    )
+    .join(' ')
+}
+
+/**
+ * How a guard sees a surface call: the engine tool and arguments it amounts to, so the path
+ * and bash facts are computed as for the engine's own tools. The context then names the
+ * surface tool and its own arguments.
+ */
+function surfaceGuardView(surface, name, args) {
+  const a = args !== null && typeof args === 'object' ? args : {}
+  const path = a.file_path ?? a.notebook_path ?? a.dir_path ?? a.path
+  if (name === 'Bash' || name === 'bash') return { tool: 'bash', args: { command: a.command } }
+  if (name === 'shell') {
+    if (surface === 'openai') {
+      const commands = Array.isArray(a.commands) ? a.commands : []
+      return { tool: 'bash', args: { command: commands.map(String).join('\n') } }
+    }
+    const argv = Array.isArray(a.command) ? a.command : []
+    return { tool: 'bash', args: { command: shQuote(argv), cwd: a.workdir } }
+  }
+  if (name === 'apply_patch') {
+    if (surface === 'openai') return { tool: 'write_file', args: { path: a.path } }
+    return { tool: 'apply_patch', args: { patch: a.input } }
+  }
+  if (name === 'Move')
+    return { tool: 'move', args: { source: a.source, destination: a.destination } }
+  if (name === 'str_replace_based_edit_tool') {
+    return { tool: a.command === 'view' ? 'read_file' : 'edit_file', args: { path: a.path } }
+  }
+  return { tool: SURFACE_GUARD_TOOL[name] ?? name, args: { path } }
+}
+
+/** `askGuard` for a surface call (see `surfaceGuardView`). */
+async function askSurfaceGuard(name, args, config) {
+  try {
+    const view = surfaceGuardView(config.surface, name, args)
+    const ctx = { ...guard.buildGuardContext(view.tool, view.args, config), tool: name, args }
+    const decision = await config.guard(ctx)
+    const verdict = decision?.verdict
+    if (verdict === 'allow') return null
+    const reason = decision?.reason
+    if (verdict !== 'deny' && typeof config.elicit === 'function') {
+      if (await config.elicit({ tool: name, args, reason, bash: ctx.bash })) return null
+    }
+    return JSON.stringify({ error: 'denied', message: reason ?? 'blocked by guard' })
+  } catch (err) {
+    return serializeError(err)
+  }
+}
+
 /**
  * A root result also answers `result.text` (its text parts joined), so code written for the
  * seed contract keeps working. The property is not enumerable: the result's own shape stays
@@ -535,6 +680,66 @@ async function sweepSpillDir(root) {
   }
 }
 
+/**
+ * The `openai` surface's call for an OpenAI Responses API output item: an `apply_patch_call`
+ * becomes `apply_patch` with its `operation` as arguments, a `shell_call` becomes `shell` with
+ * its `action`. Throws a TypeError for any other item.
+ */
+function responsesCall(item) {
+  if (item?.type === 'apply_patch_call' && item.operation && typeof item.operation === 'object') {
+    const { type, path, diff } = item.operation
+    return { name: 'apply_patch', args: diff === undefined ? { type, path } : { type, path, diff } }
+  }
+  if (item?.type === 'shell_call' && item.action && typeof item.action === 'object') {
+    const { commands, timeout_ms, max_output_length } = item.action
+    const args = { commands }
+    if (timeout_ms != null) args.timeout_ms = timeout_ms
+    if (max_output_length != null) args.max_output_length = max_output_length
+    return { name: 'shell', args }
+  }
+  throw new TypeError(
+    `responsesCall takes an apply_patch_call or shell_call item, got ${JSON.stringify(item?.type)}`,
+  )
+}
+
+/**
+ * The Responses API input item answering `item` with `result` (what `callTool` resolved to):
+ * `apply_patch_call_output` (`status` completed or failed, `output` the result text) or
+ * `shell_call_output` (`output` one `{stdout, stderr, outcome}` per command run).
+ */
+function responsesOutput(item, result) {
+  const text = contentText(result?.content ?? result?.text ?? '')
+  if (item?.type === 'apply_patch_call') {
+    return {
+      type: 'apply_patch_call_output',
+      call_id: item.call_id,
+      status: result?.isError ? 'failed' : 'completed',
+      output: text,
+    }
+  }
+  if (item?.type === 'shell_call') {
+    let output
+    let maxOutputLength = item.action?.max_output_length ?? null
+    if (!result?.isError) {
+      const parsed = JSON.parse(text)
+      output = parsed.output
+      maxOutputLength = parsed.max_output_length ?? null
+    } else {
+      // The call itself failed (bad arguments, aborted): one failed command carrying the reason.
+      output = [{ stdout: '', stderr: text, outcome: { type: 'exit', exit_code: 1 } }]
+    }
+    return {
+      type: 'shell_call_output',
+      call_id: item.call_id,
+      output,
+      max_output_length: maxOutputLength,
+    }
+  }
+  throw new TypeError(
+    `responsesOutput takes an apply_patch_call or shell_call item, got ${JSON.stringify(item?.type)}`,
+  )
+}
+
 /** Deletes the files of every monitor that is not running; leaves live ones. Never rejects. */
 async function sweepMonitors(root) {
   try {
@@ -549,9 +754,23 @@ const toolMeta = new Map(
   nativeDefs.map((d) => [d.name, { annotations: d.annotations, outputSchema: d.outputSchema }]),
 )
 
+/**
+ * MCP metadata of tool `name` under `surface` (null: the engine's tools). A surface tool has
+ * no outputSchema (its results are the vendor's text) and only the read-only hint.
+ */
+function toolMetaFor(name, surface) {
+  if (surface == null) return toolMeta.get(name)
+  const def = surfaceDefs[surface]?.find((d) => d.name === name)
+  return def ? { annotations: { readOnlyHint: !def.mutating } } : undefined
+}
+
 module.exports = {
   makeApi,
   toolMeta,
+  toolMetaFor,
+  SURFACE_NAMES,
+  responsesCall,
+  responsesOutput,
   native,
   StartupError,
   ToolError,

@@ -47,6 +47,12 @@ export declare const DEFAULT_MONITOR_READY_TIMEOUT_MS: number
  */
 export declare function dispatchNative(name: string, args: NativeArgs, configJson: string, profile: string, callId?: number | undefined | null, checked?: boolean | undefined | null): Promise<NativeOutcome>
 
+/**
+ * Runs one call of the config's tool surface (`config.surface`) with the read-before-write
+ * ledger `ledger_id` (see [`crate::surfaces::ledger`]). Never rejects.
+ */
+export declare function dispatchSurfaceNative(name: string, args: NativeArgs, configJson: string, ledgerId?: number | undefined | null, callId?: number | undefined | null): Promise<NativeOutcome>
+
 /** Runs one tool call without bounding its output (`ToolDef.handler`). */
 export declare function handlerNative(name: string, args: NativeArgs, configJson: string, profile: string, callId?: number | undefined | null): Promise<NativeOutcome>
 
@@ -55,6 +61,15 @@ export declare function handlerNative(name: string, args: NativeArgs, configJson
  * and every process still carrying this host's mark. Run on the host process's `exit`.
  */
 export declare function killAllBashProcesses(): void
+
+/** Closes ledger `id` (its tools object was collected). */
+export declare function ledgerClose(id: number): void
+
+/** Opens a read-before-write ledger for one tools object; returns its id. */
+export declare function ledgerOpen(): number
+
+/** How many ledgers are open (tests of the cleanup). */
+export declare function ledgerOpenCount(): number
 
 /**
  * A call's arguments: JSON, plus the large top-level strings of the object passed beside it
@@ -104,6 +119,9 @@ export declare function resolveConfigJson(optionsJson: string): string
 
 /** Whether an `rg` executable is on PATH (the default `probeRipgrep`). */
 export declare function ripgrepOnPath(): boolean
+
+/** The tools of surface `name` as JSON: `[{name, description, inputSchema, mutating}]`. */
+export declare function surfaceToolsJson(name: string): string
 
 /** Deletes the files of every monitor under `root` that is not running. Never rejects. */
 export declare function sweepMonitorsNative(root: string): Promise<void>

@@ -13,6 +13,8 @@ const OPTIONS_HELP = `Options (every command):
                              else the current directory); also --workspace=<dir>
   --read-only                only the read tools (read_file, list_dir, glob, grep)
   --allow-outside-workspace  let paths leave the workspace (confined by default)
+  --surface <name>           offer a vendor's tool surface instead of the engine's tools:
+                             codex, claude-code, cyberpaw, anthropic or openai
   -h, --help                 show help`
 
 const ENV_HELP = `Environment (a flag wins over its variable):
@@ -109,6 +111,14 @@ function parseArgs(argv) {
       }
       configArgv.push(arg, argv[++i])
     } else if (arg.startsWith('--workspace=')) configArgv.push(arg)
+    else if (arg === '--surface') {
+      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
+        throw new UsageError(
+          '--surface needs a name: --surface codex|claude-code|cyberpaw|anthropic|openai',
+        )
+      }
+      configArgv.push(arg, argv[++i])
+    } else if (arg.startsWith('--surface=')) configArgv.push(arg)
     else throw new UsageError(`unknown option ${arg}`)
   }
   const [command, ...rest] = positional

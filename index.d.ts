@@ -36,6 +36,33 @@ export type ErrorCode =
   | 'too_many_monitors'
   | 'internal'
 
+/**
+ * A vendor tool surface: the tool names, argument shapes and result formats an agent or model
+ * family is trained on, over the same engine (see README, "Tool surfaces").
+ */
+export type Surface = 'codex' | 'claude-code' | 'cyberpaw' | 'anthropic' | 'openai'
+
+/** The tool names of the surfaces, every surface together. */
+export type SurfaceToolName =
+  | 'read_file'
+  | 'list_dir'
+  | 'grep_files'
+  | 'apply_patch'
+  | 'shell'
+  | 'Read'
+  | 'Write'
+  | 'Edit'
+  | 'MultiEdit'
+  | 'Glob'
+  | 'Grep'
+  | 'Bash'
+  | 'NotebookEdit'
+  | 'ListDir'
+  | 'Move'
+  | 'DeleteFile'
+  | 'str_replace_based_edit_tool'
+  | 'bash'
+
 /** An `AbortSignal` (or anything shaped like one): aborting it cancels the call. */
 export interface AbortSignalLike {
   readonly aborted: boolean
@@ -121,6 +148,10 @@ export interface ServerConfig {
   readonly readOnly: boolean
   /** Paths outside the workspace are refused with `path_escape`. */
   readonly confineToWorkspace: boolean
+  /** The vendor tool surface offered (absent: the engine's own tools). */
+  readonly surface?: Surface
+  /** The `anthropic` surface's `max_characters` (view output cut past it), when set. */
+  readonly maxCharacters?: number
   /** Decides whether each call runs (optional). */
   readonly guard: Guard | undefined
   /** Asked when the guard answers `ask` (optional). */
@@ -158,6 +189,13 @@ export interface AgentToolsOptions {
   guard?: Guard
   /** Asked when the guard answers `ask`. */
   elicit?: Elicit
+  /** Offer a vendor's tool surface instead of the engine's tool names. Default: none. */
+  surface?: 'codex' | 'claude-code' | 'cyberpaw' | 'anthropic' | 'openai'
+  /**
+   * The `anthropic` surface's `max_characters` (a parameter of Anthropic's
+   * `text_editor_20250728`): `view` output is cut past this many characters. At least 1.
+   */
+  maxCharacters?: number
 }
 
 /** What `dispatch` / `callTool` resolve to. On error, the one text part is a JSON envelope. */
@@ -200,6 +238,12 @@ export interface AgentTools {
   callTool<N extends ToolName>(
     name: N,
     ...rest: [...ArgsFor<N>, options?: { signal?: AbortSignalLike }]
+  ): Promise<DispatchResult>
+  /** Runs a tool of the configured `surface` (its arguments are checked at run time). */
+  callTool(
+    name: Exclude<SurfaceToolName, ToolName>,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>
   /** Runs a tool named at run time (from a model's tool call). */
   callTool<S extends string>(
@@ -287,6 +331,58 @@ export declare function contentText(content: string | readonly ContentPart[]): s
 
 /** Routes every diagnostic line; `null` restores the default (stderr). */
 export declare function setWarnSink(sink: WarnSink | null): void
+
+/** An OpenAI Responses API `apply_patch_call` or `shell_call` output item (the fields read). */
+export type ResponsesToolCallItem =
+  | {
+      type: 'apply_patch_call'
+      call_id: string
+      operation:
+        | { type: 'create_file'; path: string; diff: string }
+        | { type: 'update_file'; path: string; diff: string }
+        | { type: 'delete_file'; path: string }
+    }
+  | {
+      type: 'shell_call'
+      call_id: string
+      action: {
+        commands: string[]
+        timeout_ms?: number | null
+        max_output_length?: number | null
+      }
+    }
+
+/** The Responses API input item answering a call. */
+export type ResponsesToolCallOutputItem =
+  | {
+      type: 'apply_patch_call_output'
+      call_id: string
+      status: 'completed' | 'failed'
+      output: string
+    }
+  | {
+      type: 'shell_call_output'
+      call_id: string
+      output: Array<{
+        stdout: string
+        stderr: string
+        outcome: { type: 'exit'; exit_code: number } | { type: 'timeout' }
+      }>
+      max_output_length: number | null
+    }
+
+/** The `openai` surface's call for a Responses API item; throws TypeError for other items. */
+export declare function responsesCall(item: ResponsesToolCallItem): {
+  /** `apply_patch` or `shell`. */
+  name: string
+  args: Record<string, unknown>
+}
+
+/** The `*_call_output` item answering `item` with a `callTool` result. */
+export declare function responsesOutput(
+  item: ResponsesToolCallItem,
+  result: DispatchResult,
+): ResponsesToolCallOutputItem
 
 /** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
 export declare function sweepSpillDir(workspaceRoot: string): Promise<void>

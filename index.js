@@ -25,6 +25,8 @@ const {
   contentText,
   setWarnSink,
   sweepSpillDir,
+  responsesCall,
+  responsesOutput,
   sweepMonitors,
 } = shared
 const {
@@ -62,6 +64,8 @@ module.exports = {
   contentText,
   setWarnSink,
   sweepSpillDir,
+  responsesCall,
+  responsesOutput,
   sweepMonitors,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_BASH_OUTPUT_BYTES,

@@ -20,6 +20,8 @@ export const {
   contentText,
   setWarnSink,
   sweepSpillDir,
+  responsesCall,
+  responsesOutput,
   sweepMonitors,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_BASH_OUTPUT_BYTES,

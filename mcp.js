@@ -10,7 +10,7 @@ const {
   ListToolsRequestSchema,
 } = require('@modelcontextprotocol/sdk/types.js')
 const { dispatch, listTools, setWarnSink } = require('./index.js')
-const { toolMeta } = require('./api.js')
+const { toolMetaFor } = require('./api.js')
 const { version } = require('./package.json')
 
 /** `read_file` → `Read file`, for a tool without a title of its own. */
@@ -50,7 +50,7 @@ function createMcpServer(config, inFlight = new Set(), disconnect = new AbortCon
   // declares its outputSchema, and its results carry that object as structuredContent.
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: listTools(config).map(({ name, description, inputSchema }) => {
-      const meta = toolMeta.get(name)
+      const meta = toolMetaFor(name, config.surface)
       const { title, ...hints } = meta?.annotations ?? {}
       const tool = {
         name,
@@ -96,7 +96,7 @@ function createMcpServer(config, inFlight = new Set(), disconnect = new AbortCon
     inFlight.add(call)
     const result = await call.finally(() => inFlight.delete(call))
     const reply = { content: result.content, isError: result.isError }
-    if (!result.isError && toolMeta.get(name)?.outputSchema) {
+    if (!result.isError && toolMetaFor(name, config.surface)?.outputSchema) {
       try {
         reply.structuredContent = JSON.parse(result.text)
       } catch {

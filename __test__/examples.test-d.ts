@@ -8,9 +8,10 @@ import { describe, expectTypeOf, it } from 'vitest'
 import { anthropicTools, runWithClaude } from '../examples/anthropic'
 import { agent, confirm, guard } from '../examples/guard'
 import { openaiTools, runWithOpenAI } from '../examples/openai'
-import type { AgentTools, Elicit, Guard } from '../index.js'
+import { claudeTools, editWithClaude, editWithGpt } from '../examples/surfaces'
 import '../examples/usage'
 import { aiTools, runWithAiSdk } from '../examples/vercel-ai'
+import type { AgentTools, Elicit, Guard } from '../index.js'
 
 describe('README examples', () => {
   it('OpenAI function calling: the tool list and an agent loop', () => {
@@ -32,6 +33,14 @@ describe('README examples', () => {
     expectTypeOf(runWithAiSdk).toEqualTypeOf<
       (model: LanguageModel, task: string) => Promise<string>
     >()
+  })
+
+  it("Tool surfaces: the anthropic and openai surfaces with the vendors' own tool types", () => {
+    expectTypeOf(claudeTools).toEqualTypeOf<Anthropic.ToolUnion[]>()
+    expectTypeOf(editWithClaude).toEqualTypeOf<
+      (task: string, maxTurns?: number) => Promise<string>
+    >()
+    expectTypeOf(editWithGpt).toEqualTypeOf<(task: string, maxTurns?: number) => Promise<string>>()
   })
 
   it('A guard wired to a readline confirm prompt', () => {

@@ -34,8 +34,12 @@ const ENTRIES = [
       'PathAccess',
       'PathFact',
       'Redirection',
+      'ResponsesToolCallItem',
+      'ResponsesToolCallOutputItem',
       'Segment',
       'ServerConfig',
+      'Surface',
+      'SurfaceToolName',
       'TextPart',
       'ToolArgs',
       'ToolDef',
@@ -151,7 +155,13 @@ for (const entry of ENTRIES) {
     it('declares the runtime keys of ServerConfig, ToolDef, ToolInfo, DispatchResult, AgentTools', async () => {
       const root = tempDir()
       const agent = createAgentTools({ workspaceRoot: root })
-      expect(propertiesOf('ServerConfig')).toEqual(runtimeKeys(agent.config))
+      // `surface` and `maxCharacters` are present only when set.
+      const withSurface = resolveConfig({
+        workspaceRoot: root,
+        surface: 'anthropic',
+        maxCharacters: 1000,
+      } as never)
+      expect(propertiesOf('ServerConfig')).toEqual(runtimeKeys(withSurface))
       expect(propertiesOf('AgentTools')).toEqual(runtimeKeys(agent))
       expect(propertiesOf('ToolInfo')).toEqual(runtimeKeys(agent.listTools()[0] ?? {}))
       for (const tool of tools) expect(propertiesOf('ToolDef')).toEqual(runtimeKeys(tool))

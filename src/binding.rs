@@ -10,7 +10,7 @@ use crate::config::{self, Options, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
 use crate::output::{Output, Part};
-use crate::{bash_facts, paths, pool, shell, spill, tools, warn};
+use crate::{bash_facts, paths, pool, shell, spill, surfaces, tools, warn};
 
 #[napi]
 pub const DEFAULT_MAX_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_OUTPUT_BYTES as u32;
@@ -351,6 +351,65 @@ pub async fn handler_native(
         })
     })
     .await
+}
+
+/// Runs one call of the config's tool surface (`config.surface`) with the read-before-write
+/// ledger `ledger_id` (see [`crate::surfaces::ledger`]). Never rejects.
+#[napi]
+pub async fn dispatch_surface_native(
+    name: String,
+    args: NativeArgs,
+    config_json: String,
+    ledger_id: Option<u32>,
+    call_id: Option<u32>,
+) -> NativeOutcome {
+    // Surface tools that run commands wait on another process, as the engine's bash does.
+    let pool_name = if surfaces::runs_commands(&name) {
+        "bash".to_string()
+    } else {
+        name.clone()
+    };
+    off_thread(&pool_name, move || {
+        with_call(
+            args,
+            &config_json,
+            "current",
+            call_id,
+            |args, ctx| match ctx.surface {
+                Some(surface) => {
+                    let ledger = surfaces::ledger::get(ledger_id);
+                    surfaces::dispatch(surface, &name, args, ctx, &ledger)
+                }
+                None => dispatch::dispatch(&name, args, ctx),
+            },
+        )
+    })
+    .await
+}
+
+/// The tools of surface `name` as JSON: `[{name, description, inputSchema, mutating}]`.
+#[napi]
+pub fn surface_tools_json(name: String) -> Result<String> {
+    let surface = surfaces::Surface::parse("surface", &name).map_err(|e| startup_error(e.0))?;
+    Ok(surfaces::defs_json(surface).to_string())
+}
+
+/// Opens a read-before-write ledger for one tools object; returns its id.
+#[napi]
+pub fn ledger_open() -> u32 {
+    surfaces::ledger::open()
+}
+
+/// Closes ledger `id` (its tools object was collected).
+#[napi]
+pub fn ledger_close(id: u32) {
+    surfaces::ledger::close(id);
+}
+
+/// How many ledgers are open (tests of the cleanup).
+#[napi]
+pub fn ledger_open_count() -> u32 {
+    surfaces::ledger::open_count() as u32
 }
 
 /// Raises the cancel flag of call `id` (its `AbortSignal` fired).

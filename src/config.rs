@@ -66,6 +66,13 @@ pub struct Config {
     pub read_only: bool,
     /// Paths outside the workspace are refused with `path_escape`.
     pub confine_to_workspace: bool,
+    /// The vendor tool surface offered instead of the engine's own tool names (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<crate::surfaces::Surface>,
+    /// The `anthropic` surface's `max_characters`: `view` output is cut past this many
+    /// characters (absent: not cut beyond `maxOutputBytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_characters: Option<u64>,
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
@@ -103,6 +110,8 @@ pub struct Options {
     pub max_monitors: Option<u64>,
     pub ripgrep_available: Option<bool>,
     pub tree_sitter_available: Option<bool>,
+    pub surface: Option<crate::surfaces::Surface>,
+    pub max_characters: Option<u64>,
 }
 
 impl Options {
@@ -147,6 +156,15 @@ impl Options {
             max_monitors: get_int("maxMonitors")?,
             ripgrep_available: get_bool("ripgrepAvailable")?,
             tree_sitter_available: get_bool("treeSitterAvailable")?,
+            surface: match obj.get("surface") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(crate::surfaces::Surface::parse("surface", s)?),
+                Some(other) => return fail(format!("surface must be a string, got {other}")),
+            },
+            max_characters: match get_int("maxCharacters")? {
+                Some(0) => return fail("maxCharacters must be an integer >= 1, got: 0".into()),
+                n => n,
+            },
         })
     }
 }
@@ -226,6 +244,8 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         syntax_warnings: options.tree_sitter_available == Some(true),
         read_only: options.read_only.unwrap_or(false),
         confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
+        surface: options.surface,
+        max_characters: options.max_characters,
         profile: Profile::default(),
     })
 }
@@ -284,6 +304,12 @@ pub fn options_from_argv_env(
                 _ => return fail("--workspace needs a value: --workspace <dir>".into()),
             },
             "--read-only" => options.read_only = Some(true),
+            "--surface" => match args.next() {
+                Some(v) if !v.starts_with("--") => {
+                    options.surface = Some(crate::surfaces::Surface::parse("--surface", v)?)
+                }
+                _ => return fail("--surface needs a value: --surface <name>".into()),
+            },
             "--allow-outside-workspace" => options.confine_to_workspace = Some(false),
             other => {
                 if let Some(v) = other.strip_prefix("--workspace=") {
@@ -291,6 +317,8 @@ pub fn options_from_argv_env(
                         return fail("--workspace needs a value: --workspace=<dir>".into());
                     }
                     options.workspace_root = Some(v.to_string());
+                } else if let Some(v) = other.strip_prefix("--surface=") {
+                    options.surface = Some(crate::surfaces::Surface::parse("--surface", v)?);
                 }
             }
         }
