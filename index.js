@@ -8,6 +8,7 @@ const { native } = shared
 const {
   createAgentTools,
   dispatch,
+  dispatchMany,
   listTools,
   tools,
   readOnlyTools,
@@ -40,6 +41,7 @@ const {
 module.exports = {
   createAgentTools,
   dispatch,
+  dispatchMany,
   listTools,
   tools,
   readOnlyTools,

@@ -34,6 +34,7 @@ const ENTRIES = [
       'Segment',
       'ServerConfig',
       'TextPart',
+      'ToolCall',
       'ToolDef',
       'ToolInfo',
       'ToolResult',

@@ -3,7 +3,9 @@
 // - read_file of one page (head, middle, tail) of a 15 MB file, against Node's fs doing what a
 //   TypeScript implementation does: read the whole file, split it into lines, format the page.
 // - 2,000 small read_file calls, 16 at once, against the same Node fs implementation.
-// - The worst event-loop delay while 1,000 greps run at once (no baseline: the goal is < 50 ms).
+// - The same 2,000 calls as one dispatchMany batch, against the same baseline.
+// - The worst event-loop delay while 1,000 greps run at once (no baseline: the goal is < 50 ms),
+//   measured in several rounds: the median round and the worst are both reported.
 //
 // Outputs are checked equal before timing. Needs the release build (`npm run build`).
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
@@ -11,8 +13,8 @@ import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { contentText, createAgentTools } from '../index.js'
-import { assertSame, timeMedian, writeResults } from './lib.mjs'
+import { contentText, createAgentTools, dispatchMany } from '../index.js'
+import { assertSame, median, timeMedian, writeResults } from './lib.mjs'
 
 const root = mkdtempSync(join(tmpdir(), 'atn-calls-'))
 const agent = createAgentTools({ workspaceRoot: root })
@@ -103,26 +105,50 @@ rows.push({
   note: 'baseline = the same Node fs read; the 0.2 goal was set against the reference library',
 })
 
+// 2b. The same calls as one batch.
+const batch = Array.from({ length: 2000 }, (_, i) => ({
+  name: 'read_file',
+  args: { path: `small/f${i % 200}.txt`, offset: 1, limit: 2000 },
+}))
+assertSame(
+  'batch',
+  (await dispatchMany(batch.slice(0, 3), agent.config)).map((r) => contentText(r.content)),
+  await Promise.all(batch.slice(0, 3).map((c) => nodeRead(c.args.path))),
+)
+const oursBatch = await timeMedian(() => dispatchMany(batch, agent.config), 7)
+rows.push({
+  workload: '2,000 small read_file calls as one dispatchMany batch',
+  ours_ms: oursBatch,
+  base_ms: baseMany,
+  ratio: oursBatch / baseMany,
+  target: 0.2,
+  note: 'baseline = the Node fs reads above (16 at once)',
+})
+
 // 3. Event-loop delay under 1,000 concurrent greps.
 for (let i = 0; i < 300; i++) {
   writeFileSync(join(root, 'small', `g${i}.txt`), `alpha ${i}\nbeta\ngamma ${i}\n`.repeat(20))
 }
-const histogram = monitorEventLoopDelay({ resolution: 5 })
-histogram.enable()
-await Promise.all(
-  Array.from({ length: 1000 }, (_, i) =>
-    agent.callTool('grep', { pattern: `gamma ${i % 300}\\b`, output_mode: 'count' }),
-  ),
-)
-histogram.disable()
-const lagMs = histogram.max / 1e6
+const lags = []
+for (let round = 0; round < 7; round++) {
+  const histogram = monitorEventLoopDelay({ resolution: 5 })
+  histogram.enable()
+  await Promise.all(
+    Array.from({ length: 1000 }, (_, i) =>
+      agent.callTool('grep', { pattern: `gamma ${i % 300}\\b`, output_mode: 'count' }),
+    ),
+  )
+  histogram.disable()
+  lags.push(histogram.max / 1e6)
+}
+const lagMs = median(lags)
 rows.push({
-  workload: 'max event-loop delay while 1,000 greps run at once (ms, absolute)',
+  workload: 'max event-loop delay while 1,000 greps run at once (ms, absolute; median of 7 rounds)',
   ours_ms: lagMs,
   base_ms: 50,
   ratio: lagMs / 50,
   target: 1,
-  note: 'ratio = delay / the 50 ms goal; perf_hooks.monitorEventLoopDelay, 5 ms resolution',
+  note: `ratio = delay / the 50 ms goal; perf_hooks.monitorEventLoopDelay, 5 ms resolution; rounds: ${lags.map((x) => x.toFixed(0)).join(', ')} ms`,
 })
 
 writeResults('calls', 'Node fs doing the same work', rows)
