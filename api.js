@@ -104,6 +104,14 @@ const LARGE_STRING = 64 * 1024
 function encodeArgs(args) {
   try {
     const value = args === undefined ? {} : args
+    const bad = loneSurrogateField(value, '', 0)
+    if (bad !== null) {
+      const field = bad === '' ? 'arguments' : bad
+      return {
+        envelope: `${field} contains a lone UTF-16 surrogate (a code unit in U+D800-U+DFFF without its pair), which is not valid Unicode text: remove it or send the whole character`,
+        fields: { field },
+      }
+    }
     const largeKeys = []
     const largeValues = []
     let rest = value
@@ -126,6 +134,36 @@ function encodeArgs(args) {
   }
 }
 
+/** Matches an unpaired surrogate (for engines without String.prototype.isWellFormed). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * The path (`content`, `edits[2].new_string`) of the first string in `value` holding a lone
+ * surrogate, or null. Every string argument is checked the same way at every size: JSON would
+ * carry it as an escape serde refuses without naming a field, and the large-string side channel
+ * would replace it with U+FFFD silently.
+ */
+function loneSurrogateField(value, path, depth) {
+  if (typeof value === 'string') {
+    const bad =
+      typeof value.isWellFormed === 'function' ? !value.isWellFormed() : LONE_SURROGATE.test(value)
+    return bad ? path : null
+  }
+  if (value === null || typeof value !== 'object' || depth > 64) return null
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = loneSurrogateField(value[i], `${path}[${i}]`, depth + 1)
+      if (found !== null) return found
+    }
+    return null
+  }
+  for (const key of Object.keys(value)) {
+    const found = loneSurrogateField(value[key], path === '' ? key : `${path}.${key}`, depth + 1)
+    if (found !== null) return found
+  }
+  return null
+}
+
 function isPlainObject(value) {
   if (value === null || typeof value !== 'object' || typeof value.toJSON === 'function') {
     return false
@@ -134,8 +172,8 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null
 }
 
-function invalidInput(message) {
-  return JSON.stringify({ error: 'invalid_input', message })
+function invalidInput(message, fields = {}) {
+  return JSON.stringify({ error: 'invalid_input', message, ...fields })
 }
 
 let lastCallId = 0
@@ -294,8 +332,8 @@ function makeApi(profile) {
    */
   async function dispatch(name, args, config, signal, onProgress) {
     try {
-      const { wire, envelope } = encodeArgs(args)
-      if (envelope) return errorResult(invalidInput(envelope))
+      const { wire, envelope, fields } = encodeArgs(args)
+      if (envelope) return errorResult(invalidInput(envelope, fields))
       const out = await withCall(seed ? undefined : signal, seed ? undefined : onProgress, (id) =>
         native.dispatchNative(String(name), wire, configJson(config), profile, id, false),
       )
@@ -360,8 +398,8 @@ function makeApi(profile) {
        * Resolves to the text (`/v0.1`) or to `{ content, meta? }` (root).
        */
       async handler(args, config, signal) {
-        const { wire, envelope } = encodeArgs(args)
-        if (envelope) throw new ToolError('invalid_input', envelope)
+        const { wire, envelope, fields } = encodeArgs(args)
+        if (envelope) throw new ToolError('invalid_input', envelope, fields)
         const out = await withCall(seed ? undefined : signal, undefined, (id) =>
           native.handlerNative(name, wire, configJson(config), profile, id),
         )
@@ -519,6 +557,15 @@ async function sweepSpillDir(root) {
   }
 }
 
+/** Deletes the files of every monitor that is not running; leaves live ones. Never rejects. */
+async function sweepMonitors(root) {
+  try {
+    await native.sweepMonitorsNative(String(root))
+  } catch {
+    // Sweeping is best effort by contract.
+  }
+}
+
 /** MCP metadata of every tool by name: `{ annotations, outputSchema }`. */
 const toolMeta = new Map(
   nativeDefs.map((d) => [d.name, { annotations: d.annotations, outputSchema: d.outputSchema }]),
@@ -536,4 +583,5 @@ module.exports = {
   setWarnSink,
   warn,
   sweepSpillDir,
+  sweepMonitors,
 }

@@ -109,6 +109,9 @@ export declare function resolveConfigJson(optionsJson: string): string
 /** Whether an `rg` executable is on PATH (the default `probeRipgrep`). */
 export declare function ripgrepOnPath(): boolean
 
+/** Deletes the files of every monitor under `root` that is not running. Never rejects. */
+export declare function sweepMonitorsNative(root: string): Promise<void>
+
 /** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
 export declare function sweepSpillDirNative(root: string): Promise<void>
 

@@ -852,6 +852,7 @@ module.exports.handlerNative = nativeBinding.handlerNative
 module.exports.killAllBashProcesses = nativeBinding.killAllBashProcesses
 module.exports.resolveConfigJson = nativeBinding.resolveConfigJson
 module.exports.ripgrepOnPath = nativeBinding.ripgrepOnPath
+module.exports.sweepMonitorsNative = nativeBinding.sweepMonitorsNative
 module.exports.sweepSpillDirNative = nativeBinding.sweepSpillDirNative
 module.exports.testOnlyFailCommitOn = nativeBinding.testOnlyFailCommitOn
 module.exports.testOnlyPanic = nativeBinding.testOnlyPanic

@@ -347,6 +347,12 @@ export declare function setWarnSink(sink: WarnSink | null): void
 /** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
 export declare function sweepSpillDir(workspaceRoot: string): Promise<void>
 
+/**
+ * Deletes the `.clarvis/monitor-*` files of every monitor that is not running and leaves live
+ * ones alone. Never rejects.
+ */
+export declare function sweepMonitors(workspaceRoot: string): Promise<void>
+
 export declare const DEFAULT_MAX_OUTPUT_BYTES: 131072
 export declare const DEFAULT_MAX_BASH_OUTPUT_BYTES: 16384
 export declare const DEFAULT_MAX_FILE_BYTES: 20000000

@@ -26,6 +26,7 @@ const {
   contentText,
   setWarnSink,
   sweepSpillDir,
+  sweepMonitors,
 } = shared
 const {
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -56,6 +57,7 @@ module.exports = {
   contentText,
   setWarnSink,
   sweepSpillDir,
+  sweepMonitors,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_BASH_OUTPUT_BYTES,
   DEFAULT_MAX_FILE_BYTES,

@@ -21,6 +21,7 @@ export const {
   contentText,
   setWarnSink,
   sweepSpillDir,
+  sweepMonitors,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_BASH_OUTPUT_BYTES,
   DEFAULT_MAX_FILE_BYTES,

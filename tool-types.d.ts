@@ -4,8 +4,20 @@
 /** The arguments of every tool at the package root, by tool name. */
 export interface ToolArgs {
   read_file: {
+    /** Indentation mode: the line to build the block around (default: offset, else 1). */
+    anchor_line?: number
+    /** Indentation mode: include the comments, doc comments, decorators and attributes directly above each block (default true). */
+    include_header?: boolean
+    /** Indentation mode: also include the sibling blocks beside the outermost selected block (default false). */
+    include_siblings?: boolean
     /** Maximum number of lines to return (default 2000). */
     limit?: number
+    /** Indentation mode: enclosing levels to add (their header and closing lines): 0 (default) = only the anchor's block, 1 = also its parent class or function, and so on. */
+    max_levels?: number
+    /** Indentation mode: most lines to return, those nearest the anchor kept (default: limit). */
+    max_lines?: number
+    /** "slice" (default): lines from offset. "indentation": the code block around anchor_line, found by indentation (exact for languages with a grammar). */
+    mode?: 'slice' | 'indentation' | null
     /** 1-based line to start at. A negative value counts from the end (-20 reads the last 20 lines). 0 is invalid. */
     offset?: number
     /** File to read: relative to the workspace root, or absolute. */
@@ -87,6 +99,49 @@ export interface ToolArgs {
     cwd?: string
     /** Maximum run time in milliseconds (default 120000). Larger values are clamped to the configured maximum (600000 by default). */
     timeout_ms?: number
+  }
+  monitor_start: {
+    /** The shell command to run in the background with `sh -c`, e.g. `npm run dev`. */
+    command: string
+    /** Working directory (default: the workspace root); relative paths are against the root. */
+    cwd?: string
+    /** Run the process in a pseudo-terminal, for programs that need one (they may then print colors and progress bars). Lines still end in plain "\n", and sent input is not echoed. */
+    pty?: boolean
+    /** How long to wait for ready_when, in milliseconds (default 30000; 0 means the default). */
+    ready_timeout_ms?: number
+    /** A regular expression (Rust regex syntax) that marks the process as ready when it appears in its output, e.g. `listening on|ready in`. With it the call waits for the match, for the process to exit, or for ready_timeout_ms; without it the call returns at once. */
+    ready_when?: string
+    /** Give the process a stdin that monitor_send writes to. By default stdin is empty: a program reading it sees end of file at once. */
+    stdin?: boolean
+  }
+  monitor_poll: {
+    /** The monitor id from monitor_start (`mon_` and 8 hex digits). */
+    id: string
+    /** A regular expression (Rust regex syntax): only the output lines matching it are returned, e.g. `error|warn`. */
+    match?: string
+    /** Byte offset to read from (default 0): pass the next_offset of the previous poll to get only new output. */
+    offset?: number
+  }
+  monitor_stop: {
+    /** The monitor id from monitor_start or monitor_list. */
+    id: string
+  }
+  monitor_list: Record<string, never>
+  monitor_send: {
+    /** After writing, close stdin so the program sees end of file (like Ctrl-D). No input can be sent afterwards. */
+    eof?: boolean
+    /** The monitor id from monitor_start (started with stdin: true). */
+    id: string
+    /** The text to write, exactly as given: end a line with "\n" to submit it. */
+    input?: string
+  }
+  outline: {
+    /** Source file to outline: relative to the workspace root, or absolute. */
+    path: string
+  }
+  check_syntax: {
+    /** File to check: relative to the workspace root, or absolute. */
+    path: string
   }
 }
 

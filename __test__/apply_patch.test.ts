@@ -228,7 +228,7 @@ describe('apply_patch: unified diffs', () => {
         patch('--- a/keep.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n'),
       ),
     )
-    expect(e).toMatchObject({ error: 'patch_failed', file: 'keep.txt', hunk: 1 })
+    expect(e).toMatchObject({ error: 'invalid_input', path: 'keep.txt' })
     expect(e.message).toContain('whole content')
     expect(text(root, 'keep.txt')).toBe('x\ny\nz\n')
   })
@@ -386,6 +386,66 @@ describe('apply_patch: the contract rules', () => {
     ]) {
       expect(err(await tools.callTool('apply_patch', patch(p))).error).toBe('invalid_input')
     }
+  })
+
+  it('a mode-only diff says that modes are not applied and what to do instead', async () => {
+    const { root, tools } = workspace({ 'run.sh': 'echo hi\n' })
+    const e = err(
+      await tools.callTool(
+        'apply_patch',
+        patch('diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n'),
+      ),
+    )
+    expect(e).toMatchObject({ error: 'invalid_input', path: 'run.sh' })
+    expect(e.message).toContain('only changes file modes')
+    expect(e.message).toContain('chmod +x run.sh')
+    expect(text(root, 'run.sh')).toBe('echo hi\n')
+  })
+
+  it('a binary-files line outside a git block refuses the whole patch', async () => {
+    const { root, tools } = workspace({ 'a.txt': 'old\n' })
+    const e = err(
+      await tools.callTool(
+        'apply_patch',
+        patch(
+          '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\nBinary files a/i.png and b/i.png differ\n',
+        ),
+      ),
+    )
+    expect(e).toMatchObject({ error: 'invalid_input', line: 6 })
+    expect(e.message).toContain('binary diffs are not supported')
+    expect(text(root, 'a.txt')).toBe('old\n')
+  })
+
+  it('deleting a last sibling removes the directories left empty, never the root', async () => {
+    const { root, tools } = workspace({
+      'src/deep/er/gone.ts': 'x\n',
+      'src/keep.ts': 'k\n',
+      'mv/from.txt': 'm\n',
+    })
+    const out = ok(
+      await tools.callTool(
+        'apply_patch',
+        patch(
+          '*** Begin Patch\n*** Delete File: src/deep/er/gone.ts\n*** Update File: mv/from.txt\n*** Move to: to/from.txt\n*** End Patch',
+        ),
+      ),
+    )
+    expect(out).toBe(
+      'Applied patch:\n  D src/deep/er/gone.ts (+0 -1)\n  R mv/from.txt -> to/from.txt',
+    )
+    expect(existsSync(join(root, 'src/deep'))).toBe(false)
+    expect(readdirSync(join(root, 'src'))).toEqual(['keep.ts'])
+    expect(existsSync(join(root, 'mv'))).toBe(false)
+    ok(
+      await tools.callTool(
+        'apply_patch',
+        patch(
+          'diff --git a/src/keep.ts b/src/keep.ts\ndeleted file mode 100644\n--- a/src/keep.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-k\n',
+        ),
+      ),
+    )
+    expect(readdirSync(root).sort()).toEqual(['to'])
   })
 
   it('refuses to create over an existing file, in both formats', async () => {

@@ -1,10 +1,16 @@
 import { chmodSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { err, ok, workspace } from './helpers'
+import * as rootApi from '../index.js'
+import { err, ok, tempDir, workspace, writeTree } from './helpers'
 
 const read = (root: string, rel: string) => readFileSync(join(root, rel))
 const text = (root: string, rel: string) => readFileSync(join(root, rel), 'utf8')
+
+const NO_MATCH =
+  'old_string not found. It must match the file byte-for-byte (whitespace, indentation, and line breaks included) and must NOT include the line-number prefixes shown by read_file. Re-read the exact region and copy the text verbatim.'
+const wsHint = (at: string) =>
+  ` The text is present at ${at} but its leading/trailing whitespace differs from old_string. Re-read that region with read_file and copy the indentation verbatim.`
 
 describe('edit_file: exact matching', () => {
   it('replaces one unique occurrence', async () => {
@@ -101,14 +107,14 @@ describe('edit_file: the tolerant cascade', () => {
       tier: 'indentation-flexible',
       file: 'fn a() {\n\tif x {\n\t\tgo();\n\t}\n}\n',
       old: 'if x {\n\tgo();\n}\n',
-      new: 'if x {\n\tstop();\n}\n',
+      new: '\tif x {\n\t\tstop();\n\t}\n',
       want: 'fn a() {\n\tif x {\n\t\tstop();\n\t}\n}\n',
     },
     {
       tier: 'per-line trimmed',
       file: 'def f():\n    return 1  \n',
       old: 'return 1\n',
-      new: 'return 2\n',
+      new: '    return 2\n',
       want: 'def f():\n    return 2\n',
     },
     {
@@ -121,8 +127,8 @@ describe('edit_file: the tolerant cascade', () => {
     {
       tier: 'trimmed substring',
       file: 'call(alpha, beta)\n',
-      old: '\n  alpha, beta\n',
-      new: '\n  gamma\n',
+      old: '  alpha, beta ',
+      new: 'gamma',
       want: 'call(gamma)\n',
     },
     {
@@ -143,14 +149,24 @@ describe('edit_file: the tolerant cascade', () => {
           new_string: c.new,
         }),
       )
-      expect(msg).toMatch(
-        /^Replaced 1 occurrence in f\.txt\. Note: old_string did not match exactly/,
+      expect(msg).toBe(
+        'Replaced 1 occurrence in f.txt (matched after whitespace-tolerant search; verify the result).',
       )
-      expect(msg).toContain(`the ${c.tier} match found it at line`)
-      expect(msg).toContain('Verify the result with read_file')
       expect(text(root, 'f.txt')).toBe(c.want)
     })
   }
+
+  it('replaces the matched whole lines, indentation included, by new_string verbatim', async () => {
+    const cases: Array<[string, string]> = [
+      ['a\nb', 'X\n  c\n'],
+      ['a\nb\n', 'X  c\n'],
+    ]
+    for (const [old, want] of cases) {
+      const { root, tools } = workspace({ 'f.txt': '  a\n  b\n  c\n' })
+      ok(await tools.callTool('edit_file', { path: 'f.txt', old_string: old, new_string: 'X' }))
+      expect(text(root, 'f.txt')).toBe(want)
+    }
+  })
 
   it('refuses a tolerant match that finds several places', async () => {
     const file = '  total = 1 \nx\n\ttotal = 1\t\n'
@@ -162,8 +178,10 @@ describe('edit_file: the tolerant cascade', () => {
         new_string: 'total = 2\n',
       }),
     )
-    expect(e).toMatchObject({ error: 'ambiguous_match', lines: [1, 3] })
-    expect(e.message).toContain('per-line trimmed')
+    expect(e).toMatchObject({ error: 'ambiguous_match', lines: [1, 3], count: 2 })
+    expect(e.message).toBe(
+      'old_string was not found exactly; after whitespace-tolerant matching it matched 2 regions (at lines 1, 3); it must be unique. Add surrounding lines, or correct the whitespace so it matches one region exactly.',
+    )
     expect(text(root, 'f.txt')).toBe(file)
   })
 
@@ -178,8 +196,7 @@ describe('edit_file: the tolerant cascade', () => {
       }),
     )
     expect(e.error).toBe('no_match')
-    expect(e.message).toContain('lines 1-2')
-    expect(e.message).toContain('twice its lines')
+    expect(e.message).toBe(NO_MATCH + wsHint('line 1'))
     expect(text(root, 'f.txt')).toBe(file)
   })
 
@@ -194,10 +211,10 @@ describe('edit_file: the tolerant cascade', () => {
       }),
     )
     expect(e.error).toBe('no_match')
-    expect(e.message).toContain('500+ characters more')
+    expect(e.message).toBe(NO_MATCH + wsHint('line 1'))
   })
 
-  it('replace_all uses exact matches only and says why nothing matched', async () => {
+  it('replace_all uses exact matches only, and still gives the whitespace diagnosis', async () => {
     const { tools } = workspace({ 'f.txt': '    a = 1  \n' })
     const e = err(
       await tools.callTool('edit_file', {
@@ -207,8 +224,8 @@ describe('edit_file: the tolerant cascade', () => {
         replace_all: true,
       }),
     )
-    expect(e.error).toBe('no_match')
-    expect(e.message).toContain('replace_all only replaces exact occurrences')
+    expect(e).toMatchObject({ error: 'no_match', path: 'f.txt' })
+    expect(e.message).toBe(NO_MATCH + wsHint('line 1'))
   })
 })
 
@@ -221,35 +238,28 @@ describe('edit_file: no_match diagnostics', () => {
       await tools.callTool('edit_file', { path: 'f.txt', old_string: old, new_string: neu }),
     )
     expect(e).toMatchObject({ error: 'no_match', path: 'f.txt' })
-    expect(e.message).toMatch(/^old_string was not found in f\.txt[.:]/)
+    expect(e.message.startsWith(NO_MATCH)).toBe(true)
     return e.message
   }
 
+  it('is the bare message when no diagnosis applies', async () => {
+    expect(await miss(body, 'const total = compute(things, 3)\nprint(total)')).toBe(NO_MATCH)
+    expect(await miss('', 'anything')).toBe(NO_MATCH)
+  })
+
   it('spots read_file line-number prefixes left in old_string', async () => {
     const m = await miss(body, '     2\t  const total = compute(items, 3)\n     3\t  print(total)')
-    expect(m).toContain('line-number prefixes')
+    expect(m).toMatch(
+      /^old_string not found\. .* It looks like old_string still contains read_file's line-number prefixes/,
+    )
     expect(m).toContain('Without them it matches at line 2')
+    expect(m).not.toContain('is present at')
   })
 
-  it('reports the same text with different whitespace, with line numbers', async () => {
-    const m = await miss(body, 'compute(items,3)')
-    expect(m).toContain('different whitespace at line 2')
-  })
-
-  it('names the nearest similar region by its line range and shows it', async () => {
-    const m = await miss(body, 'const total = compute(things, 3)\nprint(total)')
-    expect(m).toContain('most similar text is at lines 2-3')
-    expect(m).toContain('     2\t  const total = compute(items, 3)')
-  })
-
-  it('says when new_string is already present (an edit already applied)', async () => {
-    const m = await miss(body, 'compute(items, 4)', 'compute(items, 3)')
-    expect(m).toContain('new_string is already present at line 2')
-    expect(m).toContain('already have been applied')
-  })
-
-  it('says when the file is empty', async () => {
-    expect(await miss('', 'anything')).toContain('the file is empty')
+  it('reports the same text with different whitespace, with its line numbers', async () => {
+    expect(await miss(body, 'compute(items,3)')).toBe(NO_MATCH + wsHint('line 2'))
+    const twice = 'a(x, y)\nb\na(x,  y)\n'
+    expect(await miss(twice, 'a(x,y)')).toBe(NO_MATCH + wsHint('lines 1, 3'))
   })
 })
 
@@ -379,6 +389,49 @@ describe('edit_file: files and paths', () => {
       error: 'too_large',
       size: 3000,
       limit: 2048,
+    })
+  })
+})
+
+describe('edit_file at the package root (CONTRACT-v0.5 §6)', () => {
+  const agent = (files: Record<string, string>) => {
+    const dir = tempDir()
+    writeTree(dir, files)
+    return { dir, tools: rootApi.createAgentTools({ workspaceRoot: dir }) }
+  }
+
+  it('discloses a tolerant match in the newest wording, replacing the lines verbatim', async () => {
+    const { dir, tools } = agent({ 'f.txt': '  a\n  b\n  c\n' })
+    const r = await tools.callTool('edit_file', {
+      path: 'f.txt',
+      old_string: 'a\nb',
+      new_string: 'X',
+    })
+    expect(r.isError).toBe(false)
+    expect(rootApi.contentText(r.content)).toBe(
+      'Replaced 1 occurrence in f.txt (matched after a whitespace-tolerant search; the matched region \u2014 including its leading indentation \u2014 was replaced by new_string verbatim, so re-read the file to verify the indentation is correct).',
+    )
+    expect(text(dir, 'f.txt')).toBe('X\n  c\n')
+  })
+
+  it('keeps the exact-match and no_match messages of the seed', async () => {
+    const { tools } = agent({ 'f.txt': 'one\nfoo(x,y)\n' })
+    const r = await tools.callTool('edit_file', {
+      path: 'f.txt',
+      old_string: 'one',
+      new_string: '1',
+    })
+    expect(rootApi.contentText(r.content)).toBe('Replaced 1 occurrence in f.txt.')
+    const miss = await tools.callTool('edit_file', {
+      path: 'f.txt',
+      old_string: 'foo(x, y)',
+      new_string: 'z',
+    })
+    expect(miss.isError).toBe(true)
+    expect(JSON.parse(rootApi.contentText(miss.content))).toEqual({
+      error: 'no_match',
+      message: NO_MATCH + wsHint('line 2'),
+      path: 'f.txt',
     })
   })
 })

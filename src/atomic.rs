@@ -1,10 +1,16 @@
 //! Atomic writes: per-path locks shared by the whole process, and transactions that change a
 //! set of files together or not at all.
 //!
+//! Every step works in the target's parent directory fd ([`crate::confine::open_parent`]),
+//! opened beneath the workspace root once per target: the temp file is created with `openat`
+//! in it, renamed with `renameat` within it, backups are `linkat`/`renameat` in it, deletes
+//! `unlinkat`, and it is the fd that gets fsynced. A directory swapped for a symlink after the
+//! tool's checks cannot redirect any of it outside the workspace.
+//!
 //! A transaction commits in three steps:
-//! 1. **Stage**: every new content goes to a `.clarvis-tmp-<token>` file beside its target
-//!    (created with the target's mode, or `0666 & !umask` for a new file) and is fsynced.
-//!    Missing parent directories are created here.
+//! 1. **Stage**: every new content goes to a `.clarvis-tmp-<12 letters/digits>` file beside
+//!    its target (created with the target's mode, or `0666 & !umask` for a new file) and is
+//!    fsynced. Missing parent directories are created here (`mkdirat`).
 //! 2. **Install**, in order: an existing target is first hard-linked to a backup beside it,
 //!    then the staged file is renamed over it (a delete renames the target to its backup). A
 //!    rename is atomic, so at every instant each target holds either its entire old or its
@@ -16,15 +22,17 @@
 //! and directories removed), and no temp file is left behind either way.
 
 use std::collections::HashSet;
-use std::fs::{self, File, Metadata, Permissions};
+use std::ffi::{OsStr, OsString};
+#[cfg(unix)]
+use std::fs::Permissions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Condvar, LazyLock, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
 
-use tempfile::{Builder, NamedTempFile};
-
+use crate::confine::{self, Created, Dir, Kind, Stat};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
-use crate::paths::{identity, WorkPath, TEMP_PREFIX};
+use crate::paths::{identity, WorkPath};
 
 // ---------------------------------------------------------------------------------------------
 // Per-path locks
@@ -82,25 +90,52 @@ impl Drop for PathLocks {
 // ---------------------------------------------------------------------------------------------
 // Target checks
 
-/// What exists at a mutation target: `Ok(None)` when nothing does. A symlink is refused with
-/// `invalid_input` (the mutating tools never write through one) and a directory with
-/// `not_a_file`.
-pub fn check_target(path: &WorkPath) -> ToolResult<Option<Metadata>> {
-    match fs::symlink_metadata(&path.abs) {
-        Ok(meta) if meta.file_type().is_symlink() => Err(ToolError::invalid_input(format!(
+/// What exists at a mutation target: `Ok(None)` when nothing does. Judged in the target's
+/// parent directory fd without following the final name: a symlink is refused with
+/// `invalid_input` (the mutating tools never write through one), a directory is `not_a_file`,
+/// and so is a FIFO, socket or device (never replaced by a write).
+pub fn check_target(path: &WorkPath) -> ToolResult<Option<Stat>> {
+    let (dir, name) = match confine::open_parent(path, None) {
+        Ok(parent) => parent,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+            return Err(not_a_file_dir(path));
+        }
+        Err(e) => return Err(io_err(e, &path.display)),
+    };
+    match dir.stat(&name) {
+        Ok(st) => judge_target(path, st).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_err(e, &path.display)),
+    }
+}
+
+fn judge_target(path: &WorkPath, st: Stat) -> ToolResult<Stat> {
+    match st.kind {
+        Kind::Symlink => Err(ToolError::invalid_input(format!(
             "Refusing to write through a symlink: {} is a symbolic link. Edit the file it points to by its own path instead.",
             path.display
         ))
         .with("path", path.display.as_str())),
-        Ok(meta) if meta.is_dir() => Err(ToolError::new(
+        Kind::Dir => Err(not_a_file_dir(path)),
+        Kind::Other => Err(ToolError::new(
             ErrorCode::NotAFile,
-            format!("Not a file: {} is a directory.", path.display),
+            format!(
+                "Not a regular file: {} is a FIFO, socket or device; the tools write regular files only, and it was left as it is.",
+                path.display
+            ),
         )
         .with("path", path.display.as_str())),
-        Ok(meta) => Ok(Some(meta)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_err(e, &path.display)),
+        Kind::File => Ok(st),
     }
+}
+
+fn not_a_file_dir(path: &WorkPath) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotAFile,
+        format!("Not a file: {} is a directory.", path.display),
+    )
+    .with("path", path.display.as_str())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -112,11 +147,19 @@ enum Op {
         target: WorkPath,
         bytes: Vec<u8>,
         /// Whose mode the new file takes (the target itself when it exists).
-        mode_from: Option<PathBuf>,
+        mode_from: Option<WorkPath>,
     },
     Delete {
         target: WorkPath,
     },
+}
+
+impl Op {
+    fn target(&self) -> &WorkPath {
+        match self {
+            Op::Write { target, .. } | Op::Delete { target } => target,
+        }
+    }
 }
 
 /// A set of file changes that commit together or not at all. See the module docs.
@@ -125,12 +168,46 @@ pub struct Transaction {
     ops: Vec<Op>,
 }
 
+/// A name inside an open directory: where a target, temp file or backup lives.
+struct At {
+    dir: Arc<Dir>,
+    name: OsString,
+}
+
 /// How to undo one installed step.
 enum Undo {
-    /// Put the backup back over the target.
-    Restore { backup: PathBuf, target: PathBuf },
+    /// Put the backup (in the target's directory) back over the target.
+    Restore {
+        dir: Arc<Dir>,
+        backup: OsString,
+        target: OsString,
+    },
     /// Remove a file that did not exist before.
-    Remove(PathBuf),
+    Remove(At),
+}
+
+/// A staged write: the temp file beside its target, removed on drop unless installed.
+struct Staged {
+    dir: Arc<Dir>,
+    temp: Option<OsString>,
+}
+
+impl Staged {
+    /// Renames the temp file over `name` in the same directory.
+    fn install(mut self, name: &OsStr) -> std::io::Result<()> {
+        let temp = self.temp.take().expect("staged once");
+        self.dir.rename(&temp, &self.dir, name).inspect_err(|_| {
+            let _ = self.dir.remove_file(&temp);
+        })
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let _ = self.dir.remove_file(&temp);
+        }
+    }
 }
 
 impl Transaction {
@@ -144,7 +221,7 @@ impl Transaction {
         self.ops.push(Op::Write {
             target: target.clone(),
             bytes,
-            mode_from: Some(target.abs.clone()),
+            mode_from: Some(target.clone()),
         });
     }
 
@@ -160,7 +237,7 @@ impl Transaction {
         self.ops.push(Op::Write {
             target: to.clone(),
             bytes,
-            mode_from: Some(from.abs.clone()),
+            mode_from: Some(from.clone()),
         });
         self.ops.push(Op::Delete {
             target: from.clone(),
@@ -169,42 +246,42 @@ impl Transaction {
 
     /// Commits every change, or none (see the module docs).
     pub fn commit(self) -> ToolResult<()> {
-        let mut created_dirs: Vec<PathBuf> = Vec::new();
-        let staged = match stage_all(&self.ops, &mut created_dirs) {
+        let mut created: Created = Vec::new();
+        let staged = match stage_all(&self.ops, &mut created) {
             Ok(staged) => staged,
             Err(e) => {
-                remove_dirs(&created_dirs);
+                remove_dirs(&created);
                 return Err(e);
             }
         };
+        let dirs: Vec<Arc<Dir>> = staged.iter().map(|(at, _)| at.dir.clone()).collect();
         let mut undo: Vec<Undo> = Vec::new();
-        let mut backups: Vec<PathBuf> = Vec::new();
+        let mut backups: Vec<At> = Vec::new();
         if let Err(e) = install_all(&self.ops, staged, &mut undo, &mut backups) {
             let unrestored = roll_back(undo);
             // A backup made just before the failing step is an extra link to a target that
             // was never replaced; restored ones were renamed back already. Only a backup whose
             // restore failed still holds data nothing else does: keep that one.
-            for backup in backups.iter().filter(|b| !unrestored.contains(b)) {
-                let _ = fs::remove_file(backup);
+            for backup in backups.iter().filter(|b| !unrestored.contains(&b.name)) {
+                let _ = backup.dir.remove_file(&backup.name);
             }
-            remove_dirs(&created_dirs);
+            remove_dirs(&created);
             return Err(e);
         }
         for backup in backups {
-            let _ = fs::remove_file(backup);
+            let _ = backup.dir.remove_file(&backup.name);
         }
-        let mut dirs: Vec<&Path> = self
-            .ops
+        let mut synced: Vec<(u64, u64)> = Vec::new();
+        for dir in dirs
             .iter()
-            .filter_map(|op| match op {
-                Op::Write { target, .. } | Op::Delete { target } => target.abs.parent(),
-            })
-            .chain(created_dirs.iter().filter_map(|d| d.parent()))
-            .collect();
-        dirs.sort();
-        dirs.dedup();
-        for dir in dirs {
-            sync_dir(dir);
+            .map(|d| &**d)
+            .chain(created.iter().map(|(d, _)| d))
+        {
+            let id = dir.stat_self().map(|s| (s.dev, s.ino)).unwrap_or_default();
+            if id == (0, 0) || !synced.contains(&id) {
+                synced.push(id);
+                dir.sync();
+            }
         }
         Ok(())
     }
@@ -217,121 +294,106 @@ pub fn write_atomic(target: &WorkPath, bytes: Vec<u8>) -> ToolResult<()> {
     tx.commit()
 }
 
-/// Stages each write in a temp file beside its target; `None` for deletes. Dropping a
-/// `NamedTempFile` removes it, so an early return cleans up every staged file.
-fn stage_all(
-    ops: &[Op],
-    created_dirs: &mut Vec<PathBuf>,
-) -> ToolResult<Vec<Option<NamedTempFile>>> {
+/// Opens each target's parent directory (creating missing ones for writes) and stages each
+/// write in a temp file created in that directory fd; `None` for deletes. Dropping a
+/// [`Staged`] removes its temp file, so an early return cleans up every staged file.
+fn stage_all(ops: &[Op], created: &mut Created) -> ToolResult<Vec<(At, Option<Staged>)>> {
     ops.iter()
-        .map(|op| match op {
-            Op::Write {
-                target,
-                bytes,
-                mode_from,
-            } => stage(target, bytes, mode_from.as_deref(), created_dirs).map(Some),
-            Op::Delete { .. } => Ok(None),
+        .map(|op| {
+            let target = op.target();
+            let create = matches!(op, Op::Write { .. });
+            let (dir, name) = confine::open_parent(target, create.then_some(&mut *created))
+                .map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::IsADirectory {
+                        ToolError::invalid_input(format!("{} is not a file path", target.display))
+                    } else {
+                        io_err(e, &target.display)
+                    }
+                })?;
+            let dir = Arc::new(dir);
+            let staged = match op {
+                Op::Write {
+                    bytes, mode_from, ..
+                } => Some(stage(&dir, target, bytes, mode_from.as_ref())?),
+                Op::Delete { .. } => None,
+            };
+            Ok((At { dir, name }, staged))
         })
         .collect()
 }
 
 fn stage(
+    dir: &Arc<Dir>,
     target: &WorkPath,
     bytes: &[u8],
-    mode_from: Option<&Path>,
-    created_dirs: &mut Vec<PathBuf>,
-) -> ToolResult<NamedTempFile> {
-    let parent = target.abs.parent().ok_or_else(|| {
-        ToolError::invalid_input(format!("{} is not a file path", target.display))
-    })?;
-    create_parents(parent, created_dirs).map_err(|e| io_err(e, &target.display))?;
-    let mut temp = temp_builder()
-        .tempfile_in(parent)
+    mode_from: Option<&WorkPath>,
+) -> ToolResult<Staged> {
+    let (temp, mut file) = dir
+        .create_temp(0o666)
         .map_err(|e| io_err(e, &target.display))?;
-    if let Some(meta) = mode_from.and_then(|p| fs::metadata(p).ok()) {
+    let staged = Staged {
+        dir: dir.clone(),
+        temp: Some(temp),
+    };
+    let source = mode_from.and_then(|p| {
+        let (d, n) = confine::open_parent(p, None).ok()?;
+        d.stat(&n).ok().filter(Stat::is_file)
+    });
+    if let Some(st) = source {
         // Keep the owner too (best effort: only a privileged process may give a file away),
         // so an agent running as root does not take over the files it edits.
         #[cfg(unix)]
         {
-            use std::os::unix::fs::MetadataExt;
-            let _ = std::os::unix::fs::fchown(temp.as_file(), Some(meta.uid()), Some(meta.gid()));
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::os::unix::fs::fchown(&file, Some(st.uid), Some(st.gid));
+            file.set_permissions(Permissions::from_mode(st.mode))
+                .map_err(|e| io_err(e, &target.display))?;
         }
-        temp.as_file()
-            .set_permissions(meta.permissions())
-            .map_err(|e| io_err(e, &target.display))?;
+        #[cfg(not(unix))]
+        let _ = st;
     }
-    temp.write_all(bytes)
-        .and_then(|()| temp.as_file().sync_all())
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
         .map_err(|e| io_err(e, &target.display))?;
-    Ok(temp)
-}
-
-fn temp_builder() -> Builder<'static, 'static> {
-    let mut builder = Builder::new();
-    builder.prefix(TEMP_PREFIX).rand_bytes(12);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // Like a plain create: 0666 minus the umask, not tempfile's private 0600.
-        builder.permissions(Permissions::from_mode(0o666));
-    }
-    builder
-}
-
-/// Creates `dir` and its missing ancestors, recording each one created (outermost first).
-fn create_parents(dir: &Path, created: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut missing = Vec::new();
-    let mut cur = Some(dir);
-    while let Some(d) = cur {
-        match fs::symlink_metadata(d) {
-            Ok(_) => break,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                missing.push(d.to_path_buf());
-                cur = d.parent();
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    for d in missing.into_iter().rev() {
-        match fs::create_dir(&d) {
-            Ok(()) => created.push(d),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
+    Ok(staged)
 }
 
 fn install_all(
     ops: &[Op],
-    staged: Vec<Option<NamedTempFile>>,
+    staged: Vec<(At, Option<Staged>)>,
     undo: &mut Vec<Undo>,
-    backups: &mut Vec<PathBuf>,
+    backups: &mut Vec<At>,
 ) -> ToolResult<()> {
     let last = ops.len().saturating_sub(1);
-    for (i, (op, temp)) in ops.iter().zip(staged).enumerate() {
-        let target = match op {
-            Op::Write { target, .. } | Op::Delete { target } => target,
-        };
+    for (i, (op, (at, temp))) in ops.iter().zip(staged).enumerate() {
+        let target = op.target();
         injected_failure(target)?;
+        // What is there now, judged in the same directory fd the rename will use: a link,
+        // directory or special file that appeared since the tool's check is never replaced.
+        let existing = match at.dir.stat(&at.name) {
+            Ok(st) => Some(judge_target(target, st)?),
+            Err(_) => None,
+        };
         if i == last {
             // Nothing after the last step can fail, and the step itself is one atomic
             // rename or unlink: it needs no backup.
             return match (op, temp) {
                 (Op::Write { .. }, Some(temp)) => temp
-                    .persist(&target.abs)
-                    .map(drop)
-                    .map_err(|e| io_err(e.error, &target.display)),
-                (Op::Delete { .. }, _) => {
-                    fs::remove_file(&target.abs).map_err(|e| io_err(e, &target.display))
-                }
+                    .install(&at.name)
+                    .map_err(|e| io_err(e, &target.display)),
+                (Op::Delete { .. }, _) => at
+                    .dir
+                    .remove_file(&at.name)
+                    .map_err(|e| io_err(e, &target.display)),
                 (Op::Write { .. }, None) => Err(ToolError::internal()),
             };
         }
-        let existed = fs::symlink_metadata(&target.abs).is_ok();
-        let backup = if existed {
-            let b = backup_of(&target.abs, op)?;
-            backups.push(b.clone());
+        let backup = if existing.is_some() {
+            let b = backup_of(&at, op, &target.display)?;
+            backups.push(At {
+                dir: at.dir.clone(),
+                name: b.clone(),
+            });
             Some(b)
         } else {
             None
@@ -339,14 +401,15 @@ fn install_all(
         match op {
             Op::Write { .. } => {
                 let temp = temp.ok_or_else(ToolError::internal)?;
-                temp.persist(&target.abs)
-                    .map_err(|e| io_err(e.error, &target.display))?;
+                temp.install(&at.name)
+                    .map_err(|e| io_err(e, &target.display))?;
                 undo.push(match backup {
                     Some(backup) => Undo::Restore {
+                        dir: at.dir.clone(),
                         backup,
-                        target: target.abs.clone(),
+                        target: at.name.clone(),
                     },
-                    None => Undo::Remove(target.abs.clone()),
+                    None => Undo::Remove(at),
                 });
             }
             Op::Delete { .. } => {
@@ -357,8 +420,9 @@ fn install_all(
                     ));
                 };
                 undo.push(Undo::Restore {
+                    dir: at.dir.clone(),
                     backup,
-                    target: target.abs.clone(),
+                    target: at.name.clone(),
                 });
             }
         }
@@ -366,35 +430,45 @@ fn install_all(
     Ok(())
 }
 
-/// Keeps the old content of `target` reachable under a temp name beside it: a hard link for
-/// a write (the target keeps existing until the rename replaces it), a rename for a delete.
-fn backup_of(target: &Path, op: &Op) -> ToolResult<PathBuf> {
-    let display = target.to_string_lossy();
-    let dir = target.parent().unwrap_or(Path::new("."));
-    // Reserve a unique name, then free it for the link / rename to take.
-    let reserved = temp_builder()
-        .tempfile_in(dir)
-        .map_err(|e| io_err(e, &display))?
-        .into_temp_path();
-    let backup = reserved.to_path_buf();
-    reserved.close().map_err(|e| io_err(e, &display))?;
-    let made = match op {
-        Op::Delete { .. } => fs::rename(target, &backup),
-        Op::Write { .. } => {
-            fs::hard_link(target, &backup).or_else(|_| fs::copy(target, &backup).map(|_| ()))
+/// Keeps the old content of the target reachable under a temp name beside it: a hard link
+/// for a write (the target keeps existing until the rename replaces it), a rename for a
+/// delete.
+fn backup_of(at: &At, op: &Op, display: &str) -> ToolResult<OsString> {
+    let mut tries = 0;
+    loop {
+        let backup = confine::temp_name();
+        let made = match op {
+            // Reserve the name first so the rename cannot replace anything.
+            Op::Delete { .. } => at
+                .dir
+                .create_new(&backup, 0o600)
+                .and_then(|_| at.dir.rename(&at.name, &at.dir, &backup)),
+            Op::Write { .. } => at.dir.hard_link(&at.name, &at.dir, &backup),
+        };
+        match made {
+            Ok(()) => return Ok(backup),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 16 => tries += 1,
+            Err(e) => {
+                if matches!(op, Op::Delete { .. }) {
+                    let _ = at.dir.remove_file(&backup);
+                }
+                return Err(io_err(e, display));
+            }
         }
-    };
-    made.map_err(|e| io_err(e, &display))?;
-    Ok(backup)
+    }
 }
 
 /// Undoes the installed steps, last first; returns the backups it could not put back.
-fn roll_back(undo: Vec<Undo>) -> Vec<PathBuf> {
+fn roll_back(undo: Vec<Undo>) -> Vec<OsString> {
     let mut unrestored = Vec::new();
     for step in undo.into_iter().rev() {
         let result = match &step {
-            Undo::Restore { backup, target } => fs::rename(backup, target),
-            Undo::Remove(target) => fs::remove_file(target),
+            Undo::Restore {
+                dir,
+                backup,
+                target,
+            } => dir.rename(backup, dir, target),
+            Undo::Remove(at) => at.dir.remove_file(&at.name),
         };
         if let Err(e) = result {
             crate::warn::emit(format!("rollback step failed: {e}"));
@@ -407,15 +481,58 @@ fn roll_back(undo: Vec<Undo>) -> Vec<PathBuf> {
 }
 
 /// Removes directories this transaction created, innermost first, if they are empty.
-fn remove_dirs(created: &[PathBuf]) {
-    for d in created.iter().rev() {
-        let _ = fs::remove_dir(d);
+fn remove_dirs(created: &Created) {
+    for (dir, name) in created.iter().rev() {
+        let _ = dir.remove_dir(name);
     }
 }
 
-fn sync_dir(dir: &Path) {
-    if let Ok(f) = File::open(dir) {
-        let _ = f.sync_all();
+// ---------------------------------------------------------------------------------------------
+// Stale temp files
+
+/// Temp files older than this are left from a crash and removed by [`sweep_stale_temps`].
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60 * 60);
+/// How many directories one sweep visits at most (a bound on its cost in a huge tree).
+const SWEEP_MAX_DIRS: usize = 50_000;
+
+/// Removes `.clarvis-tmp-*` files (exactly the names [`confine::temp_name`] makes) older
+/// than an hour anywhere under `root`, as a crashed write leaves them. Descends with
+/// directory fds and never follows a symlink; skips `.git`. Runs once per root, in the
+/// background, the first time a workspace is used ([`confine::Root::get`]).
+pub fn sweep_stale_temps(root: &confine::Root) {
+    sweep_temps_older_than(root.dir(), STALE_TEMP_AGE, SystemTime::now());
+}
+
+fn sweep_temps_older_than(top: &Dir, max_age: Duration, now: SystemTime) {
+    let Ok(top) = top.try_clone() else { return };
+    let mut todo = vec![top];
+    let mut visited = 0;
+    while let Some(dir) = todo.pop() {
+        visited += 1;
+        if visited > SWEEP_MAX_DIRS {
+            return;
+        }
+        let Ok(names) = dir.entries() else { continue };
+        for name in names {
+            if name == ".git" {
+                continue;
+            }
+            let Ok(st) = dir.stat(&name) else { continue };
+            match st.kind {
+                Kind::Dir => {
+                    if let Ok(sub) = dir.open_dir(&name) {
+                        todo.push(sub);
+                    }
+                }
+                Kind::File if confine::is_temp_name(&name) => {
+                    let old = now.duration_since(st.mtime).is_ok_and(|age| age > max_age);
+                    if old {
+                        let _ = dir.remove_file(&name);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 }
 
@@ -445,14 +562,14 @@ fn injected_failure(target: &WorkPath) -> ToolResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt;
     use std::sync::Arc;
     use std::time::Duration;
 
     fn wp(root: &Path, rel: &str) -> WorkPath {
-        WorkPath {
-            abs: root.join(rel),
-            display: rel.to_string(),
-        }
+        WorkPath::beneath(root, root.join(rel), rel.to_string())
     }
 
     fn listing(dir: &Path) -> Vec<String> {
@@ -557,6 +674,68 @@ mod tests {
         );
         assert!(check_target(&wp(root, "none")).unwrap().is_none());
         assert!(check_target(&wp(root, "t")).unwrap().is_some());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn stale_temps_are_swept_without_following_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let name = confine::temp_name().into_string().unwrap();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        for d in ["", "a/b", ".git"] {
+            fs::write(root.join(d).join(&name), "stale").unwrap();
+        }
+        fs::write(root.join(".clarvis-tmp-notours"), "user file").unwrap();
+        fs::write(outside.path().join(&name), "outside").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join(&name),
+            root.join("a").join(confine::temp_name()),
+        )
+        .unwrap();
+        let top = confine::Root::get(root, true).unwrap();
+        // Not yet an hour old: kept.
+        sweep_temps_older_than(top.dir(), STALE_TEMP_AGE, SystemTime::now());
+        assert!(root.join("a/b").join(&name).exists());
+        let later = SystemTime::now() + Duration::from_secs(2 * 3600);
+        sweep_temps_older_than(top.dir(), STALE_TEMP_AGE, later);
+        assert!(!root.join(&name).exists());
+        assert!(!root.join("a/b").join(&name).exists());
+        assert!(root.join(".git").join(&name).exists(), ".git is skipped");
+        assert!(
+            root.join(".clarvis-tmp-notours").exists(),
+            "only our exact pattern"
+        );
+        assert_eq!(
+            fs::read_to_string(outside.path().join(&name)).unwrap(),
+            "outside"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_special_file_target_is_never_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        nix::unistd::mkfifo(
+            &root.join("fifo"),
+            nix::sys::stat::Mode::from_bits_truncate(0o644),
+        )
+        .unwrap();
+        assert_eq!(
+            check_target(&wp(root, "fifo")).unwrap_err().code,
+            ErrorCode::NotAFile
+        );
+        let err = write_atomic(&wp(root, "fifo"), b"x".to_vec()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotAFile);
+        assert!(fs::symlink_metadata(root.join("fifo"))
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        assert_eq!(listing(root), ["fifo"], "no temp file left");
     }
 
     #[test]

@@ -828,6 +828,15 @@ pub async fn sweep_spill_dir_native(root: String) {
     let _ = tokio::task::spawn_blocking(move || spill::sweep(std::path::Path::new(&root))).await;
 }
 
+/// Deletes the files of every monitor under `root` that is not running. Never rejects.
+#[napi]
+pub async fn sweep_monitors_native(root: String) {
+    let _ = tokio::task::spawn_blocking(move || {
+        crate::monitor::sweep(std::path::Path::new(&root));
+    })
+    .await;
+}
+
 /// Kills every process group `bash` started that may still be running (background processes),
 /// and every process still carrying this host's mark. Run on the host process's `exit`.
 #[napi]

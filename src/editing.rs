@@ -86,8 +86,9 @@ pub fn dominant_for<'s>(
 pub struct Applied {
     /// How many occurrences were replaced.
     pub count: usize,
-    /// Set when a tolerant tier matched: which lines, how, and a request to verify.
-    pub note: Option<String>,
+    /// A whitespace-tolerant tier (not the exact search) found the region: the tool's message
+    /// says so and asks to verify the result.
+    pub tolerant: bool,
 }
 
 /// Replaces `old` with `new` in `text` (exact and unique, every exact occurrence with
@@ -115,7 +116,7 @@ pub fn apply(
     text::apply_rendered(text, rendered);
     Ok(Applied {
         count: found.regions.len(),
-        note: found.note,
+        tolerant: found.tolerant(),
     })
 }
 
@@ -138,7 +139,7 @@ mod tests {
             a,
             Applied {
                 count: 1,
-                note: None
+                tolerant: false
             }
         );
     }
@@ -152,10 +153,14 @@ mod tests {
     }
 
     #[test]
-    fn tolerant_matches_carry_a_note() {
-        let (out, a) = run("    x = 1\n", "x = 1 \n", "x = 2\n").unwrap();
+    fn tolerant_matches_are_flagged() {
+        let (out, a) = run("    x = 1\n", "x = 1 \n", "    x = 2\n").unwrap();
         assert_eq!(out, "    x = 2\n");
-        assert!(a.note.unwrap().contains("line 1"));
+        assert!(a.tolerant);
+        // A CRLF file: the matched whole line (indentation included) becomes new_string.
+        let (out, a) = run("a\r\n    x = 1\r\nb\r\n", "x = 1 \n", "y = 2\n").unwrap();
+        assert_eq!(out, "a\r\ny = 2\r\nb\r\n");
+        assert!(a.tolerant);
     }
 
     #[test]
@@ -189,7 +194,7 @@ mod tests {
             let Ok(a) = apply(&mut edited, &old, &new, false, dominant, "f") else {
                 continue;
             };
-            if a.note.is_some() {
+            if a.tolerant {
                 continue;
             }
             // An exact match: everything outside the region is untouched.

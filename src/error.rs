@@ -99,7 +99,16 @@ impl ToolError {
     /// Maps an I/O error on `display_path` the way the contract's `fsError` does:
     /// `NotFound` → `not_found`, "is a directory" / "not a directory" → `not_a_file`,
     /// anything else → `io_error` (`<CODE>: <message>`). Every one carries a `path` field.
+    /// An escape found while opening beneath the workspace root ([`crate::confine`]) is
+    /// `path_escape`.
     pub fn from_io(err: &io::Error, display_path: &str) -> Self {
+        if crate::confine::is_escape(err) {
+            return ToolError::new(
+                ErrorCode::PathEscape,
+                format!("Path escapes the workspace: {display_path} resolves outside the workspace through a symlink (or through a symlink loop). Use a path inside the workspace; to permit outside paths, start with confineToWorkspace: false (--allow-outside-workspace)."),
+            )
+            .with("path", display_path);
+        }
         let (code, message) = match err.kind() {
             io::ErrorKind::NotFound => {
                 (ErrorCode::NotFound, format!("No such file: {display_path}"))
@@ -121,17 +130,73 @@ impl ToolError {
     }
 
     /// The JSON envelope `{"error", "message", ...fields}`: the only place it is made.
+    /// Echoed inputs are bounded: a string field (other than a command's `stdout` / `stderr`,
+    /// which the tool fits to the output budget) over [`MAX_ECHO_BYTES`] is cut with
+    /// [`ECHO_CUT_MARKER`], and the message keeps at most [`MAX_MESSAGE_BYTES`] (each cut
+    /// input inside it shrinks to the same bound first), so a megabyte path cannot come back
+    /// in full.
     pub fn envelope(&self) -> String {
         let mut obj = Map::with_capacity(self.fields.len() + 2);
         obj.insert("error".into(), Value::from(self.code.as_str()));
-        obj.insert("message".into(), Value::from(self.message.clone()));
+        let mut message = self.message.clone();
+        for (k, v) in &self.fields {
+            if let (false, Value::String(s)) = (is_output(k), v) {
+                if s.len() > MAX_ECHO_BYTES && message.contains(s.as_str()) {
+                    message = message.replace(s.as_str(), &cut_echo(s));
+                }
+            }
+        }
+        obj.insert(
+            "message".into(),
+            Value::from(cut_to(&message, MAX_MESSAGE_BYTES)),
+        );
         for (k, v) in &self.fields {
             if k != "error" && k != "message" {
-                obj.insert(k.clone(), v.clone());
+                let v = match v {
+                    Value::String(s) if s.len() > MAX_ECHO_BYTES && !is_output(k) => {
+                        Value::from(cut_echo(s))
+                    }
+                    other => other.clone(),
+                };
+                obj.insert(k.clone(), v);
             }
         }
         Value::Object(obj).to_string()
     }
+}
+
+/// The longest string field (a path, a pattern) an envelope echoes in full.
+pub const MAX_ECHO_BYTES: usize = 4096;
+/// The longest message an envelope carries.
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+
+/// Fields that carry a command's output, not an echoed input: the tool fits those to the
+/// output budget itself (bash's partial `stdout` / `stderr`), so they are never cut here.
+fn is_output(key: &str) -> bool {
+    key == "stdout" || key == "stderr"
+}
+/// What replaces the cut part of an echoed input.
+pub const ECHO_CUT_MARKER: &str = "[... cut ...]";
+
+/// `s` cut to [`MAX_ECHO_BYTES`] at a character boundary, with the marker and the full size.
+fn cut_echo(s: &str) -> String {
+    let keep = floor_char(s, MAX_ECHO_BYTES);
+    format!("{}{ECHO_CUT_MARKER} ({} bytes in all)", &s[..keep], s.len())
+}
+
+fn cut_to(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    format!("{}{ECHO_CUT_MARKER}", &s[..floor_char(s, max)])
+}
+
+fn floor_char(s: &str, max: usize) -> usize {
+    let mut i = max.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 impl fmt::Display for ToolError {
@@ -191,6 +256,43 @@ mod tests {
         let e = ToolError::invalid_input("m").with("error", "x");
         let v: Value = serde_json::from_str(&e.envelope()).unwrap();
         assert_eq!(v["error"], "invalid_input");
+    }
+
+    #[test]
+    fn echoed_inputs_are_bounded() {
+        let long = "é".repeat(500_000);
+        let e = ToolError::new(ErrorCode::NotFound, format!("No such file: {long}"))
+            .with("path", long.as_str())
+            .with("size", 3);
+        let env = e.envelope();
+        assert!(env.len() < 12 * 1024, "{}", env.len());
+        let v: Value = serde_json::from_str(&env).unwrap();
+        let path = v["path"].as_str().unwrap();
+        assert!(path.ends_with(&format!("{ECHO_CUT_MARKER} (1000000 bytes in all)")));
+        assert!(v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("No such file: éé"));
+        assert!(v["message"].as_str().unwrap().contains(ECHO_CUT_MARKER));
+        assert_eq!(v["size"], 3);
+        let out = "o".repeat(100_000);
+        let v: Value = serde_json::from_str(
+            &ToolError::new(ErrorCode::OutputLimit, "m")
+                .with("stdout", out.as_str())
+                .envelope(),
+        )
+        .unwrap();
+        assert_eq!(
+            v["stdout"].as_str().unwrap().len(),
+            100_000,
+            "outputs are not echoes"
+        );
+        let huge_message = ToolError::invalid_input("x".repeat(100_000)).envelope();
+        assert!(huge_message.len() < MAX_MESSAGE_BYTES + 100);
+        let short = ToolError::invalid_input("short").with("path", "a.txt");
+        let v: Value = serde_json::from_str(&short.envelope()).unwrap();
+        assert_eq!(v["path"], "a.txt");
+        assert_eq!(v["message"], "short");
     }
 
     #[test]

@@ -6,17 +6,23 @@
 pub mod atomic;
 pub mod bound;
 pub mod call;
+pub mod code;
 pub mod config;
+pub mod confine;
 pub mod dispatch;
 pub mod editing;
 pub mod error;
 pub mod json_text;
 pub mod matching;
+pub mod monitor;
 pub mod output;
 pub mod patch;
 pub mod paths;
+pub mod pattern;
 pub mod pool;
 pub mod punctuation;
+#[cfg(all(test, target_os = "linux"))]
+mod race;
 pub mod schema;
 pub mod shell;
 pub mod spill;

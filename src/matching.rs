@@ -6,11 +6,14 @@
 //!
 //! 1. **Exact**: every occurrence; it must be unique unless `replace_all` is set.
 //! 2. The **whitespace-tolerant cascade**, strictest first, only for a single replacement:
-//!    - *indentation-flexible*: the same lines shifted by a uniform indentation (`new_string` is
-//!      re-indented by the same shift);
+//!    - *indentation-flexible*: the same lines shifted by a uniform indentation;
 //!    - *per-line trimmed*: the same lines, ignoring leading and trailing whitespace on each;
 //!    - *whitespace-collapsed*: the same text with every whitespace run seen as one space;
 //!    - *trimmed substring*: `old_string` without its surrounding whitespace.
+//!
+//!    The matched region is replaced by `new_string` verbatim, never re-indented or trimmed:
+//!    the line tiers match whole lines (leading indentation included); the substring tiers
+//!    match from the first to the last non-whitespace character of `old_string`'s text.
 //! 3. **Unicode punctuation**: typographic quotes, dashes and odd spaces seen as their ASCII
 //!    forms ([`crate::punctuation::fold_punctuation`], shared with apply_patch); the file's own
 //!    characters are kept wherever the edit does not change them.
@@ -18,14 +21,11 @@
 //! A tolerant candidate is discarded when it spans at least twice the lines of `old_string` or
 //! 500+ characters more than it. A tier applies only when exactly one candidate remains; two or
 //! more is `ambiguous_match` (never a guess); none passes to the next tier. When nothing
-//! matches, [`find`] returns `no_match` with every diagnosis that applies: read_file
-//! line-number prefixes left in `old_string`, the same text present with different whitespace
-//! (with line numbers), `new_string` already present (an edit already applied), and the
-//! nearest similar region (with its line range and lines).
+//! matches, [`find`] returns `no_match`: [`NO_MATCH`], then at most one diagnosis — read_file
+//! line-number prefixes left in `old_string`, or the same text present with different
+//! whitespace (with line numbers).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use memchr::memmem;
 
@@ -43,37 +43,6 @@ pub enum Tier {
     UnicodePunctuation,
 }
 
-impl Tier {
-    /// The tier's name as the messages show it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::Exact => "exact",
-            Tier::IndentationFlexible => "indentation-flexible",
-            Tier::LineTrimmed => "per-line trimmed",
-            Tier::WhitespaceCollapsed => "whitespace-collapsed",
-            Tier::TrimmedSubstring => "trimmed substring",
-            Tier::UnicodePunctuation => "Unicode punctuation",
-        }
-    }
-
-    fn explain(self) -> &'static str {
-        match self {
-            Tier::Exact => "exact",
-            Tier::IndentationFlexible => {
-                "the same lines with a different indentation; new_string was re-indented by the same shift"
-            }
-            Tier::LineTrimmed => {
-                "leading and trailing whitespace ignored on each line; new_string was shifted by the difference in common indentation"
-            }
-            Tier::WhitespaceCollapsed => "every run of whitespace treated as one space",
-            Tier::TrimmedSubstring => "the whitespace around old_string ignored",
-            Tier::UnicodePunctuation => {
-                "typographic quotes, dashes and odd spaces treated as their ASCII forms; the file's own characters were kept where the edit did not change them"
-            }
-        }
-    }
-}
-
 /// One region to replace: `start..end` in the searched text, and what goes there (`\n`s).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {
@@ -88,13 +57,21 @@ pub struct Found {
     pub tier: Tier,
     /// Ascending and disjoint.
     pub regions: Vec<Region>,
-    /// For a tolerant match: what to tell the model (which lines, how it matched).
-    pub note: Option<String>,
 }
 
+impl Found {
+    /// Whether a tolerant tier (not the exact search) found the region.
+    pub fn tolerant(&self) -> bool {
+        self.tier != Tier::Exact
+    }
+}
+
+/// The first sentence of every `no_match` message; a diagnosis may follow it.
+pub const NO_MATCH: &str = "old_string not found. It must match the file byte-for-byte (whitespace, indentation, and line breaks included) and must NOT include the line-number prefixes shown by read_file. Re-read the exact region and copy the text verbatim.";
+
 /// Finds `old` in `text` and says what replaces it. `text`, `old` and `new` use `\n` only;
-/// `display` names the file in messages. Errors: `no_match` (with diagnostics) and
-/// `ambiguous_match` (with a `lines` field).
+/// `display` names the file in messages. Errors: `no_match` (with a diagnosis when one
+/// applies) and `ambiguous_match` (with `count` and `lines` fields).
 pub fn find(
     text: &str,
     old: &str,
@@ -121,7 +98,6 @@ pub fn find(
         return Ok(Found {
             tier: Tier::Exact,
             regions,
-            note: None,
         });
     }
     let lines = LineIndex::new(text);
@@ -140,55 +116,35 @@ pub fn find(
         )
         .with("count", exact.len()));
     }
-    match cascade(text, &lines, old, new) {
-        Cascade::Found(tier, region) => {
-            let (first, last) = lines.span(region.start, region.end);
-            if replace_all {
-                return Err(no_match(
-                    format!(
-                        "old_string was not found exactly in {display}, and replace_all only replaces exact occurrences. A {} match exists at {}; copy old_string exactly from read_file, or drop replace_all to replace just that one.",
-                        tier.name(),
-                        range(first, last)
-                    ),
-                    display,
-                ));
-            }
-            let note = format!(
-                "old_string did not match exactly; the {} match found it at {} ({}). Verify the result with read_file.",
-                tier.name(),
-                range(first, last),
-                tier.explain()
-            );
-            Ok(Found {
-                tier,
-                regions: vec![region],
-                note: Some(note),
-            })
+    // replace_all replaces exact occurrences only: no tolerant tier runs for it, but the
+    // diagnosis still says where the text is with other whitespace.
+    let outcome = if replace_all {
+        Cascade::None {
+            discarded: Vec::new(),
         }
-        Cascade::Ambiguous(tier, regions) => {
-            let spans: Vec<(usize, usize)> =
-                regions.iter().map(|r| lines.span(r.start, r.end)).collect();
-            let firsts: Vec<usize> = spans.iter().map(|s| s.0).collect();
+    } else {
+        cascade(text, &lines, old, new)
+    };
+    match outcome {
+        Cascade::Found(tier, region) => Ok(Found {
+            tier,
+            regions: vec![region],
+        }),
+        Cascade::Ambiguous(regions) => {
+            let firsts: Vec<usize> = regions.iter().map(|r| lines.line_of(r.start)).collect();
             Err(ambiguous(
                 format!(
-                    "old_string was not found exactly in {display}; a {} match finds {} places ({}), and a tolerant match is only applied when it is unique. Copy old_string exactly from read_file, including more surrounding lines.",
-                    tier.name(),
-                    spans.len(),
-                    spans
-                        .iter()
-                        .take(MAX_LISTED)
-                        .map(|&(a, b)| range(a, b))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    "old_string was not found exactly; after whitespace-tolerant matching it matched {} regions (at lines {}); it must be unique. Add surrounding lines, or correct the whitespace so it matches one region exactly.",
+                    firsts.len(),
+                    list_lines(&firsts)
                 ),
                 display,
                 &firsts,
             ))
         }
-        Cascade::None { discarded } => Err(no_match(
-            diagnose(text, &lines, old, new, &discarded, display),
-            display,
-        )),
+        Cascade::None { discarded } => {
+            Err(no_match(diagnose(text, &lines, old, &discarded), display))
+        }
     }
 }
 
@@ -196,8 +152,6 @@ pub fn find(
 const MAX_LISTED: usize = 20;
 /// How many line numbers the `lines` field of `ambiguous_match` carries (`count` has the total).
 const MAX_LINES_FIELD: usize = 100;
-/// The shortest trimmed `new_string` whose presence is reported as "already applied".
-const MIN_PRESENT_CHARS: usize = 8;
 
 fn no_match(message: String, display: &str) -> ToolError {
     ToolError::new(ErrorCode::NoMatch, message).with("path", display)
@@ -222,14 +176,6 @@ fn list_lines(lines: &[usize]) -> String {
         format!("{} and {more} more", shown.join(", "))
     } else {
         shown.join(", ")
-    }
-}
-
-fn range(first: usize, last: usize) -> String {
-    if first == last {
-        format!("line {first}")
-    } else {
-        format!("lines {first}-{last}")
     }
 }
 
@@ -324,10 +270,10 @@ fn line_count(s: &str) -> usize {
 
 enum Cascade {
     Found(Tier, Region),
-    Ambiguous(Tier, Vec<Region>),
-    /// Nothing usable; `discarded` holds the disproportionate candidates' line spans.
+    Ambiguous(Vec<Region>),
+    /// Nothing usable; `discarded` holds the first lines of the disproportionate candidates.
     None {
-        discarded: Vec<(usize, usize)>,
+        discarded: Vec<usize>,
     },
 }
 
@@ -335,7 +281,7 @@ fn cascade(text: &str, lines: &LineIndex, old: &str, new: &str) -> Cascade {
     let mut discarded = Vec::new();
     let old_lines = line_count(old);
     let old_chars = old.chars().count();
-    let keep = |regions: Vec<Region>, discarded: &mut Vec<(usize, usize)>| -> Vec<Region> {
+    let keep = |regions: Vec<Region>, discarded: &mut Vec<usize>| -> Vec<Region> {
         regions
             .into_iter()
             .filter(|r| {
@@ -343,7 +289,7 @@ fn cascade(text: &str, lines: &LineIndex, old: &str, new: &str) -> Cascade {
                 let too_big =
                     line_count(span) >= 2 * old_lines || span.chars().count() >= old_chars + 500;
                 if too_big {
-                    discarded.push(lines.span(r.start, r.end));
+                    discarded.push(lines.line_of(r.start));
                 }
                 !too_big
             })
@@ -384,7 +330,7 @@ fn cascade(text: &str, lines: &LineIndex, old: &str, new: &str) -> Cascade {
                 };
                 return Cascade::Found(tier, region);
             }
-            _ => return Cascade::Ambiguous(tier, found),
+            _ => return Cascade::Ambiguous(found),
         }
     }
     discarded.sort();
@@ -476,57 +422,18 @@ fn indentation_flexible(lines: &LineIndex, old: &str, new: &str, windows: &[usiz
                 }
                 w[want_indent.len()..] == g[got_indent.len()..]
             });
-            same_shape.then(|| {
-                window_region(
-                    lines,
-                    i,
-                    want.len(),
-                    trailing,
-                    reindent(new, want_indent, got_indent),
-                )
-            })
+            // The whole lines, indentation included, become new_string as given.
+            same_shape.then(|| window_region(lines, i, want.len(), trailing, new.to_string()))
         })
         .collect()
-}
-
-/// Moves `new`'s lines from indentation `from` to `to`: a line starting with `from` gets `to`
-/// instead; blank lines and lines indented less than `from` are left as they are.
-fn reindent(new: &str, from: &str, to: &str) -> String {
-    new.split('\n')
-        .map(|line| match line.strip_prefix(from) {
-            Some(rest) if !is_blank(line) => format!("{to}{rest}"),
-            _ => line.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn line_trimmed(lines: &LineIndex, old: &str, new: &str, windows: &[usize]) -> Vec<Region> {
     let (want, trailing) = model_lines(old);
-    let want_indent = common_indent(want.iter().copied());
     windows
         .iter()
-        .map(|&i| {
-            let got_indent = common_indent((i..i + want.len()).map(|k| lines.line(k)));
-            let replacement = reindent(new, want_indent, got_indent);
-            window_region(lines, i, want.len(), trailing, replacement)
-        })
+        .map(|&i| window_region(lines, i, want.len(), trailing, new.to_string()))
         .collect()
-}
-
-/// `new` with the whitespace removed that was trimmed from `old`: exactly `old`'s leading and
-/// trailing whitespace when `new` has it too, otherwise all of `new`'s on that side.
-fn trim_like(new: &str, old: &str) -> String {
-    let lead = leading_ws(old);
-    let trail = &old[old.trim_end().len()..];
-    let mut s = new;
-    if !lead.is_empty() {
-        s = s.strip_prefix(lead).unwrap_or_else(|| s.trim_start());
-    }
-    if !trail.is_empty() {
-        s = s.strip_suffix(trail).unwrap_or_else(|| s.trim_end());
-    }
-    s.to_string()
 }
 
 /// A text with every whitespace run squeezed to one space, and the way back.
@@ -586,7 +493,7 @@ fn whitespace_collapsed(text: &str, old: &str, new: &str) -> Vec<Region> {
         return Vec::new();
     }
     let squeezed = Squeezed::new(text);
-    let replacement = trim_like(new, old);
+    let replacement = new.to_string();
     memmem::find_iter(squeezed.text.as_bytes(), want.as_bytes())
         .map(|at| Region {
             start: squeezed.to_original(at),
@@ -601,7 +508,7 @@ fn trimmed_substring(text: &str, old: &str, new: &str) -> Vec<Region> {
     if want.is_empty() || want.len() == old.len() {
         return Vec::new();
     }
-    let replacement = trim_like(new, old);
+    let replacement = new.to_string();
     exact_matches(text, want)
         .into_iter()
         .map(|start| Region {
@@ -688,82 +595,34 @@ fn unicode_punctuation(text: &str, old: &str, new: &str) -> Vec<Region> {
 // ---------------------------------------------------------------------------------------------
 // Diagnostics
 
-/// The `no_match` message: what was not found, then every diagnosis that applies.
-fn diagnose(
-    text: &str,
-    lines: &LineIndex,
-    old: &str,
-    new: &str,
-    discarded: &[(usize, usize)],
-    display: &str,
-) -> String {
-    let mut hints: Vec<String> = Vec::new();
+/// The `no_match` message: [`NO_MATCH`], then at most one diagnosis. read_file line-number
+/// prefixes left in `old_string` come first; otherwise the lines where the same text stands
+/// with other whitespace (found ignoring all whitespace, or as a tolerant candidate discarded
+/// for spanning far more than `old_string`).
+fn diagnose(text: &str, lines: &LineIndex, old: &str, discarded: &[usize]) -> String {
+    let mut message = NO_MATCH.to_string();
     if let Some(stripped) = strip_line_prefixes(old) {
-        let mut hint = "old_string contains read_file line-number prefixes (like \"    12\\t\"); they are not part of the file. Remove them and copy only the text after the tab.".to_string();
+        message.push_str(" It looks like old_string still contains read_file's line-number prefixes (the right-aligned number and tab at the start of each line); they are not part of the file, so remove them and keep only the text after each tab.");
         if let Some(&at) = exact_matches(text, &stripped).first() {
-            hint.push_str(&format!(
+            message.push_str(&format!(
                 " Without them it matches at line {}.",
                 lines.line_of(at)
             ));
         }
-        hints.push(hint);
+        return message;
     }
-    let ws_lines = whitespace_insensitive(text, lines, old);
-    if !discarded.is_empty() {
-        hints.push(format!(
-            "The same text appears with different whitespace at {}, but that match spans far more than old_string (at least twice its lines, or 500+ characters more), so it was not applied. Copy old_string exactly from read_file, including indentation and line breaks.",
-            spans_text(discarded)
+    let mut at = whitespace_insensitive(text, lines, old);
+    at.extend_from_slice(discarded);
+    at.sort_unstable();
+    at.dedup();
+    if !at.is_empty() {
+        message.push_str(&format!(
+            " The text is present at {} {} but its leading/trailing whitespace differs from old_string. Re-read that region with read_file and copy the indentation verbatim.",
+            if at.len() == 1 { "line" } else { "lines" },
+            list_lines(&at)
         ));
-    } else if !ws_lines.is_empty() {
-        hints.push(format!(
-            "The same text appears with different whitespace at {}. Copy old_string exactly from read_file, including indentation, spaces and line breaks.",
-            spans_text(&ws_lines)
-        ));
-    }
-    // A short new_string (a name, a number) occurs anywhere; only a substantive one says
-    // something about an earlier edit.
-    let substantive = new.trim().chars().count() >= MIN_PRESENT_CHARS || new.trim().contains('\n');
-    let diagnosed_old = !hints.is_empty();
-    if substantive {
-        if let Some(&at) = exact_matches(text, new).first() {
-            hints.push(format!(
-                "new_string is already present at line {}: this edit may already have been applied. Read the file to check before retrying.",
-                lines.line_of(at)
-            ));
-        }
-    }
-    if !diagnosed_old {
-        if let Some(similar) = similar_region(lines, old) {
-            hints.push(similar);
-        }
-    }
-    let mut message = if text.is_empty() {
-        format!("old_string was not found in {display}: the file is empty. Use write_file to give it content.")
-    } else {
-        format!("old_string was not found in {display}.")
-    };
-    for hint in &hints {
-        message.push(' ');
-        message.push_str(hint);
-    }
-    if !text.is_empty() && hints.is_empty() {
-        message.push_str(
-            " It must match character for character, including whitespace: read the file again with read_file and copy old_string from it.",
-        );
     }
     message
-}
-
-fn spans_text(spans: &[(usize, usize)]) -> String {
-    let mut parts: Vec<String> = spans
-        .iter()
-        .take(MAX_LISTED)
-        .map(|&(a, b)| range(a, b))
-        .collect();
-    if spans.len() > MAX_LISTED {
-        parts.push(format!("and {} more", spans.len() - MAX_LISTED));
-    }
-    parts.join(", ")
 }
 
 /// `old` without read_file row prefixes (`<spaces><digits><tab>`), when most of its non-blank
@@ -789,20 +648,17 @@ pub fn strip_line_prefixes(old: &str) -> Option<String> {
     )
 }
 
-/// Line spans where `old` occurs once all whitespace is ignored on both sides.
-fn whitespace_insensitive(text: &str, lines: &LineIndex, old: &str) -> Vec<(usize, usize)> {
+/// The first lines of the places where `old` occurs once all whitespace is ignored on both
+/// sides.
+fn whitespace_insensitive(text: &str, lines: &LineIndex, old: &str) -> Vec<usize> {
     let want: String = old.chars().filter(|c| !c.is_whitespace()).collect();
     if want.is_empty() {
         return Vec::new();
     }
     let stripped = Stripped::new(text);
     memmem::find_iter(stripped.text.as_bytes(), want.as_bytes())
-        .take(MAX_LISTED + 1)
-        .map(|at| {
-            let start = stripped.to_original(at);
-            let last = stripped.to_original(at + want.len() - 1);
-            lines.span(start, last + 1)
-        })
+        .take(MAX_LINES_FIELD)
+        .map(|at| lines.line_of(stripped.to_original(at)))
         .collect()
 }
 
@@ -839,96 +695,6 @@ impl Stripped {
         let i = self.runs.partition_point(|&(pos, _)| pos <= at);
         at + if i == 0 { 0 } else { self.runs[i - 1].1 }
     }
-}
-
-/// "The most similar text is at lines A-B: …" for the window of `old`'s line count that shares
-/// the most words with it, when it shares at least half of them.
-fn similar_region(lines: &LineIndex, old: &str) -> Option<String> {
-    let (want, _) = model_lines(old);
-    let wanted: WordSet = words(old).take(500).collect();
-    if wanted.is_empty() || lines.is_empty() {
-        return None;
-    }
-    let n = want.len().min(lines.len());
-    let scores: Vec<usize> = (0..lines.len())
-        .map(|i| words_in(lines.line(i), &wanted))
-        .collect();
-    let mut window: usize = scores[..n].iter().sum();
-    let (mut best, mut best_at) = (window, 0);
-    for i in 1..=lines.len() - n {
-        window = window + scores[i + n - 1] - scores[i - 1];
-        if window > best {
-            (best, best_at) = (window, i);
-        }
-    }
-    if best == 0 {
-        return None;
-    }
-    let region: Vec<&str> = (best_at..best_at + n).map(|i| lines.line(i)).collect();
-    let shared: HashSet<&str> = region
-        .iter()
-        .flat_map(|l| words(l))
-        .filter(|w| wanted.contains(w))
-        .collect();
-    let share = shared.len() * 100 / wanted.len();
-    if share < 50 {
-        return None;
-    }
-    const SHOW: usize = 12;
-    let mut rows: Vec<String> = region
-        .iter()
-        .take(SHOW)
-        .enumerate()
-        .map(|(k, l)| {
-            let (cut, more) = crate::text::cut_chars(l, 240);
-            // Undecodable bytes of a non-UTF-8 file show as read_file shows them.
-            let cut: String = cut
-                .chars()
-                .map(|c| if c >= '\u{10FF00}' { '\u{FFFD}' } else { c })
-                .collect();
-            format!(
-                "{:>6}\t{cut}{}",
-                best_at + k + 1,
-                if more { " [...]" } else { "" }
-            )
-        })
-        .collect();
-    if region.len() > SHOW {
-        rows.push(format!("[... {} more lines ...]", region.len() - SHOW));
-    }
-    Some(format!(
-        "The most similar text is at {} ({share}% of old_string's words); compare it with old_string and copy the exact text:\n{}",
-        range(best_at + 1, best_at + n),
-        rows.join("\n")
-    ))
-}
-
-/// The words of `old_string`, looked up once per word of the file: a multiply-rotate hash (the
-/// keys are short and not adversarial) keeps that scan cheap on a large file.
-type WordSet<'a> = HashSet<&'a str, BuildHasherDefault<WordHasher>>;
-
-#[derive(Default)]
-struct WordHasher(u64);
-
-impl Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7C_C1_B7_27_22_0A_95);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-fn words(s: &str) -> impl Iterator<Item = &str> {
-    s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| w.chars().count() >= 2)
-}
-
-fn words_in(line: &str, set: &WordSet) -> usize {
-    words(line).filter(|w| set.contains(w)).count()
 }
 
 #[cfg(test)]
@@ -976,15 +742,19 @@ mod tests {
     }
 
     #[test]
-    fn indentation_flexible_reindents_new() {
+    fn indentation_flexible_replaces_whole_lines_verbatim() {
+        // The matched lines, indentation included, become new_string as given.
+        let (out, tier) = edit("  a\n  b\n  c\n", "a\nb", "X");
+        assert_eq!(tier, Tier::IndentationFlexible);
+        assert_eq!(out, "X\n  c\n");
+        let (out, _) = edit("  a\n  b\n  c\n", "a\nb\n", "X");
+        assert_eq!(out, "X  c\n");
         let text = "fn a() {\n\tif x {\n\t\tgo();\n\t}\n}\n";
-        let (out, tier) = edit(text, "if x {\n\tgo();\n}\n", "if x {\n\tstop();\n}\n");
+        let (out, tier) = edit(text, "if x {\n\tgo();\n}\n", "\tif x {\n\t\tstop();\n\t}\n");
         assert_eq!(tier, Tier::IndentationFlexible);
         assert_eq!(out, "fn a() {\n\tif x {\n\t\tstop();\n\t}\n}\n");
-        let text = "  a\n    b\n";
-        let (out, tier) = edit(text, "a\n  b", "a\n  c");
-        assert_eq!(tier, Tier::IndentationFlexible);
-        assert_eq!(out, "  a\n    c\n");
+        let (out, _) = edit("  a\n    b\n", "a\n  b", "a\n  c");
+        assert_eq!(out, "a\n  c\n");
     }
 
     #[test]
@@ -992,9 +762,9 @@ mod tests {
         let text = "x\n  a  \n b\ny\n";
         let (out, tier) = edit(text, "a\n    b", "A\n    B");
         assert_eq!(tier, Tier::LineTrimmed);
-        assert_eq!(out, "x\n A\n     B\ny\n");
-        // The common case: indentation dropped and a trailing space left over.
-        let (out, tier) = edit("    x = 1\n", "x = 1 \n", "x = 2\n");
+        assert_eq!(out, "x\nA\n    B\ny\n");
+        // Indentation dropped and a trailing space left over: the line becomes new_string.
+        let (out, tier) = edit("    x = 1\n", "x = 1 \n", "    x = 2\n");
         assert_eq!(tier, Tier::LineTrimmed);
         assert_eq!(out, "    x = 2\n");
     }
@@ -1010,6 +780,9 @@ mod tests {
     fn trimmed_substring_inside_a_line() {
         let (out, tier) = edit("call(foo, bar)\n", "\n foo, bar\n", "\n baz\n");
         assert_eq!(tier, Tier::TrimmedSubstring);
+        // new_string goes in verbatim, its surrounding whitespace included.
+        assert_eq!(out, "call(\n baz\n)\n");
+        let (out, _) = edit("call(foo, bar)\n", " foo, bar ", "baz");
         assert_eq!(out, "call(baz)\n");
     }
 
@@ -1032,9 +805,12 @@ mod tests {
         let text = "\tif a {\n\t\tgo()\n\t}\n    if a {\n    \tgo()\n    }\n";
         let e = fails(text, "if a {\n\tgo()\n}");
         assert_eq!(e.code, ErrorCode::AmbiguousMatch);
-        assert!(e.message.contains("indentation-flexible"), "{}", e.message);
-        assert!(e.message.contains("lines 1-3, lines 4-6"), "{}", e.message);
+        assert_eq!(
+            e.message,
+            "old_string was not found exactly; after whitespace-tolerant matching it matched 2 regions (at lines 1, 4); it must be unique. Add surrounding lines, or correct the whitespace so it matches one region exactly."
+        );
         assert_eq!(e.fields["lines"], serde_json::json!([1, 4]));
+        assert_eq!(e.fields["count"], 2);
     }
 
     #[test]
@@ -1043,20 +819,43 @@ mod tests {
         let text = "call(a,\n     b)\n";
         let e = fails(text, "call(a, b)");
         assert_eq!(e.code, ErrorCode::NoMatch);
-        assert!(e.message.contains("lines 1-2"), "{}", e.message);
-        assert!(e.message.contains("twice"), "{}", e.message);
+        assert_eq!(e.message, format!("{NO_MATCH}{}", ws_hint("line 1")));
         // 500+ characters more.
-        let text = format!("a{}b\n", " ".repeat(600));
+        let text = format!("x\na{}b\n", " ".repeat(600));
         let e = fails(&text, "a b");
-        assert!(e.message.contains("500"), "{}", e.message);
+        assert_eq!(e.code, ErrorCode::NoMatch);
+        assert_eq!(e.message, format!("{NO_MATCH}{}", ws_hint("line 2")));
+    }
+
+    fn ws_hint(at: &str) -> String {
+        format!(" The text is present at {at} but its leading/trailing whitespace differs from old_string. Re-read that region with read_file and copy the indentation verbatim.")
+    }
+
+    #[test]
+    fn the_bare_message_when_nothing_is_diagnosed() {
+        assert_eq!(fails("alpha\n", "beta").message, NO_MATCH);
+        assert_eq!(fails("", "beta").message, NO_MATCH);
+        assert_eq!(fails("", "beta").fields["path"], "f");
     }
 
     #[test]
     fn diagnoses_line_number_prefixes() {
         let text = "alpha\nbeta\n";
         let e = fails(text, "     1\talpha\n     2\tbeta");
-        assert!(e.message.contains("line-number prefixes"), "{}", e.message);
-        assert!(e.message.contains("matches at line 1"), "{}", e.message);
+        assert!(
+            e.message.starts_with(&format!(
+                "{NO_MATCH} It looks like old_string still contains read_file's line-number prefixes"
+            )),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message.ends_with(" Without them it matches at line 1."),
+            "{}",
+            e.message
+        );
+        // The prefix diagnosis wins over the whitespace one: only one is given.
+        assert!(!e.message.contains("is present at"), "{}", e.message);
         assert_eq!(
             strip_line_prefixes("12\tx\n  3\ty").as_deref(),
             Some("x\ny")
@@ -1067,11 +866,9 @@ mod tests {
     #[test]
     fn diagnoses_whitespace_differences_with_lines() {
         let e = fails("a\nfoo(x,y)\n", "foo(x, y)");
-        assert!(
-            e.message.contains("different whitespace at line 2"),
-            "{}",
-            e.message
-        );
+        assert_eq!(e.message, format!("{NO_MATCH}{}", ws_hint("line 2")));
+        let e = fails("foo(x,y)\nb\nfoo( x,y )\n", "foo(x, y)");
+        assert_eq!(e.message, format!("{NO_MATCH}{}", ws_hint("lines 1, 3")));
     }
 
     #[test]
@@ -1082,52 +879,14 @@ mod tests {
         assert_eq!(s.to_original(1), 3);
         assert_eq!(s.to_original(2), 7);
         let e = fails("x\n  foo ( a,b )\n", "foo(a, b)");
-        assert!(
-            e.message.contains("different whitespace at line 2"),
-            "{}",
-            e.message
-        );
+        assert_eq!(e.message, format!("{NO_MATCH}{}", ws_hint("line 2")));
     }
 
     #[test]
-    fn diagnoses_an_edit_already_applied() {
-        let e = find(
-            "one\nlet x = TWO;\n",
-            "let x = two;",
-            "let x = TWO;",
-            false,
-            "f",
-        )
-        .unwrap_err();
-        assert!(
-            e.message.contains("already present at line 2"),
-            "{}",
-            e.message
-        );
-        // A short new_string says nothing about an earlier edit.
-        let e = find("one\nTWO\n", "two", "TWO", false, "f").unwrap_err();
-        assert!(!e.message.contains("already present"), "{}", e.message);
-    }
-
-    #[test]
-    fn diagnoses_the_nearest_similar_region() {
-        let text = "fn main() {\n    let total = compute(items, 3);\n    print(total);\n}\n";
-        let e = fails(text, "let total = compute(things, 3);\nprint(total)");
-        assert!(
-            e.message.contains("most similar text is at lines 2-3"),
-            "{}",
-            e.message
-        );
-        assert!(e.message.contains("     2\t    let total"), "{}", e.message);
-        let e = fails("", "x");
-        assert!(e.message.contains("empty"), "{}", e.message);
-    }
-
-    #[test]
-    fn replace_all_is_exact_only() {
+    fn replace_all_is_exact_only_but_still_diagnoses_whitespace() {
         let e = find("  a  \n", "a \n", "b", true, "f").unwrap_err();
         assert_eq!(e.code, ErrorCode::NoMatch);
-        assert!(e.message.contains("replace_all"), "{}", e.message);
+        assert_eq!(e.message, format!("{NO_MATCH}{}", ws_hint("line 1")));
     }
 
     /// Random texts over an alphabet of the tricky characters: `find` never panics, and every

@@ -2,9 +2,12 @@
 //!
 //! Relative paths resolve against the workspace root; absolute paths are taken as they are.
 //! With confinement on, a path escapes when it climbs out with `..`, names an outside absolute
-//! path, or reaches outside through a symlink. The symlink check canonicalizes the longest
-//! existing prefix of the path, so it also covers paths that do not exist yet (a file about to
-//! be created under a linked directory).
+//! path, or reaches outside through a symlink. [`resolve`] answers the common case up front
+//! with the exact contract message: the lexical check, then (on Unix) a walk of the existing
+//! part of the path with directory fds ([`crate::confine::check`]), which also covers paths
+//! that do not exist yet (a file about to be created under a linked directory). That check is
+//! advisory: the I/O itself is done beneath the root's fd ([`crate::confine`]), so a path
+//! swapped after the check still cannot lead outside (the fd answer wins).
 
 use std::ffi::OsString;
 use std::fs;
@@ -20,6 +23,21 @@ pub struct WorkPath {
     pub abs: PathBuf,
     /// What results show: relative to the root (`.` for the root), absolute when outside.
     pub display: String,
+    /// The root every I/O on this path is confined beneath ([`crate::confine`]): the
+    /// workspace root when confinement is on, `None` (resolved from `/`, nothing refused)
+    /// when it is off.
+    pub within: Option<PathBuf>,
+}
+
+impl WorkPath {
+    /// A path confined beneath `root` (`abs` must lie under it).
+    pub fn beneath(root: &Path, abs: PathBuf, display: String) -> WorkPath {
+        WorkPath {
+            abs,
+            display,
+            within: Some(root.to_path_buf()),
+        }
+    }
 }
 
 /// Resolves `raw` against the workspace and enforces confinement when it is on.
@@ -36,10 +54,15 @@ pub fn resolve(config: &Config, raw: &str) -> ToolResult<WorkPath> {
     if config.confine_to_workspace {
         check_confined(root, &abs, raw)?;
     }
+    let path = WorkPath {
+        abs,
+        display,
+        within: config.confine_to_workspace.then(|| root.clone()),
+    };
     if raw.len() > 1 && raw.ends_with('/') {
-        check_names_directory(&abs, &display)?;
+        check_names_directory(&path)?;
     }
-    Ok(WorkPath { abs, display })
+    Ok(path)
 }
 
 /// Resolves an optional path argument, defaulting to the workspace root.
@@ -68,8 +91,9 @@ pub fn slash_join(rel: &Path) -> String {
 
 /// A path written with a trailing `/` names a directory, as it does for the OS: a file there is
 /// `not_a_file` and nothing there is `not_found` (never a file created under that name).
-fn check_names_directory(abs: &Path, display: &str) -> ToolResult<()> {
-    match fs::metadata(abs) {
+fn check_names_directory(path: &WorkPath) -> ToolResult<()> {
+    let display = path.display.as_str();
+    match crate::confine::stat(path) {
         Ok(meta) if meta.is_dir() => Ok(()),
         Ok(_) => Err(ToolError::new(
             ErrorCode::NotAFile,
@@ -99,6 +123,25 @@ fn check_confined(root: &Path, abs: &Path, raw: &str) -> ToolResult<()> {
     if !abs.starts_with(root) {
         return Err(escape_error(raw, root, "lies outside the workspace"));
     }
+    #[cfg(unix)]
+    {
+        let rel = abs.strip_prefix(root).unwrap_or(Path::new(""));
+        match crate::confine::check(root, rel) {
+            Err(e) if crate::confine::is_escape(&e) => Err(escape_error(
+                raw,
+                root,
+                "resolves outside the workspace through a symlink (or through a symlink loop)",
+            )),
+            // Anything else (an unreadable directory, a missing root) is for the I/O to report.
+            _ => Ok(()),
+        }
+    }
+    #[cfg(not(unix))]
+    check_canonical(root, abs, raw)
+}
+
+#[cfg(not(unix))]
+fn check_canonical(root: &Path, abs: &Path, raw: &str) -> ToolResult<()> {
     // The root itself may be reached through a symlink; compare canonical forms.
     let canon_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let inside = canonical_longest_prefix(abs).is_some_and(|canon| canon.starts_with(&canon_root));

@@ -107,6 +107,17 @@ pub fn run(req: &Request<'_>) -> io::Result<Capture> {
     }
 }
 
+/// Live (non-zombie) members of process group `pgid` (Linux `/proc`; empty elsewhere).
+pub fn group_members(pgid: i32) -> Vec<u32> {
+    #[cfg(unix)]
+    return unix::members(pgid);
+    #[cfg(not(unix))]
+    {
+        let _ = pgid;
+        Vec::new()
+    }
+}
+
 /// Kills every process group this host started that may still have members, and every
 /// process carrying this host's mark. Called when the host process exits; safe to call at
 /// any time and more than once.
@@ -316,7 +327,7 @@ done
     }
 
     /// Live (non-zombie) members of process group `pgid`, read from `/proc`.
-    fn members(pgid: i32) -> Vec<u32> {
+    pub(super) fn members(pgid: i32) -> Vec<u32> {
         let Ok(procs) = fs::read_dir("/proc") else {
             return Vec::new();
         };

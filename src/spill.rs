@@ -2,12 +2,20 @@
 //!
 //! Spill files are `.clarvis/bash-<token>.<stream>.log` under the workspace root; the directory
 //! holds a `.gitignore` of `*` so nothing in it is ever committed. [`sweep`] removes old ones.
+//!
+//! The directory is only ever reached through [`open_dir`]: opened with `O_NOFOLLOW |
+//! O_DIRECTORY` in the workspace root's fd, so a `.clarvis` replaced by a symlink is refused
+//! and every file made in it ([`create_file`]) is created with `openat` in that fd. The
+//! monitors use the same API for their logs.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::confine::{Dir, Root};
 
 /// The workspace-relative directory holding spill files.
 pub const SPILL_DIR: &str = ".clarvis";
@@ -31,70 +39,89 @@ pub fn new_token() -> String {
     format!("{:x}-{nanos:x}-{n:x}", std::process::id())
 }
 
+/// `<root>/.clarvis` as a path, after [`open_dir`] made sure it exists (with its `.gitignore`)
+/// and is a real directory, not a symlink. For the monitors, whose processes name their files
+/// by path; see SPEC.md for what that leaves open.
+pub fn clarvis_dir(root: &Path) -> io::Result<std::path::PathBuf> {
+    open_dir(root, true)?;
+    Ok(root.join(SPILL_DIR))
+}
+
 /// Writes `bytes` to a new spill file `.clarvis/bash-<token>.<stream>.log` under `root`,
 /// creating the directory (with its `.gitignore` of `*`) when needed. Returns the path
 /// relative to `root`. An existing file is never overwritten, and a `.clarvis` that is a
 /// symlink is refused, so a spill can never write outside the directory.
 pub fn write_spill(root: &Path, token: &str, stream: &str, bytes: &[u8]) -> io::Result<String> {
-    let dir = root.join(SPILL_DIR);
-    ensure_dir(&dir)?;
+    let dir = open_dir(root, true)?;
     let name = format!("bash-{token}.{stream}.log");
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(dir.join(&name))?;
+    let mut file = create_file(&dir, OsStr::new(&name))?;
     file.write_all(bytes)?;
     Ok(format!("{SPILL_DIR}/{name}"))
 }
 
-/// Creates the spill directory and its `.gitignore` (content `*`) if they are missing.
-fn ensure_dir(dir: &Path) -> io::Result<()> {
-    match fs::symlink_metadata(dir) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("{SPILL_DIR} exists and is not a directory"),
-            ))
+/// The `.clarvis` directory under the workspace `root`, opened as a directory fd with
+/// `O_NOFOLLOW | O_DIRECTORY` in the root's fd: a `.clarvis` that is a symlink (or not a
+/// directory) is refused, so nothing done through the returned [`Dir`] can land outside.
+/// With `create`, a missing directory is made, with a `.gitignore` of `*` so nothing in it
+/// is ever committed. Use [`Dir::entries`], [`Dir::stat`] and [`Dir::remove_file`] to list
+/// and remove what is in it, and [`create_file`] to add a file.
+pub fn open_dir(root: &Path, create: bool) -> io::Result<Dir> {
+    let root = Root::get(root, true)?;
+    let name = OsStr::new(SPILL_DIR);
+    let dir = match root.dir().open_dir(name) {
+        Ok(dir) => dir,
+        Err(e) if e.kind() == io::ErrorKind::NotFound && create => {
+            match root.dir().mkdir(name, 0o777) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
+            root.dir().open_dir(name)?
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        },
-        Err(e) => return Err(e),
-    }
-    let ignore = dir.join(".gitignore");
-    if fs::symlink_metadata(&ignore).is_err() {
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&ignore)
-        {
-            Ok(mut f) => f.write_all(b"*\n")?,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
+        Err(e) => {
+            return Err(match root.dir().stat(name) {
+                Ok(st) if !st.is_dir() => io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!("{SPILL_DIR} exists and is not a directory (a symlink is refused)"),
+                ),
+                _ => e,
+            })
+        }
+    };
+    if create {
+        let ignore = OsStr::new(".gitignore");
+        if dir.stat(ignore).is_err() {
+            match dir.create_new(ignore, 0o666) {
+                Ok(mut f) => f.write_all(b"*\n")?,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
         }
     }
-    Ok(())
+    Ok(dir)
 }
 
+/// Creates the new file `name` in the `.clarvis` directory `dir` (from [`open_dir`]). Never
+/// overwrites and never follows a symlink: anything already there is `AlreadyExists`.
+pub fn create_file(dir: &Dir, name: &OsStr) -> io::Result<fs::File> {
+    dir.create_new(name, 0o666)
+}
+
+/// Removes old `bash-*` regular files from `.clarvis`. A `.clarvis` that is a symlink is left
+/// alone (never followed), and so is every entry that is not a regular file.
 fn sweep_older_than(root: &Path, max_age: Duration, now: SystemTime) {
-    let Ok(entries) = fs::read_dir(root.join(SPILL_DIR)) else {
+    let Ok(dir) = open_dir(root, false) else {
         return;
     };
-    for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().starts_with("bash-") {
+    let Ok(names) = dir.entries() else { return };
+    for name in names {
+        if !name.as_encoded_bytes().starts_with(b"bash-") {
             continue;
         }
-        let Ok(meta) = entry.metadata() else { continue };
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age > max_age);
-        if meta.is_file() && old {
-            let _ = fs::remove_file(entry.path());
+        let Ok(st) = dir.stat(&name) else { continue };
+        let old = now.duration_since(st.mtime).is_ok_and(|age| age > max_age);
+        if st.is_file() && old {
+            let _ = dir.remove_file(&name);
         }
     }
 }
@@ -131,6 +158,25 @@ mod tests {
         );
         assert!(write_spill(dir.path(), &token, "stdout", b"again").is_err());
         assert_ne!(new_token(), token);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn sweep_never_follows_a_symlinked_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("bash-victim.stdout.log"), "keep").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(SPILL_DIR)).unwrap();
+        let later = SystemTime::now() + Duration::from_secs(2 * 24 * 3600);
+        sweep_older_than(dir.path(), SPILL_MAX_AGE, later);
+        assert!(outside.path().join("bash-victim.stdout.log").exists());
+        // Entries that are links are not followed either.
+        fs::remove_file(dir.path().join(SPILL_DIR)).unwrap();
+        fs::create_dir(dir.path().join(SPILL_DIR)).unwrap();
+        let victim = outside.path().join("bash-victim.stdout.log");
+        std::os::unix::fs::symlink(&victim, dir.path().join(".clarvis/bash-link.log")).unwrap();
+        sweep_older_than(dir.path(), SPILL_MAX_AGE, later);
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
     }
 
     #[cfg(unix)]

@@ -108,9 +108,9 @@ pub fn decode(bytes: &[u8]) -> Decoded {
 pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     // Open first and judge the opened file: one stat, and no window in which the path could
     // be swapped for a FIFO or device between the check and the read.
-    let file = open_nonblocking(&path.abs).map_err(|e| {
+    let file = crate::confine::open_read(path).map_err(|e| {
         // Some platforms refuse to open a directory at all; it is still `not_a_file`.
-        if fs::metadata(&path.abs).is_ok_and(|m| m.is_dir()) {
+        if crate::confine::stat(path).is_ok_and(|m| m.is_dir()) {
             is_directory(&path.display)
         } else {
             io_err(e, &path.display)

@@ -1,9 +1,14 @@
 //! Applying hunks to one file's bytes.
 //!
 //! The file is split into lines that keep their own terminators, as raw bytes, so every
-//! untouched byte comes back identical — the BOM, each line's `\r\n` / `\n` / lone `\r`, and
-//! bytes that are not valid UTF-8 (matching compares a lossy decoding; writing uses the
-//! bytes). Context lines keep the file's text even when a tolerant pass matched them; added
+//! untouched byte comes back identical — the BOM, each line's `\r\n` / `\n`, and bytes that
+//! are not valid UTF-8 (matching compares a lossy decoding; writing uses the bytes).
+//!
+//! Lines end at `\n` (a `\r` just before it makes the terminator `\r\n`): a lone `\r` is
+//! content, as `git diff` and `git apply` see it, so a diff's line numbers and lines match the
+//! file's. Only when the hunks cannot be applied that way and the file has a lone `\r` are they
+//! tried once more with lone `\r` as a line break too — how read_file shows such a file (a
+//! classic-Mac `\r`-only file, say), so a patch written from that view still applies. Context lines keep the file's text even when a tolerant pass matched them; added
 //! lines take the file's dominant terminator. The end of the file keeps its state (with or
 //! without a final newline) unless a unified `\ No newline at end of file` marker changes it.
 //!
@@ -33,8 +38,22 @@ pub struct Target<'a> {
     lossy: bool,
 }
 
+/// Which bytes end a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Breaks {
+    /// `\n` (or `\r\n`) only: a lone `\r` is content. How diffs see a file.
+    Lf,
+    /// `\n`, `\r\n` and a lone `\r`: how read_file shows a file.
+    All,
+}
+
 impl<'a> Target<'a> {
+    /// The file as diffs see it ([`Breaks::Lf`]).
     pub fn new(bytes: &'a [u8]) -> Target<'a> {
+        Target::with_breaks(bytes, Breaks::Lf)
+    }
+
+    pub fn with_breaks(bytes: &'a [u8], breaks: Breaks) -> Target<'a> {
         let bom = bytes.starts_with(UTF8_BOM);
         let body = if bom { &bytes[UTF8_BOM.len()..] } else { bytes };
         let mut t = Target {
@@ -44,14 +63,19 @@ impl<'a> Target<'a> {
             text: Vec::new(),
             lossy: false,
         };
-        for (line, term) in split_byte_lines(body) {
-            let text = String::from_utf8_lossy(line);
-            t.lossy |= matches!(text, Cow::Owned(_));
-            t.lines.push(line);
-            t.terms.push(term);
-            t.text.push(text);
+        match breaks {
+            Breaks::Lf => split_lf_lines(body).for_each(|(l, term)| t.push(l, term)),
+            Breaks::All => split_byte_lines(body).for_each(|(l, term)| t.push(l, term)),
         }
         t
+    }
+
+    fn push(&mut self, line: &'a [u8], term: &'a [u8]) {
+        let text = String::from_utf8_lossy(line);
+        self.lossy |= matches!(text, Cow::Owned(_));
+        self.lines.push(line);
+        self.terms.push(term);
+        self.text.push(text);
     }
 
     pub fn line_count(&self) -> usize {
@@ -83,22 +107,58 @@ struct Replacement<'p> {
     new_no_eol: bool,
 }
 
+/// `(line, terminator)` pairs split at `\n` only; the terminator is `\r\n` or `\n`, and empty
+/// for a last line without one.
+fn split_lf_lines(bytes: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let bytes = rest;
+        let (line, term, used) = match memchr::memchr(b'\n', bytes) {
+            Some(i) if i > 0 && bytes[i - 1] == b'\r' => {
+                (&bytes[..i - 1], &bytes[i - 1..=i], i + 1)
+            }
+            Some(i) => (&bytes[..i], &bytes[i..=i], i + 1),
+            None => (bytes, &bytes[..0], bytes.len()),
+        };
+        rest = &bytes[used..];
+        Some((line, term))
+    })
+}
+
+/// Whether `bytes` hold a `\r` that is not followed by `\n`.
+fn has_lone_cr(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'))
+}
+
 /// Applies `hunks` to `bytes` (a file shown as `display`) and returns the new bytes.
 /// A hunk that cannot be located → `patch_failed` with `file` and the 1-based `hunk`.
+/// Lines end at `\n`; a file with a lone `\r` whose hunks do not apply that way is tried once
+/// more with lone `\r` as a break too, and the first failure is reported if that fails as well.
 pub fn apply_hunks(bytes: &[u8], hunks: &[Hunk], display: &str) -> ToolResult<Vec<u8>> {
-    let target = Target::new(bytes);
+    match apply_to(&Target::new(bytes), hunks, display) {
+        Err(e) if e.code == ErrorCode::PatchFailed && has_lone_cr(bytes) => {
+            apply_to(&Target::with_breaks(bytes, Breaks::All), hunks, display).map_err(|_| e)
+        }
+        done => done,
+    }
+}
+
+fn apply_to(target: &Target, hunks: &[Hunk], display: &str) -> ToolResult<Vec<u8>> {
     let mut cursor = 0;
     let mut reps = Vec::with_capacity(hunks.len());
     for (k, hunk) in hunks.iter().enumerate() {
-        let rep = locate(&target, hunk, cursor)
-            .map_err(|why| failure(&target, hunk, k + 1, cursor, display, why))?;
+        let rep = locate(target, hunk, cursor)
+            .map_err(|why| failure(target, hunk, k + 1, cursor, display, why))?;
         cursor = rep.start + rep.old_len;
         reps.push(rep);
     }
     if target.lossy {
         refuse_foreign_text(&reps, display)?;
     }
-    Ok(assemble(&target, &reps))
+    Ok(assemble(target, &reps))
 }
 
 /// Why a hunk was not found.
@@ -319,21 +379,23 @@ pub fn render_new_file(lines: &[String], no_eol: bool) -> Vec<u8> {
 }
 
 /// A unified-diff delete must remove the whole file: `expect` (its removed lines) must be
-/// every line of `bytes`, equal under one matching pass.
+/// every line of `bytes`, equal under one matching pass; otherwise `invalid_input` with `path`.
 pub fn check_whole_content(bytes: &[u8], expect: &[String], display: &str) -> ToolResult<()> {
+    let equal = |target: &Target| {
+        target.line_count() == expect.len()
+            && Pass::ALL.iter().any(|pass| {
+                target
+                    .text
+                    .iter()
+                    .zip(expect)
+                    .all(|(f, e)| pass.same(f, line_text(e)))
+            })
+    };
     let target = Target::new(bytes);
-    let n = target.line_count();
-    let equal = n == expect.len()
-        && Pass::ALL.iter().any(|pass| {
-            target
-                .text
-                .iter()
-                .zip(expect)
-                .all(|(f, e)| pass.same(f, line_text(e)))
-        });
-    if equal {
+    if equal(&target) || has_lone_cr(bytes) && equal(&Target::with_breaks(bytes, Breaks::All)) {
         return Ok(());
     }
+    let n = target.line_count();
     let mut message =
         format!("Deleting {display} failed: a deletion must remove the whole content, but ");
     if n != expect.len() {
@@ -358,9 +420,7 @@ pub fn check_whole_content(bytes: &[u8], expect: &[String], display: &str) -> To
     message.push_str(
         " List every line of the file as a '-' line (read it with read_file), then send the whole patch again. Nothing was written.",
     );
-    Err(ToolError::new(ErrorCode::PatchFailed, message)
-        .with("file", display)
-        .with("hunk", 1))
+    Err(ToolError::invalid_input(message).with("path", display))
 }
 
 /// The `patch_failed` error for hunk `k` (1-based): what the hunk expects next to the file's
@@ -545,19 +605,54 @@ mod tests {
 
     #[test]
     fn replaces_and_keeps_every_other_byte() {
-        let file = b"\xEF\xBB\xBFa\r\nb\nc\rd";
+        let file = b"\xEF\xBB\xBFa\r\nb\nc\r\nd";
         let out = apply(
             file,
             &[hunk(vec![ctx("b"), rem("c"), add("C1"), add("C2")])],
         );
-        // b keeps "\n"; new lines take the dominant terminator (a tie prefers "\n"); the
+        // b keeps "\n"; new lines take the dominant terminator ("\r\n", two to one); the
         // final line keeps having no newline.
-        assert_eq!(out, b"\xEF\xBB\xBFa\r\nb\nC1\nC2\nd");
+        assert_eq!(out, b"\xEF\xBB\xBFa\r\nb\nC1\r\nC2\r\nd");
         let crlf = b"x\r\ny\r\nz\r\n";
         assert_eq!(
             apply(crlf, &[hunk(vec![rem("y"), add("Y")])]),
             b"x\r\nY\r\nz\r\n"
         );
+    }
+
+    #[test]
+    fn a_lone_cr_is_content_as_git_sees_it() {
+        // git's line 3 is "x\ry"; counting the lone CR as a break would make it line 4, and
+        // a -U0 hunk for the second "y" would land on the first.
+        let file = b"one\ny\nx\ry\ny\n";
+        let mut h = hunk(vec![rem("y"), add("Y")]);
+        h.old_start = Some(4);
+        assert_eq!(apply(file, &[h]), b"one\ny\nx\ry\nY\n");
+        // A hunk line holding a CR inside matches that line.
+        let h = hunk(vec![ctx("one"), rem("x\ry"), add("x\rY")]);
+        assert_eq!(apply(b"one\nx\ry\n", &[h]), b"one\nx\rY\n");
+        assert_eq!(
+            split_lf_lines(b"a\rb\r\nc\nd\r").collect::<Vec<_>>(),
+            [(&b"a\rb"[..], &b"\r\n"[..]), (b"c", b"\n"), (b"d\r", b"")]
+        );
+        assert!(check_whole_content(b"a\rb\n", &["a\rb".into()], "f").is_ok());
+    }
+
+    #[test]
+    fn a_patch_written_from_the_read_file_view_of_lone_cr_lines_still_applies() {
+        // read_file shows "a\rb\rc\r" as three lines.
+        assert_eq!(
+            apply(b"a\rb\rc\r", &[hunk(vec![rem("b"), add("B")])]),
+            b"a\rB\rc\r"
+        );
+        assert_eq!(
+            apply(b"p\nq\rr\n", &[hunk(vec![rem("r"), add("R")])]),
+            b"p\nq\rR\n"
+        );
+        assert!(check_whole_content(b"a\rb\r", &["a".into(), "b".into()], "f").is_ok());
+        // When neither view applies, the failure is described in the diff view.
+        let e = apply_hunks(b"a\rb\n", &[hunk(vec![rem("zz")])], "f").unwrap_err();
+        assert!(e.message.contains("the file has 1 lines"), "{}", e.message);
     }
 
     #[test]
@@ -751,7 +846,8 @@ mod tests {
         assert_eq!(render_new_file(&[], false), b"");
         assert!(check_whole_content(b"a\r\nb", &["a".into(), "b".into()], "f").is_ok());
         let e = check_whole_content(b"a\nb\n", &["a".into()], "f").unwrap_err();
-        assert_eq!(e.code, ErrorCode::PatchFailed);
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert_eq!(e.fields["path"], "f");
         assert!(e.message.contains("whole content"), "{}", e.message);
         let e = check_whole_content(b"a\nb\n", &["a".into(), "c".into()], "f").unwrap_err();
         assert!(e.message.contains("line 2 differs"), "{}", e.message);

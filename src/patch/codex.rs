@@ -41,6 +41,7 @@ pub fn parse(lines: &[&str], first_line: usize) -> ToolResult<Vec<FilePatch>> {
         lines,
         first_line,
         i: 0,
+        last: lines.iter().rposition(|l| !l.trim().is_empty()),
     };
     p.skip_blank();
     match p.peek() {
@@ -147,17 +148,12 @@ fn clip(line: &str) -> String {
     s
 }
 
-/// A file-level marker (`*** Add File:`, `*** End Patch`, …) ends the current block. Only
-/// trailing whitespace is ignored: a line starting with a space is a context line.
-fn is_block_marker(line: &str) -> bool {
-    let t = line.trim_end();
-    t.starts_with("*** ") && t != END_OF_FILE
-}
-
 struct Parser<'a> {
     lines: &'a [&'a str],
     first_line: usize,
     i: usize,
+    /// The index of the last non-blank line.
+    last: Option<usize>,
 }
 
 impl<'a> Parser<'a> {
@@ -167,6 +163,16 @@ impl<'a> Parser<'a> {
 
     fn lineno(&self) -> usize {
         self.first_line + self.i
+    }
+
+    /// Whether `line`, the current one, is a file-level marker (`*** Add File:`, `*** End
+    /// Patch`, …), which ends the current block. Only trailing whitespace is ignored — a line
+    /// starting with a space is a context line — except that an indented `*** End Patch` as the
+    /// patch's last line ends it (a context line `*** End Patch` elsewhere stays one).
+    fn at_block_marker(&self, line: &str) -> bool {
+        let t = line.trim_end();
+        (t.starts_with("*** ") && t != END_OF_FILE)
+            || (t.trim_start() == END && self.last == Some(self.i))
     }
 
     fn skip_blank(&mut self) {
@@ -191,7 +197,7 @@ impl<'a> Parser<'a> {
         let mut out = Vec::new();
         let mut blanks = 0;
         while let Some(line) = self.peek() {
-            if is_block_marker(line) {
+            if self.at_block_marker(line) {
                 break;
             }
             if let Some(text) = line.strip_prefix('+') {
@@ -220,7 +226,7 @@ impl<'a> Parser<'a> {
         let mut current: Option<Hunk> = None;
         let mut blanks = 0usize;
         while let Some(line) = self.peek() {
-            if is_block_marker(line) {
+            if self.at_block_marker(line) {
                 break;
             }
             let lineno = self.lineno();
@@ -416,6 +422,44 @@ mod tests {
         assert!(hunks[0].end_of_file);
         assert_eq!(hunks[0].old_start, Some(12));
         assert!(hunks[0].anchors.is_empty());
+    }
+
+    #[test]
+    fn end_patch_may_be_indented() {
+        for end in [" *** End Patch", "\t*** End Patch  ", "   *** End Patch"] {
+            let files = ok(&format!(
+                "*** Begin Patch\n*** Update File: x\n@@\n a\n-b\n+c\n{end}\n"
+            ));
+            assert_eq!(files.len(), 1);
+            let FileOp::Update { hunks, .. } = &files[0].op else {
+                panic!("not an update")
+            };
+            assert_eq!(hunks[0].lines.len(), 3, "{end:?}");
+            let files = ok(&format!("*** Begin Patch\n*** Add File: y\n+n\n{end}"));
+            assert_eq!(
+                files[0].op,
+                FileOp::Add {
+                    path: "y".into(),
+                    lines: vec!["n".into()],
+                    no_eol: false
+                }
+            );
+        }
+        // Before the last line, an indented marker is a context line of a file that holds it.
+        let files = ok(
+            "*** Begin Patch\n*** Update File: doc.md\n *** End Patch\n-old\n+new\n *** End Patch\n",
+        );
+        let FileOp::Update { hunks, .. } = &files[0].op else {
+            panic!("not an update")
+        };
+        assert_eq!(
+            hunks[0].lines,
+            [
+                HunkLine::Context("*** End Patch".into()),
+                HunkLine::Remove("old".into()),
+                HunkLine::Add("new".into())
+            ]
+        );
     }
 
     #[test]

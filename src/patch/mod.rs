@@ -272,10 +272,23 @@ pub fn parse(input: &str) -> ToolResult<Patch> {
              '*** Begin Patch' … '*** End Patch' block",
         )
     })?;
-    let files = match format {
-        Format::Unified => unified::parse(&lines, first_line)?,
-        Format::BeginPatch => codex::parse(&lines, first_line)?,
+    let (files, mode_only) = match format {
+        Format::Unified => {
+            let parsed = unified::parse(&lines, first_line)?;
+            (parsed.files, parsed.mode_only)
+        }
+        Format::BeginPatch => (codex::parse(&lines, first_line)?, Vec::new()),
     };
+    if files.is_empty() && !mode_only.is_empty() {
+        return Err(ToolError::invalid_input(format!(
+            "the patch only changes file modes ('old mode' / 'new mode' with no hunks, for {}); \
+             apply_patch changes file contents, not modes, so there is nothing to apply. \
+             Change a mode with bash instead (e.g. chmod +x {}).",
+            mode_only.join(", "),
+            mode_only[0]
+        ))
+        .with("path", mode_only[0].as_str()));
+    }
     if files.is_empty() {
         return Err(ToolError::invalid_input(
             "the patch has no hunks and no rename: nothing to apply. Add at least one hunk, \
@@ -341,6 +354,15 @@ mod tests {
     fn no_patch_and_empty_patch_are_invalid_input() {
         let e = parse("hello world").unwrap_err();
         assert!(e.message.contains("no patch found"), "{}", e.message);
+        let e =
+            parse("diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n").unwrap_err();
+        assert_eq!(e.code, crate::error::ErrorCode::InvalidInput);
+        assert!(
+            e.message.contains("only changes file modes"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("chmod +x run.sh"), "{}", e.message);
         let e = parse("*** Begin Patch\n*** End Patch\n").unwrap_err();
         assert!(
             e.message.contains("no hunks and no rename"),

@@ -30,7 +30,8 @@
 //!   line inside a hunk is an empty context line. `-- ` after an exhausted hunk is git's
 //!   format-patch signature, not a removed line.
 //! - A block with only mode headers (`old mode` / `new mode`) changes nothing we apply and is
-//!   skipped; a copy or a binary diff is refused.
+//!   skipped (a patch of nothing else is refused with a message saying so); a copy or a binary
+//!   diff is refused — also `diff -r`'s `Binary files A and B differ` outside any git block.
 //! - Lines before the first header (commit messages, `Index:` lines, `diff -u` commands) are
 //!   ignored; a hunk with no file header before it is an error.
 
@@ -75,12 +76,22 @@ pub fn parse_hunk_header(line: &str) -> Option<HunkHeader> {
     })
 }
 
+/// A parsed unified diff.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub files: Vec<FilePatch>,
+    /// The paths of the skipped blocks that only change a file's mode (`old mode` /
+    /// `new mode` with no hunks).
+    pub mode_only: Vec<String>,
+}
+
 /// Parses a unified diff. `first_line` is the 1-based patch line of `lines[0]`.
-pub fn parse(lines: &[&str], first_line: usize) -> ToolResult<Vec<FilePatch>> {
+pub fn parse(lines: &[&str], first_line: usize) -> ToolResult<Parsed> {
     let mut p = Parser {
         lines,
         first_line,
         i: 0,
+        mode_only: Vec::new(),
     };
     let mut files = Vec::new();
     while let Some(line) = p.peek() {
@@ -88,6 +99,9 @@ pub fn parse(lines: &[&str], first_line: usize) -> ToolResult<Vec<FilePatch>> {
             if let Some(block) = p.block()? {
                 files.push(block);
             }
+        } else if line.starts_with("Binary files ") && line.trim_end().ends_with(" differ") {
+            // `diff -r` / `diff -ru` say this of a binary file, outside any git block.
+            return Err(binary_diff(p.lineno()));
         } else if line.starts_with("@@") {
             return Err(syntax_error(
                 p.lineno(),
@@ -98,7 +112,18 @@ pub fn parse(lines: &[&str], first_line: usize) -> ToolResult<Vec<FilePatch>> {
             p.i += 1;
         }
     }
-    Ok(files)
+    Ok(Parsed {
+        files,
+        mode_only: p.mode_only,
+    })
+}
+
+fn binary_diff(line: usize) -> crate::error::ToolError {
+    syntax_error(
+        line,
+        "binary diffs are not supported: apply_patch edits text files only (write a binary \
+         file with bash instead)",
+    )
 }
 
 /// What the headers of one block say.
@@ -113,12 +138,15 @@ struct Headers {
     new_file: bool,
     deleted_file: bool,
     has_dashes: bool,
+    /// An `old mode` / `new mode` line was seen.
+    mode: bool,
 }
 
 struct Parser<'a> {
     lines: &'a [&'a str],
     first_line: usize,
     i: usize,
+    mode_only: Vec<String>,
 }
 
 impl<'a> Parser<'a> {
@@ -206,19 +234,12 @@ impl<'a> Parser<'a> {
                     "copies are not supported: create the new file from /dev/null instead",
                 ));
             } else if line.starts_with("Binary files ") || line == "GIT binary patch" {
-                return Err(syntax_error(
-                    self.lineno(),
-                    "binary diffs are not supported: apply_patch edits text files only",
-                ));
-            } else if ![
-                "old mode ",
-                "new mode ",
-                "similarity index ",
-                "dissimilarity index ",
-                "index ",
-            ]
-            .iter()
-            .any(|p| line.starts_with(p))
+                return Err(binary_diff(self.lineno()));
+            } else if line.starts_with("old mode ") || line.starts_with("new mode ") {
+                h.mode = true;
+            } else if !["similarity index ", "dissimilarity index ", "index "]
+                .iter()
+                .any(|p| line.starts_with(p))
             {
                 break;
             }
@@ -360,7 +381,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Turns a block's headers and hunks into an operation.
-    fn op(&self, start: usize, h: Headers, hunks: Vec<Hunk>) -> ToolResult<Option<FileOp>> {
+    fn op(&mut self, start: usize, h: Headers, hunks: Vec<Hunk>) -> ToolResult<Option<FileOp>> {
         let (old, new) = block_paths(&h);
         let old_null = old.as_deref() == Some(DEV_NULL);
         let new_null = new.as_deref() == Some(DEV_NULL);
@@ -458,6 +479,9 @@ impl<'a> Parser<'a> {
                     start,
                     format!("the block for {old} has no hunks: add '@@' hunks with the change"),
                 ));
+            }
+            if h.mode {
+                self.mode_only.push(old);
             }
             return Ok(None);
         }
@@ -653,7 +677,7 @@ mod tests {
 
     fn ok(s: &str) -> Vec<FilePatch> {
         let lines: Vec<&str> = s.lines().collect();
-        parse(&lines, 1).unwrap()
+        parse(&lines, 1).unwrap().files
     }
 
     fn update(fp: &FilePatch) -> (&str, Option<&str>, &[Hunk]) {
@@ -756,6 +780,12 @@ mod tests {
                         diff --git a/x b/x\nold mode 100644\nnew mode 100755\n",
         );
         assert_eq!(files.len(), 2, "the mode-only block is skipped");
+        let lines: Vec<&str> = "diff --git a/x b/x\nold mode 100644\nnew mode 100755\n"
+            .lines()
+            .collect();
+        let parsed = parse(&lines, 1).unwrap();
+        assert!(parsed.files.is_empty());
+        assert_eq!(parsed.mode_only, ["x"]);
         assert_eq!(
             files[0].op,
             FileOp::Add {
@@ -869,6 +899,13 @@ mod tests {
             .lines()
             .collect();
         assert!(parse(&lines, 1).unwrap_err().message.contains("binary"));
+        // diff -r's note about a binary file, outside any git block, is refused too.
+        let lines: Vec<&str> = "--- a/t.txt\n+++ b/t.txt\n@@ -1 +1 @@\n-a\n+b\nBinary files a/x.png and b/x.png differ\n"
+            .lines()
+            .collect();
+        let e = parse(&lines, 1).unwrap_err();
+        assert!(e.message.contains("binary"), "{}", e.message);
+        assert_eq!(e.fields["line"], 6);
         let lines: Vec<&str> = "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n a\n"
             .lines()
             .collect();

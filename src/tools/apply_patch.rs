@@ -18,6 +18,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::atomic::{self, Transaction};
 use crate::call::Ctx;
+use crate::code;
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
 use crate::output::Output;
@@ -59,11 +60,19 @@ impl Tool for ApplyPatch {
         let _locks = atomic::lock(&lock_paths);
         let mut tx = Transaction::new();
         let mut rows = Vec::with_capacity(blocks.len());
+        let mut warnings = code::Warnings::default();
         for block in &blocks {
-            rows.push(plan(block, config, &mut tx)?);
+            rows.push(plan(block, config, &mut tx, &mut warnings)?);
         }
         tx.commit()?;
-        Ok(format!("Applied patch:\n{}", rows.join("\n")).into())
+        for block in &blocks {
+            if matches!(block.op, FileOp::Delete { .. }) || block.to.is_some() {
+                prune_empty_dirs(&config.workspace_root, &block.path.abs);
+            }
+        }
+        let mut message = format!("Applied patch:\n{}", rows.join("\n"));
+        warnings.append_to(&mut message);
+        Ok(message.into())
     }
 }
 
@@ -162,7 +171,12 @@ fn check_nesting(blocks: &[Block]) -> ToolResult<()> {
 }
 
 /// Checks one block under the locks, stages its change in `tx`, and returns its result row.
-fn plan(block: &Block, config: &Config, tx: &mut Transaction) -> ToolResult<String> {
+fn plan(
+    block: &Block,
+    config: &Config,
+    tx: &mut Transaction,
+    warnings: &mut code::Warnings,
+) -> ToolResult<String> {
     let path = &block.path;
     match block.op {
         FileOp::Add { lines, no_eol, .. } => {
@@ -174,7 +188,9 @@ fn plan(block: &Block, config: &Config, tx: &mut Transaction) -> ToolResult<Stri
                 ))
                 .with("path", path.display.as_str()));
             }
-            tx.write(path, render_new_file(lines, *no_eol));
+            let content = render_new_file(lines, *no_eol);
+            warnings.check(config, &path.display, None, &content);
+            tx.write(path, content);
             Ok(format!("  A {} (+{} -0)", path.display, lines.len()))
         }
         FileOp::Delete { expect, .. } => {
@@ -203,7 +219,10 @@ fn plan(block: &Block, config: &Config, tx: &mut Transaction) -> ToolResult<Stri
                 bytes
             } else {
                 check_editable(&bytes, &path.display)?;
-                apply_hunks(&bytes, hunks, &path.display)?
+                let new_bytes = apply_hunks(&bytes, hunks, &path.display)?;
+                let written = block.to.as_ref().unwrap_or(path);
+                warnings.check(config, &written.display, Some(&bytes), &new_bytes);
+                new_bytes
             };
             let counts = counts(hunks);
             Ok(match &block.to {
@@ -252,6 +271,20 @@ fn create_hint(format: Format, display: &str) -> String {
     match format {
         Format::Unified => format!("'--- /dev/null' and '+++ b/{display}'"),
         Format::BeginPatch => format!("'*** Add File: {display}'"),
+    }
+}
+
+/// After a file left `abs` (deleted, or renamed away), removes the directories that this left
+/// empty, innermost first, up to but not including the workspace root — as `git apply` does.
+/// Best effort: it stops at the first directory that is not empty or cannot be removed, and
+/// never touches a directory outside the workspace root.
+fn prune_empty_dirs(root: &std::path::Path, abs: &std::path::Path) {
+    let mut dir = abs.parent();
+    while let Some(d) = dir {
+        if d == root || !d.starts_with(root) || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
     }
 }
 
@@ -332,6 +365,44 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::PathEscape);
+    }
+
+    #[test]
+    fn deleting_a_last_sibling_removes_the_directories_left_empty() {
+        let (dir, c) = setup(&[
+            ("a/b/c/gone.txt", b"x\n"),
+            ("a/keep.txt", b"k\n"),
+            ("m/n/moved.txt", b"m\n"),
+            ("top.txt", b"t\n"),
+        ]);
+        run(
+            &c,
+            "--- a/a/b/c/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n\
+             diff --git a/m/n/moved.txt b/elsewhere/moved.txt\nsimilarity index 100%\n\
+             rename from m/n/moved.txt\nrename to elsewhere/moved.txt\n",
+        )
+        .unwrap();
+        let root = dir.path();
+        assert!(!root.join("a/b").exists(), "a/b/c and a/b were left empty");
+        assert!(root.join("a/keep.txt").exists(), "a still holds a file");
+        assert!(!root.join("m").exists());
+        assert!(root.join("elsewhere/moved.txt").exists());
+        // The workspace root itself is never removed, even when the patch empties it.
+        let (dir, c) = setup(&[("only.txt", b"o\n")]);
+        run(
+            &c,
+            "*** Begin Patch\n*** Delete File: only.txt\n*** End Patch",
+        )
+        .unwrap();
+        assert!(dir.path().is_dir());
+        // A directory that another block fills is kept.
+        let (dir, c) = setup(&[("d/old.txt", b"o\n")]);
+        run(
+            &c,
+            "*** Begin Patch\n*** Delete File: d/old.txt\n*** Add File: d/new.txt\n+n\n*** End Patch",
+        )
+        .unwrap();
+        assert!(dir.path().join("d/new.txt").exists());
     }
 
     #[test]

@@ -9,7 +9,6 @@
 //! spill file under `.clarvis/` and ends with the contract's marker naming that file.
 
 use std::borrow::Cow;
-use std::fs;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -89,17 +88,26 @@ impl Tool for Bash {
             .with("field", "command"));
         }
         let cwd = paths::resolve_or_root(config, args.cwd.as_deref())?;
-        let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.display))?;
-        if !meta.is_dir() {
-            return Err(ToolError::new(
-                ErrorCode::NotAFile,
-                format!(
-                    "cwd is not a directory: {} is a file. Pass its directory as cwd.",
-                    cwd.display
-                ),
-            )
-            .with("path", cwd.display.as_str()));
-        }
+        // The cwd is opened beneath the root, and the child changes into that very directory
+        // (`/proc/self/fd/N` names the open fd in the child, which inherits it until exec),
+        // so a directory swapped for a symlink after this check cannot move the shell outside.
+        let cwd_dir = crate::confine::open_dir(&cwd).map_err(|e| {
+            let names_file = e.kind() == std::io::ErrorKind::NotADirectory
+                && crate::confine::stat(&cwd).is_ok_and(|st| !st.is_dir());
+            if names_file {
+                ToolError::new(
+                    ErrorCode::NotAFile,
+                    format!(
+                        "cwd is not a directory: {} is a file. Pass its directory as cwd.",
+                        cwd.display
+                    ),
+                )
+                .with("path", cwd.display.as_str())
+            } else {
+                io_err(e, &cwd.display)
+            }
+        })?;
+        let cwd_path = cwd_dir.proc_path().unwrap_or_else(|| cwd.abs.clone());
         // `0` (allowed by the newest contract's schema) means the default.
         let requested = match args.timeout_ms {
             None | Some(0) => config.bash_timeout_ms,
@@ -110,7 +118,7 @@ impl Tool for Bash {
         let ceiling = (config.max_output_bytes as usize).max(MIN_CAPTURE_BYTES);
         let capture = shell::run(&Request {
             command: &args.command,
-            cwd: &cwd.abs,
+            cwd: &cwd_path,
             timeout: Duration::from_millis(timeout_ms),
             ceiling,
             cancel: ctx.cancel.clone(),
@@ -381,6 +389,7 @@ fn split(need: [usize; 2], avail: usize) -> [usize; 2] {
 mod tests {
     use super::*;
     use serde_json::Value;
+    use std::fs;
 
     /// The seed contract's view: the streams share `max_output` and keep their heads.
     fn config(root: &std::path::Path, max_output: u64) -> Config {

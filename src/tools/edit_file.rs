@@ -6,10 +6,10 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::call::Ctx;
-use crate::config::Config;
+use crate::config::{Config, Profile};
 use crate::error::ToolResult;
 use crate::output::Output;
-use crate::{atomic, editing, paths};
+use crate::{atomic, code, editing, paths};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -42,6 +42,7 @@ impl Tool for EditFile {
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
         editing::check_raw(&file, &args.old_string, &args.new_string, &path.display)?;
+        let before = code::keep_before(&path.display, &file.text);
         let dominant = editing::dominant_for(&file.text, [args.new_string.as_str()].into_iter());
         let applied = editing::apply(
             &mut file.text,
@@ -51,19 +52,62 @@ impl Tool for EditFile {
             dominant,
             &path.display,
         )?;
+        let warning = code::syntax_warning(config, &path.display, before.as_deref(), &file.text);
         atomic::write_atomic(&path, file.into_bytes())?;
-        let mut message = if applied.count == 1 {
-            format!("Replaced 1 occurrence in {}.", path.display)
-        } else {
-            format!(
-                "Replaced {} occurrences in {}.",
-                applied.count, path.display
-            )
-        };
-        if let Some(note) = applied.note {
-            message.push_str(" Note: ");
-            message.push_str(&note);
-        }
+        // The root (v0.5 §6) words the tolerant disclosure differently from the seed.
+        let current = config.profile == Profile::Current;
+        let mut message = message(&path.display, &applied, current);
+        code::append_warning(&mut message, warning);
         Ok(message.into())
+    }
+}
+
+/// The success message. A tolerant match (always a single replacement) says so, in the
+/// wording of the seed contract or, with `current`, of the newest one.
+fn message(display: &str, applied: &editing::Applied, current: bool) -> String {
+    if applied.tolerant {
+        if current {
+            format!("Replaced 1 occurrence in {display} (matched after a whitespace-tolerant search; the matched region \u{2014} including its leading indentation \u{2014} was replaced by new_string verbatim, so re-read the file to verify the indentation is correct).")
+        } else {
+            format!("Replaced 1 occurrence in {display} (matched after whitespace-tolerant search; verify the result).")
+        }
+    } else if applied.count == 1 {
+        format!("Replaced 1 occurrence in {display}.")
+    } else {
+        format!("Replaced {} occurrences in {display}.", applied.count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use editing::Applied;
+
+    #[test]
+    fn messages_of_both_contracts() {
+        let exact = |count| Applied {
+            count,
+            tolerant: false,
+        };
+        let tolerant = Applied {
+            count: 1,
+            tolerant: true,
+        };
+        assert_eq!(
+            message("a.rs", &exact(1), false),
+            "Replaced 1 occurrence in a.rs."
+        );
+        assert_eq!(
+            message("a.rs", &exact(3), true),
+            "Replaced 3 occurrences in a.rs."
+        );
+        assert_eq!(
+            message("a.rs", &tolerant, false),
+            "Replaced 1 occurrence in a.rs (matched after whitespace-tolerant search; verify the result)."
+        );
+        assert_eq!(
+            message("a.rs", &tolerant, true),
+            "Replaced 1 occurrence in a.rs (matched after a whitespace-tolerant search; the matched region \u{2014} including its leading indentation \u{2014} was replaced by new_string verbatim, so re-read the file to verify the indentation is correct)."
+        );
     }
 }

@@ -1,7 +1,6 @@
 //! `glob`: files whose path matches a glob pattern, newest first, on the shared walk policy
 //! ([`crate::walk`]) and ripgrep's parallel walker.
 
-use std::fs;
 use std::time::SystemTime;
 
 use schemars::JsonSchema;
@@ -41,9 +40,10 @@ impl Tool for Glob {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
+        crate::pattern::check_len(&args.pattern, "pattern")?;
         let glob = FileGlob::new(&args.pattern, "pattern")?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = fs::metadata(&base.abs).map_err(|e| io_err(e, &base.display))?;
+        let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.display))?;
         if !meta.is_dir() {
             return Err(ToolError::new(
                 ErrorCode::NotAFile,
@@ -102,6 +102,7 @@ impl Tool for Glob {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::fs;
     use std::path::Path;
     use std::time::Duration;
 

@@ -47,6 +47,8 @@ const FOOTER_ROOM: usize = 256;
 const FIRST_READ: usize = 256 * 1024;
 /// Matching files a scan keeps before it stops and reports an incomplete result.
 pub const MAX_MATCHING_FILES: usize = 2_000_000;
+/// The footer of a scan cut by its budget ([`MAX_MATCHING_FILES`]); it offers no paging.
+pub const INCOMPLETE: &str = "[... search incomplete: the scan hit its output cap; some matching files were not scanned. Narrow the pattern, path, or glob for complete results. ...]";
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -110,16 +112,16 @@ impl Tool for Grep {
         let glob = args
             .glob
             .as_deref()
-            .map(|g| FileGlob::new(g, "glob"))
+            .map(|g| crate::pattern::check_len(g, "glob").and_then(|()| FileGlob::new(g, "glob")))
             .transpose()?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = fs::metadata(&base.abs).map_err(|e| io_err(e, &base.display))?;
+        let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.display))?;
         let scan = if is_internal(config, &base.abs) {
             Scan::default()
         } else if meta.is_dir() {
             query.scan_tree(config, &base.abs, glob.as_ref(), MAX_MATCHING_FILES)
         } else if meta.is_file() {
-            query.scan_file(&base.abs, &base.display)?
+            query.scan_file(&base)?
         } else {
             return Err(ToolError::new(
                 ErrorCode::NotAFile,
@@ -152,6 +154,9 @@ struct Hit {
     display: String,
     /// Matches (lines, or multiline matches) in the file; 1 in files_with_matches mode.
     count: u64,
+    /// The bytes pass 1 searched, kept when the base path named this one file: pass 2
+    /// renders them instead of opening the path again (which could be swapped meanwhile).
+    kept: Option<Vec<u8>>,
 }
 
 /// The first pass's answer: every matching file, sorted by path.
@@ -172,12 +177,16 @@ struct PageSpec {
 enum Loaded {
     Text,
     Binary,
-    TooLarge(u64),
+    TooLarge,
 }
 
 /// Reads `path` whole into `buf` unless it is over `max` bytes, and classifies it.
 fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
-    let mut file = text::open_nonblocking(path)?;
+    load_from(text::open_nonblocking(path)?, max, buf)
+}
+
+/// [`load`] for a file already opened (beneath the workspace root, by [`crate::confine`]).
+fn load_from(mut file: fs::File, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
     buf.clear();
     if buf.capacity() < FIRST_READ {
         buf.reserve_exact(FIRST_READ);
@@ -189,7 +198,7 @@ fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
     if buf.len() as u64 == first {
         let len = file.metadata()?.len();
         if len > max {
-            return Ok(Loaded::TooLarge(len));
+            return Ok(Loaded::TooLarge);
         }
         buf.reserve_exact((len as usize + 1).saturating_sub(buf.len()));
         // At most one byte past the cap: the file may have grown since the stat.
@@ -198,7 +207,7 @@ fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
             .read_to_end(buf)?;
     }
     if buf.len() as u64 > max {
-        return Ok(Loaded::TooLarge(buf.len() as u64));
+        return Ok(Loaded::TooLarge);
     }
     if text::looks_binary(buf) {
         return Ok(Loaded::Binary);
@@ -219,8 +228,9 @@ struct Query {
 impl Query {
     fn new(args: &Args, config: &Config) -> ToolResult<Query> {
         let multiline = args.multiline.unwrap_or(false);
+        crate::pattern::check_len(&args.pattern, "pattern")?;
         let mut builder = RegexMatcherBuilder::new();
-        builder
+        crate::pattern::limit(&mut builder)
             .case_insensitive(args.ignore_case.unwrap_or(false))
             .multi_line(true)
             .crlf(true);
@@ -236,6 +246,9 @@ impl Query {
             );
         }
         let matcher = builder.build(&args.pattern).map_err(|e| {
+            if let Some(err) = crate::pattern::compile_error(&e.to_string(), "pattern") {
+                return err;
+            }
             let mut message = format!("invalid regex in pattern: {e}");
             if !multiline && e.to_string().contains("is not allowed in a regex") {
                 message.push_str(
@@ -316,6 +329,7 @@ impl Query {
                     abs: path.to_path_buf(),
                     display: String::new(),
                     count,
+                    kept: None,
                 })
             }
         });
@@ -330,15 +344,16 @@ impl Query {
         }
     }
 
-    /// Pass 1 over one named file; a file that cannot be searched is an error, not a skip.
-    fn scan_file(&self, abs: &Path, display: &str) -> ToolResult<Scan> {
+    /// Pass 1 over one named file. A binary file is an error; one over `maxFileBytes` is
+    /// skipped as in a walk (as `rg --max-filesize` skips a named file), so it has no matches.
+    fn scan_file(&self, path: &paths::WorkPath) -> ToolResult<Scan> {
+        let (abs, display) = (&path.abs, path.display.as_str());
         let mut buf = Vec::new();
-        match load(abs, self.max_file_bytes, &mut buf).map_err(|e| io_err(e, display))? {
+        let file = crate::confine::open_read(path).map_err(|e| io_err(e, display))?;
+        match load_from(file, self.max_file_bytes, &mut buf).map_err(|e| io_err(e, display))? {
             Loaded::Text => {}
             Loaded::Binary => return Err(text::binary_error(display)),
-            Loaded::TooLarge(size) => {
-                return Err(text::too_large(display, size, self.max_file_bytes))
-            }
+            Loaded::TooLarge => return Ok(Scan::default()),
         }
         let count = self
             .count(&mut self.searcher(false, false), &buf)
@@ -348,6 +363,7 @@ impl Query {
                 abs: abs.to_path_buf(),
                 display: display.to_string(),
                 count,
+                kept: Some(buf),
             }]
         } else {
             Vec::new()
@@ -386,12 +402,10 @@ impl Query {
                 }
             }
         }
-        let (from, to) = (spec.offset + 1, spec.offset + page.shown);
+        // `A..B`: A is the offset, B = A + the results shown (the offset to ask for next).
+        let (from, to) = (spec.offset, spec.offset + page.shown);
         let footer = if scan.stopped_early {
-            Some(format!(
-                "[... the search stopped after {} matching files, so this result is incomplete; narrow it with path, glob or a more specific pattern ...]",
-                scan.hits.len()
-            ))
+            Some(INCOMPLETE.to_string())
         } else if page.full {
             Some(format!(
                 "[... showing {from}..{to} of {total}; the output limit cut this page short: call again with offset={to} and a lower head_limit ...]"
@@ -427,7 +441,15 @@ impl Query {
                 }
                 continue;
             }
-            match load(&hit.abs, config.max_file_bytes, &mut buf) {
+            let loaded = match &hit.kept {
+                Some(kept) => {
+                    buf.clear();
+                    buf.extend_from_slice(kept);
+                    Ok(Loaded::Text)
+                }
+                None => load(&hit.abs, config.max_file_bytes, &mut buf),
+            };
+            match loaded {
                 Ok(Loaded::Text) => {}
                 // Changed since the first pass: nothing to show from it now.
                 _ => continue,
@@ -789,7 +811,11 @@ mod tests {
         };
         assert_eq!(
             page(2, 2),
-            "a:3:m3\nb:1:m4\n[... showing 3..4 of 5; call again with offset=4 for more ...]"
+            "a:3:m3\nb:1:m4\n[... showing 2..4 of 5; call again with offset=4 for more ...]"
+        );
+        assert_eq!(
+            page(0, 3),
+            "a:1:m1\na:2:m2\na:3:m3\n[... showing 0..3 of 5; call again with offset=3 for more ...]"
         );
         assert_eq!(page(4, 2), "b:2:m5");
         assert_eq!(page(5, 2), "(no results at offset 5; 5 total)");
@@ -817,7 +843,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             out,
-            "f.txt-2-hit1\nf.txt-3-b\nf.txt-4-c\nf.txt-5-d\nf.txt-6-e\nf.txt:7:hit2\n[... showing 2..2 of 3; call again with offset=2 for more ...]"
+            "f.txt-2-hit1\nf.txt-3-b\nf.txt-4-c\nf.txt-5-d\nf.txt-6-e\nf.txt:7:hit2\n[... showing 1..2 of 3; call again with offset=2 for more ...]"
         );
     }
 
@@ -869,7 +895,7 @@ mod tests {
         assert!(out.len() <= 4096);
         let shown = out.lines().filter(|l| l.starts_with("big.txt:")).count();
         assert!(out.ends_with(&format!(
-            "[... showing 1..{shown} of 400; the output limit cut this page short: call again with offset={shown} and a lower head_limit ...]"
+            "[... showing 0..{shown} of 400; the output limit cut this page short: call again with offset={shown} and a lower head_limit ...]"
         )), "{out}");
     }
 
@@ -896,7 +922,7 @@ mod tests {
         assert!(out.len() <= 1024, "{}", out.len());
         assert!(out.starts_with("a.txt:1:start\nrow 0\n"), "{out}");
         assert!(out.contains("more bytes of this result cut at the output limit ...]"));
-        assert!(out.ends_with("[... showing 1..1 of 2; the output limit cut this page short: call again with offset=1 and a lower head_limit ...]"), "{out}");
+        assert!(out.ends_with("[... showing 0..1 of 2; the output limit cut this page short: call again with offset=1 and a lower head_limit ...]"), "{out}");
     }
 
     #[test]
@@ -925,7 +951,7 @@ mod tests {
     }
 
     #[test]
-    fn skips_binary_and_oversized_but_names_them_when_asked_directly() {
+    fn skips_binary_and_oversized_files_and_names_a_binary_one_asked_for() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         tree(
@@ -946,10 +972,12 @@ mod tests {
             crate::testutil::call_text("grep", json!({"pattern": "foo", "path": "bin.dat"}), &c)
                 .unwrap_err();
         assert_eq!(e.code, ErrorCode::IsBinary);
-        let e =
+        // An oversized file named directly is skipped as rg skips it: no matches.
+        assert_eq!(
             crate::testutil::call_text("grep", json!({"pattern": "foo", "path": "big.txt"}), &c)
-                .unwrap_err();
-        assert_eq!(e.code, ErrorCode::TooLarge);
+                .unwrap(),
+            "(no matches)"
+        );
     }
 
     #[test]
@@ -961,10 +989,7 @@ mod tests {
             fs::write(&p, vec![b'x'; len]).unwrap();
             match load(&p, max, &mut buf).unwrap() {
                 Loaded::Text => Some(buf.len()),
-                Loaded::TooLarge(size) => {
-                    assert_eq!(size, len as u64);
-                    None
-                }
+                Loaded::TooLarge => None,
                 Loaded::Binary => panic!("not binary"),
             }
         };
@@ -1021,7 +1046,13 @@ mod tests {
                 budget: 10_000,
             },
         );
-        assert!(out.ends_with("this result is incomplete; narrow it with path, glob or a more specific pattern ...]"), "{out}");
+        // Which two files the parallel walk kept varies; the footer does not.
+        let (first, footer) = out.split_once('\n').unwrap();
+        assert!(["a", "b", "c"].contains(&first), "{out}");
+        assert_eq!(
+            footer,
+            "[... search incomplete: the scan hit its output cap; some matching files were not scanned. Narrow the pattern, path, or glob for complete results. ...]"
+        );
         assert!(!out.contains("offset="));
     }
 }

@@ -1,7 +1,5 @@
 //! `list_dir`: one directory's entries, directories first, then files with their sizes.
 
-use std::fs;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -10,7 +8,15 @@ use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths;
+use crate::{confine, paths};
+
+fn not_a_directory(display: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotAFile,
+        format!("Not a directory: {display} is a file. Use read_file to read it."),
+    )
+    .with("path", display)
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -31,31 +37,31 @@ impl Tool for ListDir {
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
         let dir = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = fs::metadata(&dir.abs).map_err(|e| io_err(e, &dir.display))?;
-        if !meta.is_dir() {
-            return Err(ToolError::new(
-                ErrorCode::NotAFile,
-                format!(
-                    "Not a directory: {} is a file. Use read_file to read it.",
-                    dir.display
-                ),
-            )
-            .with("path", dir.display.as_str()));
-        }
+        // Opened beneath the root (following links that stay inside); the entries are judged
+        // in that directory fd, so a swapped directory cannot list something outside.
+        let handle = confine::open_dir(&dir).map_err(|e| {
+            // The path names a file (not: a file stands where a directory was expected).
+            let names_file = e.kind() == std::io::ErrorKind::NotADirectory
+                && confine::stat(&dir).is_ok_and(|st| !st.is_dir());
+            if names_file {
+                not_a_directory(&dir.display)
+            } else {
+                io_err(e, &dir.display)
+            }
+        })?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
-        for entry in fs::read_dir(&dir.abs).map_err(|e| io_err(e, &dir.display))? {
-            let entry = entry.map_err(|e| io_err(e, &dir.display))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
+        for name in handle.entries().map_err(|e| io_err(e, &dir.display))? {
             // Symlinks are followed for type and size; a dangling one shows as the link itself.
-            let meta = match fs::metadata(entry.path()) {
+            let meta = match handle.stat_follow(&name) {
                 Ok(m) => m,
-                Err(_) => entry.metadata().map_err(|e| io_err(e, &dir.display))?,
+                Err(_) => handle.stat(&name).map_err(|e| io_err(e, &dir.display))?,
             };
+            let name = name.to_string_lossy().into_owned();
             if meta.is_dir() {
                 dirs.push(name);
             } else {
-                files.push((name, meta.len()));
+                files.push((name, meta.len));
             }
         }
         if dirs.is_empty() && files.is_empty() {

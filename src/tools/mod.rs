@@ -16,11 +16,18 @@ use crate::schema::{check_args, deserialize, relaxed, schema_for};
 
 pub mod apply_patch;
 pub mod bash;
+pub mod check_syntax;
 pub mod edit_file;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
+pub mod monitor_list;
+pub mod monitor_poll;
+pub mod monitor_send;
+pub mod monitor_start;
+pub mod monitor_stop;
 pub mod multi_edit;
+pub mod outline;
 pub mod read_file;
 pub mod write_file;
 
@@ -37,6 +44,8 @@ pub trait Tool {
     const SINCE_V05: bool = false;
     /// A code-intelligence tool: hidden when `treeSitterAvailable` is false.
     const NEEDS_TREE_SITTER: bool = false;
+    /// Arguments the seed contract's version of this tool lacks: left out of its seed schema.
+    const SEED_HIDDEN_ARGS: &'static [&'static str] = &[];
     /// The tool mostly waits on another process (a command, a server getting ready): it runs
     /// off the bounded worker pool so it never holds a worker while it sleeps.
     const WAITS: bool = false;
@@ -78,7 +87,16 @@ pub struct ToolSpec {
 
 impl ToolSpec {
     fn of<T: Tool>() -> ToolSpec {
-        let seed_schema = schema_for::<T::Args>();
+        let full = schema_for::<T::Args>();
+        let mut seed_schema = full.clone();
+        if let Some(props) = seed_schema
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+        {
+            for name in T::SEED_HIDDEN_ARGS {
+                props.remove(*name);
+            }
+        }
         ToolSpec {
             name: T::NAME,
             description: T::DESCRIPTION,
@@ -95,7 +113,7 @@ impl ToolSpec {
                 "openWorldHint": T::OPEN_WORLD,
             }),
             output_schema: T::output_schema(),
-            schema: relaxed(&seed_schema),
+            schema: relaxed(&full),
             seed_schema,
             run: |args, ctx| T::run(deserialize(args)?, ctx),
         }
@@ -147,6 +165,13 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         ToolSpec::of::<glob::Glob>(),
         ToolSpec::of::<grep::Grep>(),
         ToolSpec::of::<bash::Bash>(),
+        ToolSpec::of::<monitor_start::MonitorStart>(),
+        ToolSpec::of::<monitor_poll::MonitorPoll>(),
+        ToolSpec::of::<monitor_stop::MonitorStop>(),
+        ToolSpec::of::<monitor_list::MonitorList>(),
+        ToolSpec::of::<monitor_send::MonitorSend>(),
+        ToolSpec::of::<outline::Outline>(),
+        ToolSpec::of::<check_syntax::CheckSyntax>(),
     ]
 });
 

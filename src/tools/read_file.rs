@@ -5,6 +5,7 @@ use serde::Deserialize;
 
 use super::Tool;
 use crate::call::Ctx;
+use crate::code::{self, indent};
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
 use crate::output::Output;
@@ -28,7 +29,44 @@ pub struct Args {
     /// Maximum number of lines to return (default 2000).
     #[schemars(range(min = 1))]
     pub limit: Option<i64>,
+    /// "slice" (default): lines from offset. "indentation": the code block around anchor_line,
+    /// found by indentation (exact for languages with a grammar).
+    pub mode: Option<Mode>,
+    /// Indentation mode: the line to build the block around (default: offset, else 1).
+    #[schemars(range(min = 1))]
+    pub anchor_line: Option<i64>,
+    /// Indentation mode: enclosing levels to add (their header and closing lines): 0 (default)
+    /// = only the anchor's block, 1 = also its parent class or function, and so on.
+    #[schemars(range(min = 0))]
+    pub max_levels: Option<i64>,
+    /// Indentation mode: also include the sibling blocks beside the outermost selected block
+    /// (default false).
+    pub include_siblings: Option<bool>,
+    /// Indentation mode: include the comments, doc comments, decorators and attributes directly
+    /// above each block (default true).
+    pub include_header: Option<bool>,
+    /// Indentation mode: most lines to return, those nearest the anchor kept (default: limit).
+    #[schemars(range(min = 1))]
+    pub max_lines: Option<i64>,
 }
+
+/// How read_file selects lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Slice,
+    Indentation,
+}
+
+/// The arguments only the newest contract's read_file has (hidden from the seed schema).
+pub const INDENTATION_ARGS: &[&str] = &[
+    "mode",
+    "anchor_line",
+    "max_levels",
+    "include_siblings",
+    "include_header",
+    "max_lines",
+];
 
 pub struct ReadFile;
 
@@ -38,6 +76,7 @@ impl Tool for ReadFile {
     const MUTATING: bool = false;
     const TITLE: &'static str = "Read file";
     const BOUNDED: bool = true;
+    const SEED_HIDDEN_ARGS: &'static [&'static str] = INDENTATION_ARGS;
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
@@ -52,8 +91,43 @@ impl Tool for ReadFile {
             None | Some(0) => DEFAULT_LIMIT,
             Some(l) => l as usize,
         };
+        if args.mode == Some(Mode::Indentation) {
+            return indentation(&args, &path.display, config, &bytes, limit);
+        }
         page(&bytes, args.offset, limit, config.max_output_bytes as usize).map(Output::text)
     }
+}
+
+/// Indentation mode: the code block around the anchor line (the file decoded whole).
+fn indentation(
+    args: &Args,
+    display: &str,
+    config: &Config,
+    bytes: &[u8],
+    limit: usize,
+) -> ToolResult<Output> {
+    let decoded = text::decode(bytes);
+    let lines: Vec<&str> = split_lines(&decoded.text).map(|(line, _)| line).collect();
+    if lines.is_empty() {
+        return Ok(Output::text("(empty file)"));
+    }
+    let anchor_line = match (args.anchor_line, args.offset) {
+        (Some(a), _) => a,
+        (None, Some(o)) if o > 0 => o,
+        _ => 1,
+    };
+    let opts = indent::Options {
+        anchor_line: anchor_line.max(0) as usize,
+        max_levels: args.max_levels.unwrap_or(0).max(0) as usize,
+        include_siblings: args.include_siblings.unwrap_or(false),
+        include_header: args.include_header.unwrap_or(true),
+        max_lines: match args.max_lines {
+            None | Some(0) => limit,
+            Some(m) => m.max(1) as usize,
+        },
+    };
+    let selection = code::indentation_block(config, display, &decoded.text, &lines, opts)?;
+    Ok(render_block(&lines, &selection, config.max_output_bytes as usize).into())
 }
 
 /// The page of a file's `bytes` (already refused when binary) that `offset` and `limit` select.
@@ -103,7 +177,7 @@ fn first_line(offset: Option<i64>, total: usize) -> ToolResult<usize> {
     }
 }
 
-/// One numbered row: a line's bytes (invalid UTF-8 shown as U+FFFD), cut to
+/// One numbered row, as both modes print it: a line's bytes (invalid UTF-8 shown as U+FFFD), cut to
 /// [`MAX_LINE_CHARS`] characters.
 fn row(number: usize, line: &[u8]) -> String {
     // The kept characters take at most 4 bytes each, and whether a character decodes (and
@@ -116,6 +190,32 @@ fn row(number: usize, line: &[u8]) -> String {
         "{number:>6}\t{kept}{}",
         if cut { LINE_CUT_MARKER } else { "" }
     )
+}
+
+/// Indentation mode's rows: the selected lines, numbered, stopping before `max_bytes` (at least
+/// one row), with a footer when the block was cut by max_lines or by the byte budget.
+fn render_block(lines: &[&str], selection: &indent::Selection, max_bytes: usize) -> String {
+    let footer_room = 128;
+    let mut out = String::new();
+    let mut shown = 0;
+    for &i in &selection.lines {
+        let row = row(i + 1, lines[i].as_bytes());
+        if shown > 0 && out.len() + 1 + row.len() + footer_room > max_bytes {
+            break;
+        }
+        if shown > 0 {
+            out.push('\n');
+        }
+        out.push_str(&row);
+        shown += 1;
+    }
+    if shown < selection.total {
+        out.push_str(&format!(
+            "\n[... {shown} of {} block lines shown; raise max_lines, or read a range with offset and limit ...]",
+            selection.total
+        ));
+    }
+    out
 }
 
 /// Numbered rows for `page` (the file's lines from `start` on, of `total`), at most `limit`,

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::atomic;
 use crate::call::Ctx;
+use crate::code;
 use crate::config::Config;
 use crate::error::ToolResult;
 use crate::output::Output;
@@ -36,14 +37,17 @@ impl Tool for WriteFile {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let existed = atomic::check_target(&path)?.is_some();
+        let before = || existed.then(|| code::read_before(&path)).flatten();
+        let warning = code::syntax_warning_with(config, &path.display, before, &args.content);
         let bytes = args.content.into_bytes();
         let len = bytes.len();
         atomic::write_atomic(&path, bytes)?;
-        Ok(format!(
+        let mut message = format!(
             "Wrote {len} bytes to {} ({}).",
             path.display,
             if existed { "overwritten" } else { "created" }
-        )
-        .into())
+        );
+        code::append_warning(&mut message, warning);
+        Ok(message.into())
     }
 }

@@ -1,0 +1,361 @@
+//! The outline: a symbol skeleton driven by each grammar's `queries/<grammar>/outline.scm`.
+//!
+//! The query gives nodes roles through its capture names; one generic walk over named children
+//! turns the roles into the contract's capture / pass-through semantics:
+//!
+//! - `@symbol`: shown, its named children walked one level deeper;
+//! - `@symbol.leaf`: shown, not descended into;
+//! - `@symbol.top`: shown only at depth 0, not descended into;
+//! - `@pass`: not shown, its named children walked at the same depth;
+//! - anything else: skipped together with its whole subtree.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Query, QueryCursor, Tree};
+
+use super::lang::{Grammar, GRAMMARS};
+
+/// Symbols listed before the rest are summarized.
+pub const MAX_SYMBOLS: usize = 2000;
+/// Header characters kept; longer ones are cut and get `...`.
+const MAX_HEADER_CHARS: usize = 150;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Symbol,
+    Leaf,
+    Top,
+    Pass,
+}
+
+/// A compiled outline query and what each of its captures means.
+struct OutlineQuery {
+    query: Query,
+    roles: Vec<Option<Role>>,
+}
+
+/// One outline entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    pub depth: usize,
+    pub header: String,
+    /// 1-based, inclusive.
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+fn compile(grammar: &Grammar) -> Option<OutlineQuery> {
+    let source = grammar.outline_query?;
+    // The queries are compiled into the addon and tested; a failure here is a build defect,
+    // reported to the caller as an unavailable outline rather than a panic.
+    let query = Query::new(&grammar.language(), source).ok()?;
+    let roles = query
+        .capture_names()
+        .iter()
+        .map(|name| match *name {
+            "symbol" => Some(Role::Symbol),
+            "symbol.leaf" => Some(Role::Leaf),
+            "symbol.top" => Some(Role::Top),
+            "pass" => Some(Role::Pass),
+            _ => None,
+        })
+        .collect();
+    Some(OutlineQuery { query, roles })
+}
+
+/// The compiled query of a grammar, built once per process.
+fn query_for(grammar: &'static Grammar) -> Option<&'static OutlineQuery> {
+    static CACHE: OnceLock<Vec<OnceLock<Option<OutlineQuery>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| GRAMMARS.iter().map(|_| OnceLock::new()).collect());
+    let index = GRAMMARS.iter().position(|g| std::ptr::eq(g, grammar))?;
+    cache[index].get_or_init(|| compile(grammar)).as_ref()
+}
+
+/// Whether outline supports a grammar.
+pub fn supports(grammar: &Grammar) -> bool {
+    grammar.outline_query.is_some()
+}
+
+/// The symbols of a parsed file in document order (all of them; rendering caps the list).
+pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol> {
+    let Some(q) = query_for(grammar) else {
+        return Vec::new();
+    };
+    let root = tree.root_node();
+    let mut roles: HashMap<usize, Role> = HashMap::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&q.query, root, text.as_bytes());
+    while let Some(m) = matches.next() {
+        for c in m.captures() {
+            if let Some(role) = q.roles[c.index as usize] {
+                // A node captured as a symbol stays a symbol whatever else matched it.
+                roles
+                    .entry(c.node.id())
+                    .and_modify(|r| {
+                        if *r == Role::Pass {
+                            *r = role
+                        }
+                    })
+                    .or_insert(role);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    // Explicit stack (node, depth), so deep nesting cannot overflow the thread's stack.
+    let mut stack: Vec<(Node, usize)> = vec![(root, 0)];
+    while let Some((node, depth)) = stack.pop() {
+        let role = roles.get(&node.id()).copied();
+        // The root is walked like a child of an imaginary parent at depth 0.
+        let descend_at = match role {
+            Some(Role::Symbol) => {
+                out.push(symbol(node, depth, text));
+                Some(depth + 1)
+            }
+            Some(Role::Leaf) => {
+                out.push(symbol(node, depth, text));
+                None
+            }
+            Some(Role::Top) => {
+                if depth == 0 {
+                    out.push(symbol(node, depth, text));
+                }
+                None
+            }
+            Some(Role::Pass) => Some(depth),
+            None => None,
+        };
+        if let Some(child_depth) = descend_at {
+            let mut walker = node.walk();
+            let children: Vec<Node> = node.named_children(&mut walker).collect();
+            for child in children.into_iter().rev() {
+                stack.push((child, child_depth));
+            }
+        }
+    }
+    out
+}
+
+fn symbol(node: Node, depth: usize, text: &str) -> Symbol {
+    let rest = text.get(node.start_byte()..).unwrap_or("");
+    let first_line = rest.split('\n').next().unwrap_or("");
+    Symbol {
+        depth,
+        header: header(first_line),
+        start_line: node.start_position().row + 1,
+        end_line: node.end_position().row + 1,
+    }
+}
+
+/// The node's first line, trimmed, without one trailing `{` or `:` (nor the whitespace before
+/// it), cut at 150 characters.
+fn header(first_line: &str) -> String {
+    let trimmed = first_line.trim();
+    let stripped = trimmed
+        .strip_suffix('{')
+        .or_else(|| trimmed.strip_suffix(':'))
+        .map_or(trimmed, str::trim_end);
+    match stripped.char_indices().nth(MAX_HEADER_CHARS) {
+        Some((i, _)) => format!("{}...", &stripped[..i]),
+        None => stripped.to_string(),
+    }
+}
+
+/// The outline text: the header line, one line per symbol (at most [`MAX_SYMBOLS`]), and the
+/// syntax-error note when the file has issues (`issue_count` capped at 50, `truncated` adds `+`).
+pub fn render(
+    rel: &str,
+    grammar: &str,
+    text: &str,
+    symbols: &[Symbol],
+    issue_count: usize,
+    truncated: bool,
+) -> String {
+    let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+    let mut out = format!("{rel} — {grammar}, {lines} lines");
+    if symbols.is_empty() {
+        out.push_str("\n  (no symbols found)");
+    }
+    for s in symbols.iter().take(MAX_SYMBOLS) {
+        out.push('\n');
+        for _ in 0..=s.depth {
+            out.push_str("  ");
+        }
+        out.push_str(&format!("{} ({}-{})", s.header, s.start_line, s.end_line));
+    }
+    if symbols.len() > MAX_SYMBOLS {
+        out.push_str(&format!(
+            "\n  [... {} more symbols omitted ...]",
+            symbols.len() - MAX_SYMBOLS
+        ));
+    }
+    if issue_count > 0 {
+        out.push_str(&format!(
+            "\nnote: file has syntax errors ({issue_count}{}); outline may be incomplete — run check_syntax.",
+            if truncated { "+" } else { "" }
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::lang::by_name;
+    use crate::code::parse::{parse, TOOL_BUDGET};
+
+    fn outline(lang: &str, text: &str) -> Vec<String> {
+        let g = by_name(lang).unwrap();
+        let tree = parse(g, text, TOOL_BUDGET, &|| false).unwrap();
+        symbols(g, &tree, text)
+            .into_iter()
+            .map(|s| {
+                format!(
+                    "{}{} ({}-{})",
+                    "  ".repeat(s.depth),
+                    s.header,
+                    s.start_line,
+                    s.end_line
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn typescript_capture_and_pass_through() {
+        let src = "export class A {\n  x: number = 1;\n  m(): void {\n    function inner() {}\n  }\n}\nconst f = () => {\n  const g = () => 1;\n};\nif (x) {\n  function hidden() {}\n}\n{\n  function inBlock() {}\n}\ninterface I {\n  p(): void;\n}\n";
+        assert_eq!(
+            outline("typescript", src),
+            [
+                "class A (1-6)",
+                "  x: number = 1; (2-2)",
+                "  m(): void (3-5)",
+                // statement_block passes through, so a function inside a method shows.
+                "    function inner() {} (4-4)",
+                "const f = () => (7-9)",
+                "function inBlock() {} (14-14)",
+                "interface I (16-18)",
+                "  p(): void; (17-17)",
+            ]
+        );
+    }
+
+    #[test]
+    fn python_decorated_and_nested() {
+        let src = "@dec\nclass A:\n    def m(self):\n        def inner():\n            pass\n        return 1\nif True:\n    def hidden(): pass\n";
+        assert_eq!(
+            outline("python", src),
+            [
+                "class A (2-6)",
+                "  def m(self) (3-6)",
+                "    def inner() (4-5)",
+            ]
+        );
+    }
+
+    #[test]
+    fn rust_go_java_csharp() {
+        assert_eq!(
+            outline("rust", "mod m {\n    pub struct S;\n    impl S {\n        fn f(&self) {}\n    }\n}\nconst C: u8 = 1;\n"),
+            ["mod m (1-6)", "  pub struct S; (2-2)", "  impl S (3-5)", "    fn f(&self) {} (4-4)"]
+        );
+        assert_eq!(
+            outline(
+                "go",
+                "package p\ntype (\n\tA struct{}\n\tB int\n)\nfunc (a A) M() {}\nvar v = 1\n"
+            ),
+            ["A struct{} (3-3)", "B int (4-4)", "func (a A) M() {} (6-6)"]
+        );
+        assert_eq!(
+            outline(
+                "java",
+                "class A {\n  A() {}\n  void m() {}\n  enum E { X; void f() {} }\n}\n"
+            ),
+            [
+                "class A (1-5)",
+                "  A() {} (2-2)",
+                "  void m() {} (3-3)",
+                "  enum E { X; void f() {} } (4-4)"
+            ]
+        );
+        assert_eq!(
+            outline(
+                "c-sharp",
+                "namespace N;\nclass A {\n  int P { get; set; }\n  void M() {}\n}\n"
+            ),
+            // This grammar keeps a file-scoped namespace's members beside it, not inside it.
+            [
+                "namespace N; (1-1)",
+                "class A (2-5)",
+                "  int P { get; set; } (3-3)",
+                "  void M() {} (4-4)"
+            ]
+        );
+    }
+
+    #[test]
+    fn extra_languages_have_symbols() {
+        let cases = [
+            (
+                "cpp",
+                "namespace n {\nstruct S {\n  int f();\n};\nint g() { return 0; }\n}\n",
+                4,
+            ),
+            (
+                "ruby",
+                "module M\n  class C\n    def m; end\n  end\nend\n",
+                3,
+            ),
+            (
+                "php",
+                "<?php\nnamespace N;\nclass C {\n  function m() {}\n}\nfunction f() {}\n",
+                4,
+            ),
+            ("kotlin", "class C {\n  fun m() {}\n}\nfun f() {}\n", 3),
+            ("swift", "struct S {\n  func m() {}\n}\nfunc f() {}\n", 3),
+            ("scala", "object O {\n  def m = 1\n}\nclass C\n", 3),
+            (
+                "lua",
+                "function f()\nend\nlocal g = function() end\nlocal x = 1\n",
+                2,
+            ),
+        ];
+        for (lang, src, n) in cases {
+            let got = outline(lang, src);
+            assert_eq!(got.len(), n, "{lang}: {got:#?}");
+        }
+    }
+
+    #[test]
+    fn header_rules() {
+        assert_eq!(header("  function f() {  "), "function f()");
+        assert_eq!(header("def f():"), "def f()");
+        assert_eq!(header("x = {a:"), "x = {a");
+        assert_eq!(header("a {{"), "a {");
+        let long = "x".repeat(200);
+        assert_eq!(header(&long), format!("{}...", "x".repeat(150)));
+    }
+
+    #[test]
+    fn render_caps_and_notes() {
+        let syms: Vec<Symbol> = (0..2003)
+            .map(|i| Symbol {
+                depth: 0,
+                header: format!("f{i}"),
+                start_line: i + 1,
+                end_line: i + 1,
+            })
+            .collect();
+        let out = render("a.ts", "typescript", "x\n", &syms, 50, true);
+        assert!(out.starts_with("a.ts — typescript, 2 lines\n  f0 (1-1)\n"));
+        assert!(out.contains("\n  f1999 (2000-2000)\n  [... 3 more symbols omitted ...]\n"));
+        assert!(out.ends_with(
+            "\nnote: file has syntax errors (50+); outline may be incomplete — run check_syntax."
+        ));
+        assert_eq!(
+            render("b.py", "python", "", &[], 0, false),
+            "b.py — python, 1 lines\n  (no symbols found)"
+        );
+    }
+}

@@ -1,0 +1,108 @@
+//! `monitor_poll`: reads a monitor's output from a byte offset (see [`crate::monitor`]).
+//! Also home of what the monitor tools share: regex compilation and the error mapping.
+
+use regex::bytes::Regex;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::monitor_start::to_json;
+use super::Tool;
+use crate::call::Ctx;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::monitor::{self, MonError};
+use crate::output::Output;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// The monitor id from monitor_start (`mon_` and 8 hex digits).
+    pub id: String,
+    /// Byte offset to read from (default 0): pass the next_offset of the previous poll to get
+    /// only new output.
+    #[schemars(range(min = 0))]
+    pub offset: Option<u64>,
+    /// A regular expression (Rust regex syntax): only the output lines matching it are
+    /// returned, e.g. `error|warn`.
+    #[serde(rename = "match")]
+    pub match_: Option<String>,
+}
+
+pub struct MonitorPoll;
+
+impl Tool for MonitorPoll {
+    const NAME: &'static str = "monitor_poll";
+    const DESCRIPTION: &'static str = "Read the output of a background process started with monitor_start: JSON {running, output, next_offset, exit_code}. Pass offset = the next_offset of your previous poll to get only what is new (offset 0 reads from the start). Pass match (a regex) to keep only matching lines, e.g. \"error|failed\". running tells whether the process is still alive; exit_code is its exit status once it has exited (null while running, or when it was killed). A line still being written is held back until it is complete. When the output is longer than one result, it ends with a note giving the offset to continue from.";
+    // Not in the contract's read-only tool set: hidden under readOnly like every monitor tool.
+    const MUTATING: bool = true;
+    const BOUNDED: bool = true;
+    const SINCE_V05: bool = true;
+    // Waits briefly for the log writer when the process just exited.
+    const WAITS: bool = true;
+    const TITLE: &'static str = "Read background process output";
+    const DESTRUCTIVE: bool = false;
+    const IDEMPOTENT: bool = true;
+    type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "running": {"type": "boolean"},
+                "output": {"type": "string"},
+                "next_offset": {"type": "integer", "description": "Pass it as offset to the next poll."},
+                "exit_code": {"type": ["integer", "null"], "description": "The exit status once exited; null while running or when killed."}
+            },
+            "required": ["running", "output", "next_offset", "exit_code"]
+        }))
+    }
+
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        let filter = match &args.match_ {
+            Some(src) => Some(compile(src, "match")?),
+            None => None,
+        };
+        let polled = monitor::poll(
+            &ctx.workspace_root,
+            &args.id,
+            args.offset.unwrap_or(0),
+            ctx.max_output_bytes as usize,
+            filter.as_ref(),
+        )
+        .map_err(mon_error)?;
+        Ok(Output::text(to_json(&polled)))
+    }
+}
+
+/// Compiles a caller's regex (no flags), or the contract's `invalid_input`.
+pub(super) fn compile(src: &str, field: &str) -> ToolResult<Regex> {
+    Regex::new(src).map_err(|e| {
+        ToolError::invalid_input(format!("Invalid {field} regex: {e}")).with("field", field)
+    })
+}
+
+/// The envelope of a monitor failure.
+pub(super) fn mon_error(e: MonError) -> ToolError {
+    match e {
+        MonError::NotFound(id) => {
+            ToolError::new(ErrorCode::MonitorNotFound, format!("No such monitor: {id}"))
+                .with("id", id)
+        }
+        MonError::TooMany { live, max } => ToolError::new(
+            ErrorCode::TooManyMonitors,
+            format!("Too many live monitors ({live}/{max}); stop some with monitor_stop first"),
+        )
+        .with("limit", max),
+        MonError::Spawn(e) => {
+            ToolError::new(ErrorCode::IoError, format!("Failed to spawn monitor: {e}"))
+        }
+        MonError::NoStdin(id) => ToolError::invalid_input(format!(
+            "Monitor {id} was started without stdin: true, so it has no input to write to. Start it again with monitor_start {{stdin: true}}."
+        ))
+        .with("id", id),
+        MonError::StdinClosed { id, why } => ToolError::new(
+            ErrorCode::IoError,
+            format!("Cannot write to the stdin of monitor {id}: {why}."),
+        )
+        .with("id", id),
+        MonError::Io(e) => ToolError::new(ErrorCode::IoError, format!("Monitor I/O failed: {e}")),
+    }
+}

@@ -1,0 +1,119 @@
+//! `monitor_start`: starts a long-lived command in the background (see [`crate::monitor`]) and,
+//! with `ready_when`, waits until its output shows it is ready.
+
+use std::fs;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::monitor_poll::{compile, mon_error};
+use super::Tool;
+use crate::call::Ctx;
+use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::monitor::{self, StartRequest, LOG_CAP};
+use crate::output::Output;
+use crate::paths;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// The shell command to run in the background with `sh -c`, e.g. `npm run dev`.
+    pub command: String,
+    /// Working directory (default: the workspace root); relative paths are against the root.
+    pub cwd: Option<String>,
+    /// A regular expression (Rust regex syntax) that marks the process as ready when it
+    /// appears in its output, e.g. `listening on|ready in`. With it the call waits for the
+    /// match, for the process to exit, or for ready_timeout_ms; without it the call returns
+    /// at once.
+    pub ready_when: Option<String>,
+    /// How long to wait for ready_when, in milliseconds (default 30000; 0 means the default).
+    #[schemars(range(min = 0))]
+    pub ready_timeout_ms: Option<u64>,
+    /// Give the process a stdin that monitor_send writes to. By default stdin is empty: a
+    /// program reading it sees end of file at once.
+    pub stdin: Option<bool>,
+    /// Run the process in a pseudo-terminal, for programs that need one (they may then print
+    /// colors and progress bars). Lines still end in plain "\n", and sent input is not echoed.
+    pub pty: Option<bool>,
+}
+
+pub struct MonitorStart;
+
+impl Tool for MonitorStart {
+    const NAME: &'static str = "monitor_start";
+    const DESCRIPTION: &'static str = "Start a long-running command in the background (a dev server, a watcher, a build in watch mode) and get back its monitor id: JSON {id, running, ready, output, next_offset}. The process keeps running after this call returns, and after this session too, until monitor_stop. Its stdout and stderr go to a log you read with monitor_poll. Pass ready_when (a regex matched against the output) to wait until the process is ready, e.g. ready_when \"listening on\": the call returns when it matches (ready true), when the process exits first (ready false, running false, exit_code and the end of its output), or after ready_timeout_ms (ready false, running true). Use bash for commands that finish on their own; use monitor_start for anything that keeps running, and do not add `&` (the command itself is what runs in the background). Pass stdin: true to send it input later with monitor_send. Stop monitors you no longer need with monitor_stop; monitor_list shows them all.";
+    const MUTATING: bool = true;
+    const BOUNDED: bool = true;
+    const SINCE_V05: bool = true;
+    const WAITS: bool = true;
+    const TITLE: &'static str = "Start background process";
+    const DESTRUCTIVE: bool = false;
+    const OPEN_WORLD: bool = true;
+    type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "description": "The monitor id for monitor_poll, monitor_send and monitor_stop."},
+                "running": {"type": "boolean"},
+                "ready": {"type": ["boolean", "null"], "description": "Whether ready_when matched; null without ready_when."},
+                "output": {"type": "string", "description": "The output so far (with ready_when)."},
+                "next_offset": {"type": "integer", "description": "The offset for the next monitor_poll."},
+                "exit_code": {"type": ["integer", "null"], "description": "Present when the process exited while ready_when was awaited."}
+            },
+            "required": ["id", "running", "ready", "output", "next_offset"]
+        }))
+    }
+
+    fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
+        if args.command.contains('\0') {
+            return Err(ToolError::invalid_input(
+                "command contains a NUL byte, which a shell command cannot hold",
+            )
+            .with("field", "command"));
+        }
+        let cwd = paths::resolve_or_root(ctx, args.cwd.as_deref())?;
+        let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.display))?;
+        if !meta.is_dir() {
+            return Err(ToolError::new(
+                ErrorCode::NotAFile,
+                format!(
+                    "cwd is not a directory: {} is a file. Pass its directory as cwd.",
+                    cwd.display
+                ),
+            )
+            .with("path", cwd.display.as_str()));
+        }
+        let ready_when = match &args.ready_when {
+            Some(src) => Some((src.as_str(), compile(src, "ready_when")?)),
+            None => None,
+        };
+        let timeout_ms = match args.ready_timeout_ms {
+            None | Some(0) => ctx.monitor_ready_timeout_ms,
+            Some(ms) => ms,
+        };
+        let started = monitor::start(
+            StartRequest {
+                root: &ctx.workspace_root,
+                command: &args.command,
+                cwd: &cwd.abs,
+                ready_when,
+                // A caller-built config may allow absurd waits; a year cannot overflow.
+                ready_timeout: Duration::from_millis(timeout_ms.min(365 * 24 * 3600 * 1000)),
+                max_output: ctx.max_output_bytes as usize,
+                max_monitors: usize::try_from(ctx.max_monitors).unwrap_or(usize::MAX),
+                stdin: args.stdin.unwrap_or(false),
+                pty: args.pty.unwrap_or(false),
+                log_cap: LOG_CAP,
+            },
+            &|| ctx.cancel.is_cancelled(),
+        )
+        .map_err(mon_error)?;
+        Ok(Output::text(to_json(&started)))
+    }
+}
+
+pub(super) fn to_json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "{}".to_string())
+}
