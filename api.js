@@ -6,6 +6,7 @@
 // AbortSignal wiring, and the JSON conversion at the edge.
 
 const native = require('./native.js')
+const guard = require('./guard.js')
 
 /** A bad configuration, thrown synchronously by resolveConfig / buildConfig / createAgentTools. */
 class StartupError extends Error {
@@ -327,13 +328,17 @@ function makeApi(profile) {
   }
 
   /**
-   * Runs a tool: validates args, bounds the text, and never rejects. `signal` cancels it;
-   * `onProgress` (an extension of the contract, used by the MCP server) is told how far it got.
+   * Runs a tool: validates args, asks the guard (root, when configured), bounds the text,
+   * and never rejects. `signal` cancels it; `onProgress` (an extension of the contract, used
+   * by the MCP server) is told how far it got.
    */
   async function dispatch(name, args, config, signal, onProgress) {
     try {
       const { wire, envelope, fields } = encodeArgs(args)
       if (envelope) return errorResult(invalidInput(envelope, fields))
+      if (!seed && typeof config?.guard === 'function') {
+        return await guardedDispatch(String(name), wire, config, signal, onProgress)
+      }
       const out = await withCall(seed ? undefined : signal, seed ? undefined : onProgress, (id) =>
         native.dispatchNative(String(name), wire, configJson(config), profile, id, false),
       )
@@ -360,9 +365,9 @@ function makeApi(profile) {
     const wires = []
     const slots = []
     for (let i = 0; i < calls.length; i++) {
-      const { wire, envelope } = encodeArgs(calls[i]?.args)
+      const { wire, envelope, fields } = encodeArgs(calls[i]?.args)
       if (envelope) {
-        results[i] = errorResult(invalidInput(envelope))
+        results[i] = errorResult(invalidInput(envelope, fields))
       } else {
         wires.push({ name: String(calls[i]?.name), args: wire })
         slots.push(i)
@@ -383,6 +388,32 @@ function makeApi(profile) {
       }
     }
     return results
+  }
+
+  /**
+   * Dispatch with a guard (CONTRACT-v0.5 §5): surface lookup and validation first, then the
+   * guard sees the coerced arguments, then the tool runs with exactly those (the validated
+   * JSON, so a guard that mutates its `args` changes nothing).
+   */
+  async function guardedDispatch(name, wire, config, signal, onProgress) {
+    const json = configJson(config)
+    const checked = native.validateNative(name, wire, json, profile)
+    if (checked.isError) return toResult(checked)
+    const checkedJson = contentText(checked.content)
+    const refusal = await askGuard(name, JSON.parse(checkedJson), config)
+    if (refusal !== null) return errorResult(refusal)
+    const out = await withCall(signal, onProgress, (id) =>
+      native.dispatchNative(
+        name,
+        { json: checkedJson, largeKeys: [], largeValues: [] },
+        json,
+        profile,
+        id,
+        true,
+      ),
+    )
+    emitWarnings(out)
+    return toResult(out)
   }
 
   function makeToolDef(def) {
@@ -529,6 +560,28 @@ function makeApi(profile) {
     getTool,
     resolveConfig,
     buildConfig,
+  }
+}
+
+/**
+ * Awaits `config.guard(ctx)`: `allow` runs the tool (null); `deny` is `denied` with the
+ * reason (or `blocked by guard`); any other verdict asks `config.elicit` (truthy runs the
+ * tool) or, without one, is `denied`. A guard or elicit that throws gives its error's envelope
+ * (`internal` unless it is a ToolError): a broken guard fails closed.
+ */
+async function askGuard(name, args, config) {
+  try {
+    const ctx = guard.buildGuardContext(name, args, config)
+    const decision = await config.guard(ctx)
+    const verdict = decision?.verdict
+    if (verdict === 'allow') return null
+    const reason = decision?.reason
+    if (verdict !== 'deny' && typeof config.elicit === 'function') {
+      if (await config.elicit({ tool: name, args, reason, bash: ctx.bash })) return null
+    }
+    return JSON.stringify({ error: 'denied', message: reason ?? 'blocked by guard' })
+  } catch (err) {
+    return serializeError(err)
   }
 }
 

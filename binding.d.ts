@@ -12,6 +12,9 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** Raises the cancel flag of call `id` (its `AbortSignal` fired). */
 export declare function abortCall(id: number): void
 
+/** `analyzeBash`: the facts about a shell command as JSON. Never throws. */
+export declare function analyzeBashJson(command: string): string
+
 /**
  * `buildConfig` from argv and the environment (as JSON); the workspace defaults to the
  * current directory.
@@ -102,6 +105,12 @@ export interface NativeProgress {
   bytes: number
   tail: string
 }
+
+/**
+ * Whether `path` passes the workspace confinement check for `root` (`PathFact
+ * .withinWorkspace`). Both are made absolute and normalized lexically first.
+ */
+export declare function pathWithinWorkspace(root: string, path: string): boolean
 
 /** `resolveConfig` from the options as JSON; throws with a message naming the setting. */
 export declare function resolveConfigJson(optionsJson: string): string

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.abortCall = nativeBinding.abortCall
+module.exports.analyzeBashJson = nativeBinding.analyzeBashJson
 module.exports.buildConfigJson = nativeBinding.buildConfigJson
 module.exports.callProgress = nativeBinding.callProgress
 module.exports.DEFAULT_BASH_TIMEOUT_MAX_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MAX_MS
@@ -850,6 +851,7 @@ module.exports.dispatchManyNative = nativeBinding.dispatchManyNative
 module.exports.dispatchNative = nativeBinding.dispatchNative
 module.exports.handlerNative = nativeBinding.handlerNative
 module.exports.killAllBashProcesses = nativeBinding.killAllBashProcesses
+module.exports.pathWithinWorkspace = nativeBinding.pathWithinWorkspace
 module.exports.resolveConfigJson = nativeBinding.resolveConfigJson
 module.exports.ripgrepOnPath = nativeBinding.ripgrepOnPath
 module.exports.sweepMonitorsNative = nativeBinding.sweepMonitorsNative

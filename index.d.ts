@@ -68,66 +68,30 @@ export interface ToolResult {
 /** Receives every diagnostic line (`clarvis-agent-tools: …\n`). */
 export type WarnSink = (message: string) => void
 
-/** A guard's answer. */
-export type Verdict = 'allow' | 'deny' | 'ask'
+// The guard's types and helpers live in guard.d.ts (also served at `agent-tools-native/guard`).
+import type { Elicit, Guard } from './guard.js'
 
-export interface GuardDecision {
-  verdict: Verdict
-  reason?: string
-}
-
-/** One command of a shell command line, as `analyzeBash` sees it. */
-export interface Segment {
-  /** The segment's source text, trimmed. */
-  command: string
-  /** Its words, wrappers (`timeout`, `nice`, …) and leading assignments removed. */
-  argv: string[]
-  /** `argv.join(" ")`. */
-  normalized: string
-  /** False when the segment holds anything dynamic (substitutions, variables, eval-like words). */
-  decidable: boolean
-}
-
-/** What `analyzeBash` found in a command. */
-export interface BashFacts {
-  /** The paths the command names, in first-seen order. */
-  paths: string[]
-  /** True when anything could not be decided: policy must then refuse. */
-  undecidable: boolean
-  segments: Segment[]
-}
-
-/** A path a call names, resolved against the workspace. */
-export interface PathFact {
-  raw: string
-  /** Absolute and normalized (not realpath'd). */
-  resolved: string
-  /** Whether the confinement check would pass (whatever `confineToWorkspace` says). */
-  withinWorkspace: boolean
-}
-
-/** What a guard is shown for one call. */
-export interface GuardContext {
-  tool: string
-  args: Record<string, unknown>
-  config: ServerConfig
-  paths: PathFact[]
-  bash?: BashFacts
-}
-
-/** Decides whether a call runs: after validation, before the tool. */
-export type Guard = (ctx: GuardContext) => GuardDecision | Promise<GuardDecision>
-
-/** What `elicit` is asked when a guard answers `ask`. */
-export interface ElicitRequest {
-  tool: string
-  args: Record<string, unknown>
-  reason?: string
-  bash?: BashFacts
-}
-
-/** Asks the user; a truthy answer runs the tool. */
-export type Elicit = (request: ElicitRequest) => boolean | Promise<boolean>
+export type {
+  BashCommand,
+  BashFacts,
+  Elicit,
+  ElicitRequest,
+  Guard,
+  GuardContext,
+  GuardDecision,
+  PathAccess,
+  PathFact,
+  Redirection,
+  Segment,
+  Verdict,
+} from './guard.js'
+export {
+  analyzeBash,
+  buildGuardContext,
+  commandsIn,
+  touchesOutside,
+  withinWorkspace,
+} from './guard.js'
 
 /** The resolved configuration every call runs under. `resolveConfig` returns it frozen. */
 export interface ServerConfig {

@@ -38,6 +38,13 @@ const {
   DEFAULT_MONITOR_READY_TIMEOUT_MS,
   DEFAULT_MAX_MONITORS,
 } = native
+const {
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
+} = require('./guard.js')
 
 module.exports = {
   createAgentTools,
@@ -66,4 +73,9 @@ module.exports = {
   DEFAULT_BASH_TIMEOUT_MAX_MS,
   DEFAULT_MONITOR_READY_TIMEOUT_MS,
   DEFAULT_MAX_MONITORS,
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
 }

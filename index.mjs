@@ -30,5 +30,10 @@ export const {
   DEFAULT_BASH_TIMEOUT_MAX_MS,
   DEFAULT_MONITOR_READY_TIMEOUT_MS,
   DEFAULT_MAX_MONITORS,
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
 } = api
 export default api

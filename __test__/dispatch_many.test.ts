@@ -107,16 +107,25 @@ describe('dispatchMany', () => {
     const seen: string[] = []
     const config = resolveConfig({
       workspaceRoot: dir,
-      guard: (call: { name: string }) => {
-        seen.push(call.name)
-        return { allow: true }
+      guard: (ctx) => {
+        seen.push(ctx.tool)
+        return ctx.tool === 'list_dir'
+          ? { verdict: 'deny', reason: 'no listing' }
+          : { verdict: 'allow' }
       },
-    } as never)
+    })
     const calls = [
       { name: 'read_file', args: { path: 'a.txt' } },
       { name: 'list_dir', args: {} },
+      { name: 'read_file', args: { path: 'b.txt', limit: 1 } },
     ]
     const many = await dispatchMany(calls, config)
+    expect(seen.sort()).toEqual(['list_dir', 'read_file', 'read_file'])
+    expect(many[0].isError).toBe(false)
+    expect(JSON.parse(contentText(many[1].content))).toEqual({
+      error: 'denied',
+      message: 'no listing',
+    })
     const one = await Promise.all(calls.map((c) => dispatch(c.name, c.args, config)))
     expect(many.map(plain)).toEqual(one.map(plain))
   })

@@ -6,7 +6,9 @@ import type { LanguageModel, ToolSet } from 'ai'
 import type OpenAI from 'openai'
 import { describe, expectTypeOf, it } from 'vitest'
 import { anthropicTools, runWithClaude } from '../examples/anthropic'
+import { agent, confirm, guard } from '../examples/guard'
 import { openaiTools, runWithOpenAI } from '../examples/openai'
+import type { AgentTools, Elicit, Guard } from '../index.js'
 import '../examples/usage'
 import { aiTools, runWithAiSdk } from '../examples/vercel-ai'
 
@@ -30,5 +32,11 @@ describe('README examples', () => {
     expectTypeOf(runWithAiSdk).toEqualTypeOf<
       (model: LanguageModel, task: string) => Promise<string>
     >()
+  })
+
+  it('A guard wired to a readline confirm prompt', () => {
+    expectTypeOf(guard).toEqualTypeOf<Guard>()
+    expectTypeOf(confirm).toEqualTypeOf<Elicit>()
+    expectTypeOf(agent).toEqualTypeOf<AgentTools>()
   })
 })

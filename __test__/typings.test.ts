@@ -20,6 +20,7 @@ const ENTRIES = [
       'AbortSignalLike',
       'AgentTools',
       'AgentToolsOptions',
+      'BashCommand',
       'BashFacts',
       'ContentPart',
       'DispatchResult',
@@ -30,13 +31,17 @@ const ENTRIES = [
       'GuardContext',
       'GuardDecision',
       'ImagePart',
+      'PathAccess',
       'PathFact',
+      'Redirection',
       'Segment',
       'ServerConfig',
       'TextPart',
+      'ToolArgs',
       'ToolCall',
       'ToolDef',
       'ToolInfo',
+      'ToolName',
       'ToolResult',
       'Verdict',
       'WarnSink',
@@ -55,8 +60,10 @@ const ENTRIES = [
       'DispatchResult',
       'ErrorCode',
       'ServerConfig',
+      'ToolArgs',
       'ToolDef',
       'ToolInfo',
+      'ToolName',
     ],
     codes: 13,
     resultKeys: ['isError', 'text'],
@@ -83,9 +90,12 @@ for (const entry of ENTRIES) {
   if (!moduleSymbol) throw new Error(`${entry.dts} is not a module`)
   const exported = checker.getExportsOfModule(moduleSymbol)
 
+  /** A re-export (`export { x } from './guard.js'`) counts as what it names. */
+  const target = (s: ts.Symbol) =>
+    s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s
   const declared = (flags: ts.SymbolFlags) =>
     exported
-      .filter((s) => s.flags & flags)
+      .filter((s) => target(s).flags & flags)
       .map((s) => s.name)
       .sort()
 

@@ -13,7 +13,7 @@ use crate::config::{self, Options, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
 use crate::output::{Output, Part};
-use crate::{shell, spill, tools, warn};
+use crate::{bash_facts, paths, shell, spill, tools, warn};
 
 #[napi]
 pub const DEFAULT_MAX_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_OUTPUT_BYTES as u32;
@@ -842,4 +842,19 @@ pub async fn sweep_monitors_native(root: String) {
 #[napi]
 pub fn kill_all_bash_processes() {
     shell::kill_all();
+}
+
+/// `analyzeBash`: the facts about a shell command as JSON. Never throws.
+#[napi]
+pub fn analyze_bash_json(command: String) -> String {
+    bash_facts::analyze(&command).to_json().to_string()
+}
+
+/// Whether `path` passes the workspace confinement check for `root` (`PathFact
+/// .withinWorkspace`). Both are made absolute and normalized lexically first.
+#[napi]
+pub fn path_within_workspace(root: String, path: String) -> bool {
+    let root = config::lexical_absolute(std::path::Path::new(&root), std::path::Path::new("/"));
+    let abs = config::lexical_absolute(std::path::Path::new(&path), &root);
+    paths::is_within(&root, &abs)
 }

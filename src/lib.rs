@@ -4,6 +4,7 @@
 //! config) in `tools/`, built on shared mechanics that live in one module each.
 
 pub mod atomic;
+pub mod bash_facts;
 pub mod bound;
 pub mod call;
 pub mod code;

@@ -119,6 +119,13 @@ fn escape_error(raw: &str, root: &Path, why: &str) -> ToolError {
     .with("path", raw)
 }
 
+/// Whether the absolute, lexically normalized `abs` passes the confinement check for `root`
+/// (exactly [`check_confined`]). The guard's `PathFact.withinWorkspace` is this, whatever
+/// `confineToWorkspace` says.
+pub fn is_within(root: &Path, abs: &Path) -> bool {
+    check_confined(root, abs, "").is_ok()
+}
+
 fn check_confined(root: &Path, abs: &Path, raw: &str) -> ToolResult<()> {
     if !abs.starts_with(root) {
         return Err(escape_error(raw, root, "lies outside the workspace"));

@@ -769,7 +769,10 @@ pub(crate) mod tests {
         assert!(t.elapsed() < Duration::from_secs(5));
         let text = String::from_utf8(c.stdout).unwrap();
         let pid: u32 = text.lines().nth(1).unwrap().parse().unwrap();
-        std::thread::sleep(Duration::from_millis(50));
+        let until = Instant::now() + Duration::from_secs(3);
+        while alive(pid) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         assert!(!alive(pid), "background child {pid} survived the timeout");
     }
 
@@ -782,7 +785,11 @@ pub(crate) mod tests {
         let pid: u32 = String::from_utf8(c.stdout).unwrap().trim().parse().unwrap();
         assert_eq!(c.background, vec![pid]);
         kill_all();
-        std::thread::sleep(Duration::from_millis(50));
+        // SIGKILL is delivered at once; a loaded machine may take a moment to reap.
+        let until = Instant::now() + Duration::from_secs(3);
+        while alive(pid) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         assert!(!alive(pid));
     }
 

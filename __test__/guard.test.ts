@@ -1,0 +1,361 @@
+// The guard (CONTRACT-v0.5 §5): buildGuardContext, the policy helpers, and the hook in dispatch.
+import { mkdirSync, symlinkSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import * as guardEsm from '../guard.mjs'
+import {
+  type BashFacts,
+  buildGuardContext,
+  commandsIn,
+  createAgentTools,
+  dispatch,
+  type ElicitRequest,
+  type GuardContext,
+  type GuardDecision,
+  resolveConfig,
+  StartupError,
+  ToolError,
+  touchesOutside,
+  withinWorkspace,
+} from '../index.js'
+import { tempDir, writeTree } from './helpers.js'
+
+const require = createRequire(import.meta.url)
+
+function setup() {
+  const root = tempDir()
+  writeTree(root, { 'a.txt': 'alpha\nbeta\n', 'src/x.ts': 'x\n' })
+  return { root, config: resolveConfig({ workspaceRoot: root }) }
+}
+
+describe('buildGuardContext', () => {
+  it('bash: the command paths (tilde expanded), then cwd, all against the root', () => {
+    const { root, config } = setup()
+    const args = { command: 'cat a.txt ~/.ssh/id_rsa /etc/passwd ../up.txt', cwd: 'src' }
+    const ctx = buildGuardContext('bash', args, config)
+    expect(ctx.tool).toBe('bash')
+    expect(ctx.args).toBe(args)
+    expect(ctx.config).toBe(config)
+    expect(ctx.bash?.paths).toEqual(['a.txt', '~/.ssh/id_rsa', '/etc/passwd', '../up.txt'])
+    expect(ctx.paths).toEqual([
+      { raw: 'a.txt', resolved: join(root, 'a.txt'), withinWorkspace: true },
+      { raw: '~/.ssh/id_rsa', resolved: join(homedir(), '.ssh/id_rsa'), withinWorkspace: false },
+      { raw: '/etc/passwd', resolved: '/etc/passwd', withinWorkspace: false },
+      { raw: '../up.txt', resolved: join(root, '..', 'up.txt'), withinWorkspace: false },
+      { raw: 'src', resolved: join(root, 'src'), withinWorkspace: true },
+    ])
+  })
+
+  it('monitor_start is analyzed like bash', () => {
+    const { config } = setup()
+    const ctx = buildGuardContext('monitor_start', { command: 'tail -f log.txt' }, config)
+    expect(ctx.bash?.segments[0].normalized).toBe('tail -f log.txt')
+    expect(ctx.paths.map((p) => p.raw)).toEqual(['log.txt'])
+  })
+
+  it('the paths of each tool, in the contract order', () => {
+    const { root, config } = setup()
+    const raws = (tool: string, args: Record<string, unknown>) =>
+      buildGuardContext(tool, args, config).paths.map((p) => p.raw)
+    const patch = [
+      '--- a/src/x.ts\t2024-01-01',
+      '+++ b/src/x.ts',
+      '--- /dev/null',
+      '+++  b/new.ts ',
+      '@@ -1 +1 @@',
+    ].join('\n')
+    expect(raws('apply_patch', { patch })).toEqual(['src/x.ts', 'new.ts'])
+    expect(raws('move', { source: 'a.txt', destination: 'b.txt' })).toEqual(['a.txt', 'b.txt'])
+    expect(raws('copy', { source: 'a.txt', destination: '/tmp/b' })).toEqual(['a.txt', '/tmp/b'])
+    expect(raws('read_files', { paths: ['a.txt', 'src/x.ts'] })).toEqual(['a.txt', 'src/x.ts'])
+    expect(raws('diff', { from: 'a.txt', to: 'src/x.ts' })).toEqual(['a.txt', 'src/x.ts'])
+    expect(raws('replace', { pattern: 'a', replacement: 'b', glob: '*.ts' })).toEqual(['.'])
+    expect(raws('replace', { pattern: 'a', replacement: 'b', path: 'src' })).toEqual(['src'])
+    expect(raws('read_file', { path: 'a.txt' })).toEqual(['a.txt'])
+    expect(raws('grep', { pattern: 'x' })).toEqual([])
+    expect(raws('glob', { pattern: '*.ts', path: 'src' })).toEqual(['src'])
+    expect(raws('monitor_poll', { id: 'mon_1', path: 'x' })).toEqual([])
+    expect(buildGuardContext('read_file', { path: 'a.txt' }, config).bash).toBeUndefined()
+    expect(buildGuardContext('write_file', { path: 'd/../n.txt' }, config).paths).toEqual([
+      { raw: 'd/../n.txt', resolved: join(root, 'n.txt'), withinWorkspace: true },
+    ])
+  })
+
+  it('withinWorkspace follows symlinks as confinement does, whatever confineToWorkspace says', () => {
+    const { root } = setup()
+    const outside = tempDir()
+    symlinkSync(outside, join(root, 'out'))
+    mkdirSync(join(root, 'in'))
+    symlinkSync(join(root, 'in'), join(root, 'inlink'))
+    const open = resolveConfig({ workspaceRoot: root, confineToWorkspace: false })
+    const fact = (p: string) => buildGuardContext('read_file', { path: p }, open).paths[0]
+    expect(fact('out/new.txt')).toEqual({
+      raw: 'out/new.txt',
+      resolved: join(root, 'out/new.txt'),
+      withinWorkspace: false,
+    })
+    expect(fact('inlink/new.txt').withinWorkspace).toBe(true)
+    expect(fact(outside).withinWorkspace).toBe(false)
+    expect(fact('.').withinWorkspace).toBe(true)
+  })
+})
+
+describe('policy helpers', () => {
+  const { config } = setup()
+  const ctx = (command: string) => buildGuardContext('bash', { command }, config)
+
+  it('withinWorkspace: decidable, at least one path, all inside', () => {
+    expect(withinWorkspace(ctx('cat a.txt src/x.ts'))).toBe(true)
+    expect(withinWorkspace(ctx('cat a.txt /etc/passwd'))).toBe(false)
+    expect(withinWorkspace(ctx('ls'))).toBe(false)
+    expect(withinWorkspace(ctx('cat a.txt $X'))).toBe(false)
+    expect(withinWorkspace(ctx('cd /etc && cat passwd'))).toBe(false)
+    expect(withinWorkspace(buildGuardContext('read_file', { path: 'a.txt' }, config))).toBe(true)
+    expect(withinWorkspace(buildGuardContext('grep', { pattern: 'x' }, config))).toBe(false)
+  })
+
+  it('touchesOutside: any path outside, undecidable or not', () => {
+    expect(touchesOutside(ctx('cat a.txt'))).toBe(false)
+    expect(touchesOutside(ctx('cat ~/.ssh/id_rsa'))).toBe(true)
+    expect(touchesOutside(ctx('echo $(cat /etc/shadow)'))).toBe(true)
+    expect(touchesOutside(ctx('echo hi>/etc/x'))).toBe(true)
+    expect(touchesOutside(ctx('cd; rm -rf *'))).toBe(true)
+    expect(touchesOutside(ctx('ls'))).toBe(false)
+  })
+
+  it('no false alarms on ordinary work', () => {
+    for (const command of [
+      'npm test 2>&1 | tee test.log',
+      'make >/dev/null 2>&1',
+      'grep -r foo .',
+      'cat src/x.ts | head -5 2>/dev/null',
+      'curl -s https://example.com/api -o out.json',
+    ]) {
+      expect(touchesOutside(ctx(command)), command).toBe(false)
+      expect(withinWorkspace(ctx(command)), command).toBe(true)
+    }
+    // No path at all is not "within": the helper fails closed.
+    expect(touchesOutside(ctx('npm test 2>&1'))).toBe(false)
+    expect(withinWorkspace(ctx('npm test 2>&1'))).toBe(false)
+  })
+
+  it('commandsIn: decidable, every segment an allowed entry or its prefix and a space', () => {
+    const facts = (command: string): BashFacts => ctx(command).bash as BashFacts
+    const allowed = ['git status', 'ls', ' npm test ', '']
+    expect(commandsIn(facts('git status && ls -la'), allowed)).toBe(true)
+    expect(commandsIn(facts('npm test -- --watch'), allowed)).toBe(true)
+    expect(commandsIn(facts('lsof'), allowed)).toBe(false)
+    expect(commandsIn(facts('git status; rm -rf x'), allowed)).toBe(false)
+    expect(commandsIn(facts('ls $(rm -rf x)'), allowed)).toBe(false)
+    expect(commandsIn(facts('ls | sh'), allowed)).toBe(false)
+    expect(commandsIn(facts(''), allowed)).toBe(false)
+    expect(commandsIn(undefined, allowed)).toBe(false)
+    expect(commandsIn(facts('FOO=1 ls'), allowed)).toBe(true)
+    expect(commandsIn(facts('ls'), ['', '  '])).toBe(false)
+  })
+
+  it('the ./guard subpath serves the same functions, in CJS and ESM', () => {
+    const cjs = require('../guard.js')
+    const root = require('../index.js')
+    for (const name of [
+      'analyzeBash',
+      'buildGuardContext',
+      'withinWorkspace',
+      'touchesOutside',
+      'commandsIn',
+    ]) {
+      expect(typeof cjs[name]).toBe('function')
+      expect(root[name]).toBe(cjs[name])
+      expect((guardEsm as Record<string, unknown>)[name]).toBe(cjs[name])
+    }
+    expect(require('../package.json').exports['./guard']).toEqual({
+      types: './guard.d.ts',
+      import: './guard.mjs',
+      require: './guard.js',
+    })
+  })
+})
+
+describe('the guard in dispatch', () => {
+  function tools(guard?: (ctx: GuardContext) => unknown, elicit?: (r: ElicitRequest) => unknown) {
+    const root = tempDir()
+    writeTree(root, { 'a.txt': 'alpha\nbeta\n' })
+    const seen: GuardContext[] = []
+    const asked: ElicitRequest[] = []
+    const t = createAgentTools({
+      workspaceRoot: root,
+      guard: guard
+        ? async (ctx) => {
+            seen.push(ctx)
+            return (await guard(ctx)) as GuardDecision
+          }
+        : undefined,
+      elicit: elicit
+        ? async (r) => {
+            asked.push(r)
+            return Boolean(await elicit(r))
+          }
+        : undefined,
+    })
+    return { root, t, seen, asked }
+  }
+  const read = { path: 'a.txt' }
+
+  it('resolveConfig always sets the guard and elicit keys', () => {
+    const config = resolveConfig({ workspaceRoot: tempDir() })
+    expect(Object.keys(config)).toContain('guard')
+    expect(Object.keys(config)).toContain('elicit')
+    expect(config.guard).toBeUndefined()
+    const guard = () => ({ verdict: 'allow' as const })
+    expect(resolveConfig({ workspaceRoot: tempDir(), guard }).guard).toBe(guard)
+    // @ts-expect-error: not a function
+    expect(() => resolveConfig({ workspaceRoot: tempDir(), guard: 'allow' })).toThrow(StartupError)
+  })
+
+  it('allow runs the tool', async () => {
+    const { t, seen } = tools(() => ({ verdict: 'allow' }))
+    const r = await t.callTool('read_file', read)
+    expect(r.isError).toBe(false)
+    expect(r.text).toContain('alpha')
+    expect(seen).toHaveLength(1)
+    expect(seen[0].tool).toBe('read_file')
+    expect(seen[0].paths[0].withinWorkspace).toBe(true)
+  })
+
+  it('deny is `denied` with the reason, or `blocked by guard`', async () => {
+    const { t } = tools(() => ({ verdict: 'deny', reason: 'not today' }))
+    expect(await t.callTool('read_file', read)).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: '{"error":"denied","message":"not today"}' }],
+    })
+    const quiet = tools(() => ({ verdict: 'deny' })).t
+    expect((await quiet.callTool('read_file', read)).text).toBe(
+      '{"error":"denied","message":"blocked by guard"}',
+    )
+  })
+
+  it('deny stops a mutating tool before it runs', async () => {
+    const { t, root } = tools(() => ({ verdict: 'deny' }))
+    await t.callTool('write_file', { path: 'new.txt', content: 'x' })
+    const r = await createAgentTools({ workspaceRoot: root }).callTool('read_file', {
+      path: 'new.txt',
+    })
+    expect(JSON.parse(r.text).error).toBe('not_found')
+  })
+
+  it('ask without elicit is denied', async () => {
+    const { t } = tools(() => ({ verdict: 'ask', reason: 'outside?' }))
+    expect((await t.callTool('read_file', read)).text).toBe(
+      '{"error":"denied","message":"outside?"}',
+    )
+    const odd = tools(() => ({ verdict: 'maybe' })).t
+    expect((await odd.callTool('read_file', read)).text).toBe(
+      '{"error":"denied","message":"blocked by guard"}',
+    )
+  })
+
+  it('ask with elicit: truthy runs, falsy is denied; elicit sees tool, args, raw reason, bash', async () => {
+    const yes = tools(
+      () => ({ verdict: 'ask' }),
+      () => true,
+    )
+    const r = await yes.t.callTool('bash', { command: 'cat a.txt' })
+    expect(r.isError).toBe(false)
+    expect(yes.asked).toHaveLength(1)
+    expect(Object.keys(yes.asked[0])).toEqual(['tool', 'args', 'reason', 'bash'])
+    expect(yes.asked[0].tool).toBe('bash')
+    expect(yes.asked[0].reason).toBeUndefined()
+    expect(yes.asked[0].bash?.paths).toEqual(['a.txt'])
+    expect(yes.asked[0].args).toEqual(yes.seen[0].args)
+
+    const no = tools(
+      () => ({ verdict: 'ask', reason: 'sure?' }),
+      () => 0,
+    )
+    expect((await no.t.callTool('read_file', read)).text).toBe(
+      '{"error":"denied","message":"sure?"}',
+    )
+    const denyNeverAsks = tools(
+      () => ({ verdict: 'deny' }),
+      () => true,
+    )
+    expect((await denyNeverAsks.t.callTool('read_file', read)).isError).toBe(true)
+    expect(denyNeverAsks.asked).toHaveLength(0)
+  })
+
+  it('a throwing guard or elicit fails closed: internal, or the ToolError envelope', async () => {
+    const boom = tools(() => {
+      throw new Error('guard bug')
+    }).t
+    expect((await boom.callTool('read_file', read)).text).toBe(
+      '{"error":"internal","message":"internal error"}',
+    )
+    const rejects = tools(() => Promise.reject(new TypeError('async bug'))).t
+    expect(JSON.parse((await rejects.callTool('read_file', read)).text).error).toBe('internal')
+    const typed = tools(() => {
+      throw new ToolError('path_escape', 'nope', { path: 'a.txt' })
+    }).t
+    expect((await typed.callTool('read_file', read)).text).toBe(
+      '{"error":"path_escape","message":"nope","path":"a.txt"}',
+    )
+    const badElicit = tools(
+      () => ({ verdict: 'ask' }),
+      () => {
+        throw new Error('elicit bug')
+      },
+    ).t
+    expect(JSON.parse((await badElicit.callTool('read_file', read)).text).error).toBe('internal')
+  })
+
+  it('the guard sees the validated, coerced arguments, and the tool runs with them', async () => {
+    const { t, seen } = tools(() => ({ verdict: 'allow' }))
+    const r = await t.callTool('read_file', { path: 'a.txt', offset: '2' })
+    expect(seen[0].args).toEqual({ path: 'a.txt', offset: 2 })
+    expect(r.text).toContain('beta')
+    expect(r.text).not.toContain('alpha')
+  })
+
+  it('is not called for unknown tools or invalid input', async () => {
+    const { t, seen } = tools(() => ({ verdict: 'allow' }))
+    expect(JSON.parse((await t.callTool('nope', {})).text).error).toBe('not_found')
+    expect(JSON.parse((await t.callTool('read_file', {})).text).error).toBe('invalid_input')
+    expect(
+      JSON.parse((await t.callTool('read_file', { path: 'a.txt', limit: -1 })).text).error,
+    ).toBe('invalid_input')
+    expect(seen).toHaveLength(0)
+  })
+
+  it('is awaited without blocking the event loop', async () => {
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 1)
+    const { t } = tools(async () => {
+      const before = ticks
+      while (ticks < before + 3) await new Promise((r) => setTimeout(r, 2))
+      return { verdict: 'allow' }
+    })
+    const r = await t.callTool('read_file', read)
+    clearInterval(timer)
+    expect(r.isError).toBe(false)
+    expect(ticks).toBeGreaterThanOrEqual(3)
+  })
+
+  it('/v0.1 (the seed contract) has no guard', async () => {
+    const seed = require('../v0.1/index.js')
+    const root = tempDir()
+    writeTree(root, { 'a.txt': 'x' })
+    const config = { ...resolveConfig({ workspaceRoot: root }), guard: () => ({ verdict: 'deny' }) }
+    expect((await seed.dispatch('read_file', read, config)).isError).toBe(false)
+  })
+
+  it('dispatch with a caller-built config honours its guard', async () => {
+    const root = tempDir()
+    writeTree(root, { 'a.txt': 'x' })
+    const base = resolveConfig({ workspaceRoot: root })
+    const config = { ...base, guard: () => ({ verdict: 'deny' as const, reason: 'r' }) }
+    expect((await dispatch('read_file', read, config)).text).toBe(
+      '{"error":"denied","message":"r"}',
+    )
+  })
+})

@@ -1,0 +1,194 @@
+// The guard's helpers (CONTRACT-v0.5 §5): `analyzeBash` (native: the contract's lexer plus a
+// real bash parser), `buildGuardContext`, and the fail-closed policy helpers. Served at the
+// package root and at `agent-tools-native/guard`.
+
+const nodePath = require('node:path')
+const os = require('node:os')
+
+const native = require('./native.js')
+
+/**
+ * The contract's `BashFacts` (`paths`, `undecidable`, `segments`: the only enumerable keys, so
+ * the object compares and serializes exactly as the contract's) with the parser's detail as
+ * non-enumerable, read-only extras.
+ */
+function facts(paths, undecidable, segments, extra) {
+  const out = { paths, undecidable, segments }
+  for (const [key, value] of Object.entries(extra)) {
+    Object.defineProperty(out, key, { value, enumerable: false, writable: false })
+  }
+  return out
+}
+
+/** Facts for a command the analyzer could not look at: undecidable, so every helper refuses. */
+function undecidableFacts(reason) {
+  return facts([], true, [], {
+    commands: [],
+    accesses: [],
+    redirections: [],
+    reasons: [reason],
+    parsed: false,
+  })
+}
+
+/**
+ * Structured facts about a shell command: the contract's `{ paths, undecidable, segments }`,
+ * plus additive detail from a real bash parser (`commands`, `accesses`, `redirections`,
+ * `reasons`, `parsed`; not enumerable). Never throws.
+ */
+function analyzeBash(command) {
+  let text
+  try {
+    text = typeof command === 'string' ? command : String(command ?? '')
+  } catch {
+    return undecidableFacts('the command is not a string')
+  }
+  try {
+    const f = JSON.parse(native.analyzeBashJson(text))
+    const segments = f.segments.map((s) => ({
+      command: s.command,
+      argv: s.argv,
+      normalized: s.normalized,
+      decidable: s.decidable,
+    }))
+    return facts(f.paths, f.undecidable, segments, {
+      commands: f.commands,
+      accesses: f.accesses,
+      redirections: f.redirections,
+      reasons: f.reasons,
+      parsed: f.parsed,
+    })
+  } catch (err) {
+    return undecidableFacts(`the analyzer failed: ${err?.message ?? err}`)
+  }
+}
+
+/** `~` and `~/…` become the home directory, as the shell expands them. */
+function expandTilde(raw) {
+  if (raw === '~') return os.homedir()
+  if (raw.startsWith('~/')) return nodePath.join(os.homedir(), raw.slice(2))
+  return raw
+}
+
+/** The `---` / `+++` file names of a unified diff: tab tail dropped, trimmed, `a/`/`b/`
+ * stripped, `/dev/null` skipped, duplicates removed. */
+function patchPaths(patch) {
+  const out = []
+  if (typeof patch !== 'string') return out
+  for (const line of patch.split(/\r?\n/)) {
+    if (!line.startsWith('--- ') && !line.startsWith('+++ ')) continue
+    let name = line.slice(4)
+    const tab = name.indexOf('\t')
+    if (tab >= 0) name = name.slice(0, tab)
+    name = name.trim()
+    if (name.startsWith('a/') || name.startsWith('b/')) name = name.slice(2)
+    if (name === '/dev/null' || name === '' || out.includes(name)) continue
+    out.push(name)
+  }
+  return out
+}
+
+const str = (v) => (typeof v === 'string' ? [v] : [])
+
+/** The raw paths a tool call names, per the contract's table. */
+function rawPaths(tool, args) {
+  switch (tool) {
+    case 'apply_patch':
+      return patchPaths(args.patch)
+    case 'move':
+    case 'copy':
+      return [...str(args.source), ...str(args.destination)]
+    case 'read_files':
+      return Array.isArray(args.paths) ? args.paths.filter((p) => typeof p === 'string') : []
+    case 'diff':
+      return [...str(args.from), ...str(args.to)]
+    case 'replace':
+      return [typeof args.path === 'string' && args.path !== '' ? args.path : '.']
+    case 'monitor_poll':
+    case 'monitor_stop':
+    case 'monitor_list':
+      return []
+    default:
+      return str(args.path)
+  }
+}
+
+/**
+ * The context a guard sees: `{ tool, args, config, paths, bash? }`. Every path is resolved
+ * against the workspace root (absolute, normalized, not realpath'd); `withinWorkspace` says
+ * whether the v0.1 confinement check would pass, whatever `confineToWorkspace` says.
+ */
+function buildGuardContext(tool, args, config) {
+  const a = args !== null && typeof args === 'object' ? args : {}
+  const root = nodePath.resolve(String(config?.workspaceRoot ?? '.'))
+  const fact = (raw, expanded) => {
+    const resolved = nodePath.resolve(root, expanded)
+    let within = false
+    try {
+      within = native.pathWithinWorkspace(root, resolved)
+    } catch {
+      within = false
+    }
+    return { raw, resolved, withinWorkspace: within }
+  }
+  const ctx = { tool, args, config, paths: [] }
+  if (tool === 'bash' || tool === 'monitor_start') {
+    const bash = analyzeBash(typeof a.command === 'string' ? a.command : '')
+    ctx.paths = bash.paths.map((p) => fact(p, expandTilde(p)))
+    if (typeof a.cwd === 'string') ctx.paths.push(fact(a.cwd, a.cwd))
+    ctx.bash = bash
+  } else {
+    ctx.paths = rawPaths(tool, a).map((p) => fact(p, p))
+  }
+  return ctx
+}
+
+/**
+ * Device files that hold no data: reading or writing them touches nothing. `cmd >/dev/null`
+ * is ordinary work, so the helpers do not count these as outside (their `PathFact` still
+ * says `withinWorkspace: false`, as the confinement check would).
+ */
+const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr'])
+
+function inside(p) {
+  return Boolean(p?.withinWorkspace) || HARMLESS_DEVICES.has(p?.resolved)
+}
+
+/** True only when the command is decidable, names at least one path, and all are inside. */
+function withinWorkspace(ctx) {
+  if (ctx?.bash?.undecidable) return false
+  const paths = ctx?.paths
+  if (!Array.isArray(paths) || paths.length === 0) return false
+  return paths.every(inside)
+}
+
+/** True when any path lies outside the workspace. Ignores `undecidable`. */
+function touchesOutside(ctx) {
+  const paths = ctx?.paths
+  return Array.isArray(paths) && paths.some((p) => !inside(p))
+}
+
+/**
+ * True when the command is decidable, has segments, and every segment's `normalized` equals
+ * an allowed entry (trimmed, non-empty) or starts with it followed by a space.
+ */
+function commandsIn(bash, allowed) {
+  if (!bash || bash.undecidable || !Array.isArray(bash.segments) || bash.segments.length === 0) {
+    return false
+  }
+  const entries = (Array.isArray(allowed) ? allowed : [])
+    .filter((e) => typeof e === 'string')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
+  return bash.segments.every((s) =>
+    entries.some((e) => s.normalized === e || s.normalized.startsWith(`${e} `)),
+  )
+}
+
+module.exports = {
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
+}
