@@ -253,6 +253,19 @@ describe('configuration', () => {
     ).toBe(false)
   })
 
+  it('a caller-built config without treeSitterAvailable offers outline but gets no warnings', async () => {
+    const dir = tempDir()
+    const resolved = resolveConfig({ workspaceRoot: dir })
+    const { treeSitterAvailable: _, guard: _g, elicit: _e, ...plain } = resolved
+    const broken = { path: 'a.ts', content: 'function f( {\n' }
+    const warned = await dispatch('write_file', broken, resolved)
+    expect(warned.text).toContain('warning: typescript syntax error in a.ts')
+    const silent = await dispatch('write_file', broken, plain as typeof resolved)
+    expect(silent.text).toBe('Wrote 14 bytes to a.ts (overwritten).')
+    const outline = await dispatch('outline', { path: 'a.ts' }, plain as typeof resolved)
+    expect(outline.isError).toBe(false)
+  })
+
   it('buildConfig reads the new variables with the seed rules', () => {
     const dir = tempDir()
     const c = buildConfig([], {

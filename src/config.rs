@@ -57,6 +57,11 @@ pub struct Config {
     pub ripgrep_available: bool,
     /// Whether the code-intelligence tools are offered and writes get syntax warnings.
     pub tree_sitter_available: bool,
+    /// Whether writes get syntax warnings: only when `treeSitterAvailable` was given as true.
+    /// A caller-built config that lacks the field still offers the tools (the contract) but
+    /// gets no warnings.
+    #[serde(skip)]
+    pub syntax_warnings: bool,
     /// Only the read tools are registered.
     pub read_only: bool,
     /// Paths outside the workspace are refused with `path_escape`.
@@ -218,6 +223,7 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         // A caller-built config without the field still offers the code-intelligence tools
         // (the contract); only an explicit `false` hides them.
         tree_sitter_available: options.tree_sitter_available.unwrap_or(true),
+        syntax_warnings: options.tree_sitter_available == Some(true),
         read_only: options.read_only.unwrap_or(false),
         confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
         profile: Profile::default(),

@@ -9,6 +9,7 @@ use crate::config::{with_defaults, Config, Options};
 pub fn config_at(root: &Path) -> Config {
     with_defaults(Options {
         workspace_root: Some(root.to_string_lossy().into_owned()),
+        tree_sitter_available: Some(true),
         ..Options::default()
     })
     .expect("a root is all with_defaults needs")

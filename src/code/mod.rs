@@ -141,10 +141,17 @@ fn aborted(input: &str) -> ToolError {
     ToolError::new(ErrorCode::Aborted, format!("Parsing aborted: {input}")).with("path", input)
 }
 
-/// Whether writes get syntax warnings (and indentation reads use grammars): tree-sitter is
-/// available, and the newest contract is served (the seed contract has no warnings).
+/// Whether indentation reads use grammars: tree-sitter is available, and the newest contract
+/// is served.
 fn tree_sitter_on(config: &Config) -> bool {
     config.tree_sitter_available && config.profile == Profile::Current
+}
+
+/// Whether writes get syntax warnings: `treeSitterAvailable` was given as true (a caller-built
+/// config without it gets none, as the contract says), and the newest contract is served (the
+/// seed contract has no warnings).
+fn warnings_on(config: &Config) -> bool {
+    config.syntax_warnings && config.profile == Profile::Current
 }
 
 /// The indentation-mode block of a file's text (see [`indent::select`]): the grammar (by
@@ -217,7 +224,7 @@ pub fn syntax_warning_with(
     before: impl FnOnce() -> Option<String>,
     after: &str,
 ) -> Option<String> {
-    if !tree_sitter_on(config) || after.len() > parse::WARNING_LIMIT {
+    if !warnings_on(config) || after.len() > parse::WARNING_LIMIT {
         return None;
     }
     let grammar = grammar_for_write(display, after)?;
