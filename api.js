@@ -80,9 +80,18 @@ function contentText(content) {
   return out
 }
 
+/** The JSON of each frozen config seen (a resolved config never changes). */
+const configJsonCache = new WeakMap()
+
 /** The native side reads a config from JSON (functions such as `guard` stay here). */
 function configJson(config) {
-  return JSON.stringify(config ?? {})
+  if (config === null || typeof config !== 'object') return JSON.stringify(config ?? {})
+  let json = configJsonCache.get(config)
+  if (json === undefined) {
+    json = JSON.stringify(config)
+    if (Object.isFrozen(config)) configJsonCache.set(config, json)
+  }
+  return json
 }
 
 /** Top-level string arguments longer than this cross beside the JSON, not inside it. */
@@ -207,6 +216,30 @@ async function withCall(signal, onProgress, start) {
   } finally {
     if (timer) clearInterval(timer)
     if (cancellable) signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/**
+ * `withCall` for a batch: `start(ids)` gets one call id per call (or `undefined` when there
+ * is no signal), and an abort raises every one of them.
+ */
+async function withCalls(signal, count, start) {
+  if (!signal || typeof signal.addEventListener !== 'function') return start(undefined)
+  const ids = []
+  for (let i = 0; i < count; i++) {
+    lastCallId = (lastCallId + 1) >>> 0 || 1
+    ids.push(lastCallId)
+  }
+  const onAbort = () => {
+    for (const id of ids) native.abortCall(id)
+  }
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    const pending = start(ids)
+    if (signal.aborted) onAbort()
+    return await pending
+  } finally {
+    signal.removeEventListener('abort', onAbort)
   }
 }
 
@@ -375,6 +408,48 @@ function makeApi(profile) {
       warn(`internal error: ${err?.stack ?? String(err)}`)
       return failed('internal error', 'internal')
     }
+  }
+
+  /**
+   * Runs many calls (`[{ name, args }]`) in one crossing: results in order, each exactly what
+   * `dispatch` gives for it. With a `guard` (or a `surface`) in the config, each call goes
+   * through `dispatch` so the guard sees every one. Never rejects for a bad call; `calls` must be an array.
+   */
+  async function dispatchMany(calls, config, signal) {
+    if (!Array.isArray(calls)) {
+      throw new TypeError('dispatchMany: calls must be an array of { name, args } objects')
+    }
+    // A guard must see every call, and a surface's calls have their own path.
+    if (typeof config?.guard === 'function' || config?.surface) {
+      return Promise.all(calls.map((c) => dispatch(c?.name, c?.args, config, signal)))
+    }
+    const results = new Array(calls.length)
+    const wires = []
+    const slots = []
+    for (let i = 0; i < calls.length; i++) {
+      const { wire, envelope, fields } = encodeArgs(calls[i]?.args)
+      if (envelope) {
+        results[i] = errorResult(invalidInput(envelope, fields))
+      } else {
+        wires.push({ name: String(calls[i]?.name), args: wire })
+        slots.push(i)
+      }
+    }
+    if (wires.length > 0) {
+      try {
+        const outs = await withCalls(seed ? undefined : signal, wires.length, (ids) =>
+          native.dispatchManyNative(wires, configJson(config), profile, ids),
+        )
+        for (let k = 0; k < outs.length; k++) {
+          emitWarnings(outs[k])
+          results[slots[k]] = toResult(outs[k])
+        }
+      } catch (err) {
+        const envelope = serializeError(err)
+        for (const i of slots) results[i] = errorResult(envelope)
+      }
+    }
+    return results
   }
 
   /**
@@ -549,6 +624,7 @@ function makeApi(profile) {
   return {
     createAgentTools,
     dispatch,
+    dispatchMany,
     listTools,
     tools,
     readOnlyTools,

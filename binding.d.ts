@@ -41,6 +41,13 @@ export declare const DEFAULT_MAX_OUTPUT_BYTES: number
 export declare const DEFAULT_MONITOR_READY_TIMEOUT_MS: number
 
 /**
+ * Runs a batch of calls like [`dispatch_native`] each (validated, run, bounded), spread over
+ * the pool, and resolves once with every outcome in order. `call_ids[i]` names call `i` for
+ * [`abort_call`]. Never rejects.
+ */
+export declare function dispatchManyNative(calls: Array<NativeCall>, configJson: string, profile: string, callIds?: Array<number> | undefined | null): Promise<NativeOutcome[]>
+
+/**
  * Validates, runs and bounds one tool call under `profile` (`"seed"` or `"current"`).
  * `checked` says the arguments already passed [`validate_native`] (a guard saw them).
  * `call_id` names the call for [`abort_call`]. Never rejects.
@@ -79,6 +86,12 @@ export interface NativeArgs {
   json: string
   largeKeys: Array<string>
   largeValues: Array<string>
+}
+
+/** One call of a batch: the tool's name and its arguments. */
+export interface NativeCall {
+  name: string
+  args: NativeArgs
 }
 
 /**

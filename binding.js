@@ -847,6 +847,7 @@ module.exports.DEFAULT_MAX_IMAGE_BYTES = nativeBinding.DEFAULT_MAX_IMAGE_BYTES
 module.exports.DEFAULT_MAX_MONITORS = nativeBinding.DEFAULT_MAX_MONITORS
 module.exports.DEFAULT_MAX_OUTPUT_BYTES = nativeBinding.DEFAULT_MAX_OUTPUT_BYTES
 module.exports.DEFAULT_MONITOR_READY_TIMEOUT_MS = nativeBinding.DEFAULT_MONITOR_READY_TIMEOUT_MS
+module.exports.dispatchManyNative = nativeBinding.dispatchManyNative
 module.exports.dispatchNative = nativeBinding.dispatchNative
 module.exports.dispatchSurfaceNative = nativeBinding.dispatchSurfaceNative
 module.exports.handlerNative = nativeBinding.handlerNative

@@ -274,6 +274,26 @@ export declare function dispatch<S extends string>(
   signal?: AbortSignalLike,
 ): Promise<DispatchResult>
 
+/**
+ * One call of a batch: a known tool with its checked arguments, or a name known only at run
+ * time (arguments checked then).
+ */
+export type ToolCall =
+  | { [N in ToolName]: { name: N; args: ToolArgs[N] } }[ToolName]
+  | { name: string & {}; args?: Record<string, unknown> }
+
+/**
+ * Runs many calls in one crossing: resolves once, with each call's result in order — exactly
+ * what `dispatch` gives for it. With `config.guard` set, each call goes through `dispatch` so
+ * the guard sees every one. Aborting `signal` aborts every call. Rejects only when `calls` is
+ * not an array.
+ */
+export declare function dispatchMany(
+  calls: readonly ToolCall[],
+  config: ServerConfig,
+  signal?: AbortSignalLike,
+): Promise<DispatchResult[]>
+
 /** The advertised surface for a config. */
 export declare function listTools(config: ServerConfig): ToolInfo[]
 

@@ -8,6 +8,7 @@ const { native } = shared
 const {
   createAgentTools,
   dispatch,
+  dispatchMany,
   listTools,
   tools,
   readOnlyTools,
@@ -50,6 +51,7 @@ const {
 module.exports = {
   createAgentTools,
   dispatch,
+  dispatchMany,
   listTools,
   tools,
   readOnlyTools,

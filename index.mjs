@@ -6,6 +6,7 @@ const api = createRequire(import.meta.url)('./index.js')
 export const {
   createAgentTools,
   dispatch,
+  dispatchMany,
   listTools,
   tools,
   readOnlyTools,

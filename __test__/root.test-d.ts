@@ -7,6 +7,7 @@ import {
   createAgentTools,
   type DispatchResult,
   dispatch,
+  dispatchMany,
   type ErrorCode,
   resolveConfig,
   type ToolArgs,
@@ -44,5 +45,18 @@ describe('the package root typings', () => {
     dispatch('list_dir', {}, config, AbortSignal.abort())
     // @ts-expect-error dispatch checks a known tool's arguments too
     dispatch('list_dir', { dir: 'x' }, config)
+  })
+
+  it('dispatchMany takes { name, args } calls and resolves one result per call', () => {
+    const config = resolveConfig({ workspaceRoot: '.' })
+    expectTypeOf(dispatchMany([{ name: 'read_file', args: { path: 'a' } }], config)).toEqualTypeOf<
+      Promise<DispatchResult[]>
+    >()
+    const fromModel = { name: 'grep' as string, args: { pattern: 'x' } as Record<string, unknown> }
+    dispatchMany([fromModel, { name: 'list_dir', args: {} }], config, AbortSignal.abort())
+    // @ts-expect-error the calls are an array
+    dispatchMany({ name: 'read_file', args: { path: 'a' } }, config)
+    // @ts-expect-error a call names its tool
+    dispatchMany([{ args: {} }], config)
   })
 })

@@ -42,6 +42,7 @@ const ENTRIES = [
       'SurfaceToolName',
       'TextPart',
       'ToolArgs',
+      'ToolCall',
       'ToolDef',
       'ToolInfo',
       'ToolName',

@@ -1,5 +1,8 @@
 //! The napi edge: converts JavaScript values (JSON strings) and calls plain Rust.
-//! Blocking work runs on tokio's blocking pool, off the JS thread.
+//! Calls run off the JS thread (see `off_thread`) and answer through one promise each.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -10,7 +13,7 @@ use crate::config::{self, Options, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
 use crate::output::{Output, Part};
-use crate::{bash_facts, paths, pool, shell, spill, surfaces, tools, warn};
+use crate::{bash_facts, paths, shell, spill, surfaces, tools, warn};
 
 #[napi]
 pub const DEFAULT_MAX_OUTPUT_BYTES: u32 = config::DEFAULT_MAX_OUTPUT_BYTES as u32;
@@ -218,22 +221,304 @@ mod external {
     }
 }
 
-/// Runs call `name` off the JavaScript thread: on the bounded worker pool, or — for a tool
-/// that mostly waits on another process — on the blocking threads. A panic that escapes
-/// becomes an `internal` outcome.
-async fn off_thread<F: FnOnce() -> Outcome + Send + 'static>(name: &str, f: F) -> NativeOutcome {
-    let f = move || warn::collect(f);
-    let done = if tools::waits(name) {
-        pool::run_waiting(f).await
-    } else {
-        pool::run(f).await
-    };
-    match done {
-        Some((outcome, warnings)) => NativeOutcome {
+/// Runs call `name` off the JavaScript thread and answers through the returned promise: on the
+/// bounded worker pool, or — for a tool that mostly waits on another process — on the blocking
+/// threads. A panic that escapes becomes an `internal` outcome.
+fn off_thread<F>(env: &Env, name: &str, f: F) -> Result<PromiseRaw<'static, NativeOutcome>>
+where
+    F: FnOnce() -> Outcome + Send + 'static,
+{
+    let (ticket, promise) = answer::promise(env)?;
+    answer::spawn(tools::waits(name), move || {
+        ticket.settle(Done::One(run_call(f)))
+    });
+    Ok(promise)
+}
+
+/// Runs one call on the current (worker) thread, collecting its diagnostic lines.
+fn run_call<F: FnOnce() -> Outcome>(f: F) -> NativeOutcome {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| warn::collect(f))) {
+        Ok((outcome, warnings)) => NativeOutcome {
             warnings,
             ..outcome.into()
         },
-        None => Outcome::error(&ToolError::internal()).into(),
+        Err(_) => Outcome::error(&ToolError::internal()).into(),
+    }
+}
+
+/// What a finished job hands back to the JavaScript thread.
+enum Done {
+    One(NativeOutcome),
+    Many(Vec<NativeOutcome>),
+}
+
+impl Done {
+    /// The promise's value.
+    ///
+    /// # Safety
+    /// `env` must be the live environment of the current (JavaScript) thread.
+    unsafe fn into_js(self, env: sys::napi_env) -> Result<sys::napi_value> {
+        // SAFETY: forwarded from our caller.
+        unsafe {
+            match self {
+                Done::One(o) => NativeOutcome::to_napi_value(env, o),
+                Done::Many(v) => Vec::<NativeOutcome>::to_napi_value(env, v),
+            }
+        }
+    }
+
+    /// What to answer when the value cannot be made (the environment is failing).
+    fn internal(&self) -> Done {
+        let one = || NativeOutcome::from(Outcome::error(&ToolError::internal()));
+        match self {
+            Done::One(_) => Done::One(one()),
+            Done::Many(v) => Done::Many(v.iter().map(|_| one()).collect()),
+        }
+    }
+}
+
+/// One hop out, one hop back: a call's promise is made on the JavaScript thread, its work runs
+/// on a worker, and the worker hands the result to one threadsafe function per environment,
+/// which resolves every result that arrived by the time the JavaScript thread gets to it (one
+/// wake-up for a burst of answers). No async runtime, no per-call threadsafe function.
+mod answer {
+    use std::cell::RefCell;
+    use std::ffi::c_void;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::ptr;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex, OnceLock};
+
+    use napi::bindgen_prelude::*;
+
+    use super::Done;
+    use crate::pool;
+
+    /// A promise's resolver. Made and used on the JavaScript thread; a worker only carries it.
+    struct Deferred(sys::napi_deferred);
+    // SAFETY: the pointer is never used off the JavaScript thread that made it.
+    unsafe impl Send for Deferred {}
+
+    /// One environment's way back to its JavaScript thread.
+    struct Port {
+        tsfn: OnceLock<Tsfn>,
+        /// Answers waiting for the JavaScript thread; `None` once the environment is torn down
+        /// (the threadsafe function is then gone and answers are dropped).
+        done: Mutex<Option<Vec<(Deferred, Done)>>>,
+        /// Calls whose promise is not settled yet (the threadsafe function keeps the process
+        /// alive while there are any). Changed on the JavaScript thread only.
+        pending: AtomicUsize,
+    }
+    struct Tsfn(sys::napi_threadsafe_function);
+    // SAFETY: off the JavaScript thread, the function is only called through
+    // `napi_call_threadsafe_function` (thread-safe), and only while the port's `done` is `Some`
+    // (checked under its lock, which teardown takes).
+    unsafe impl Send for Tsfn {}
+    unsafe impl Sync for Tsfn {}
+
+    impl Port {
+        fn tsfn(&self) -> sys::napi_threadsafe_function {
+            self.tsfn.get().map_or(ptr::null_mut(), |t| t.0)
+        }
+    }
+
+    thread_local! {
+        /// This thread's environment's port (a JavaScript thread runs one environment).
+        static PORT: RefCell<Option<Arc<Port>>> = const { RefCell::new(None) };
+    }
+
+    /// What settles one promise, from any thread.
+    pub struct Ticket {
+        port: Arc<Port>,
+        deferred: Deferred,
+    }
+
+    impl Ticket {
+        /// Hands the answer to the JavaScript thread, which resolves the promise with it.
+        pub fn settle(self, done: Done) {
+            self.port.answer(self.deferred, done);
+        }
+    }
+
+    /// A new promise (returned to JavaScript) and the ticket that settles it.
+    pub fn promise<T>(env: &Env) -> Result<(Ticket, PromiseRaw<'static, T>)> {
+        let raw = env.raw();
+        let port = port(raw)?;
+        let mut deferred = ptr::null_mut();
+        let mut promise = ptr::null_mut();
+        // SAFETY: `raw` is the live environment of this call.
+        check_status!(
+            unsafe { sys::napi_create_promise(raw, &mut deferred, &mut promise) },
+            "cannot create a promise"
+        )?;
+        if port.pending.fetch_add(1, Ordering::Relaxed) == 0 {
+            // SAFETY: on the JavaScript thread that owns the threadsafe function.
+            unsafe { sys::napi_ref_threadsafe_function(raw, port.tsfn()) };
+        }
+        let ticket = Ticket {
+            port,
+            deferred: Deferred(deferred),
+        };
+        Ok((ticket, PromiseRaw::new(raw, promise)))
+    }
+
+    /// Runs `work` off this thread: on the bounded pool, or — when it mostly waits on another
+    /// process (`waits`) — on the runtime's blocking threads, so a wait never holds a worker.
+    /// `work` must not panic (callers catch).
+    pub fn spawn(waits: bool, work: impl FnOnce() + Send + 'static) {
+        if waits {
+            drop(spawn_blocking(work));
+            return;
+        }
+        if let Err(work) = pool::submit(Box::new(work)) {
+            // No pool: a thread of its own, or — if even that fails — right here, rather than
+            // a promise that never settles.
+            let slot = Arc::new(Mutex::new(Some(work)));
+            let theirs = slot.clone();
+            let started = std::thread::Builder::new().spawn(move || {
+                if let Some(work) = theirs.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    work();
+                }
+            });
+            if started.is_err() {
+                if let Some(work) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    work();
+                }
+            }
+        }
+    }
+
+    /// This environment's port, made on first use.
+    fn port(env: sys::napi_env) -> Result<Arc<Port>> {
+        if let Some(port) = PORT.with(|p| p.borrow().clone()) {
+            return Ok(port);
+        }
+        let port = Arc::new(Port {
+            tsfn: OnceLock::new(),
+            done: Mutex::new(Some(Vec::new())),
+            pending: AtomicUsize::new(0),
+        });
+        let mut name = ptr::null_mut();
+        let label = "agent-tools-native";
+        // SAFETY: `env` is live; the name is a valid UTF-8 buffer of the given length.
+        check_status!(
+            unsafe {
+                sys::napi_create_string_utf8(
+                    env,
+                    label.as_ptr().cast(),
+                    label.len() as isize,
+                    &mut name,
+                )
+            },
+            "cannot name the answer queue"
+        )?;
+        let context = Arc::into_raw(port.clone()) as *mut c_void;
+        let mut tsfn = ptr::null_mut();
+        // SAFETY: no JavaScript function (the callback does the work); `context` is an owned
+        // `Arc` reference that `finalize` takes back exactly once.
+        let status = unsafe {
+            sys::napi_create_threadsafe_function(
+                env,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                name,
+                0,
+                1,
+                context,
+                Some(finalize),
+                context,
+                Some(deliver),
+                &mut tsfn,
+            )
+        };
+        if status != sys::Status::napi_ok {
+            // SAFETY: the function was not made, so `finalize` will never take this back.
+            drop(unsafe { Arc::from_raw(context as *const Port) });
+            return Err(Error::from_reason("cannot create the answer queue"));
+        }
+        let _ = port.tsfn.set(Tsfn(tsfn));
+        // Idle, the queue does not keep the process alive; a pending call refs it.
+        // SAFETY: on the JavaScript thread that owns `tsfn`.
+        unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
+        PORT.with(|p| *p.borrow_mut() = Some(port.clone()));
+        Ok(port)
+    }
+
+    impl Port {
+        /// Queues an answer (on a worker) and wakes the JavaScript thread if it was not already
+        /// woken for earlier answers.
+        fn answer(&self, deferred: Deferred, done: Done) {
+            let mut guard = self.done.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(queue) = guard.as_mut() else {
+                return; // The environment is gone; nobody waits for this answer.
+            };
+            let wake = queue.is_empty();
+            queue.push((deferred, done));
+            if wake {
+                // SAFETY: `done` is `Some`, so teardown has not released `tsfn`, and cannot
+                // while we hold the lock.
+                unsafe {
+                    sys::napi_call_threadsafe_function(
+                        self.tsfn(),
+                        ptr::null_mut(),
+                        sys::ThreadsafeFunctionCallMode::nonblocking,
+                    )
+                };
+            }
+        }
+    }
+
+    /// On the JavaScript thread: resolves every answer that has arrived.
+    unsafe extern "C" fn deliver(
+        env: sys::napi_env,
+        _js_callback: sys::napi_value,
+        context: *mut c_void,
+        _data: *mut c_void,
+    ) {
+        if env.is_null() || context.is_null() {
+            return; // Teardown: nothing can be resolved any more.
+        }
+        // SAFETY: `context` is the port's `Arc`, alive until `finalize`, which runs after the
+        // last call of this callback.
+        let port = unsafe { &*(context as *const Port) };
+        let batch = {
+            let mut guard = port.done.lock().unwrap_or_else(|e| e.into_inner());
+            guard.as_mut().map(std::mem::take).unwrap_or_default()
+        };
+        let settled = batch.len();
+        for (deferred, done) in batch {
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                // SAFETY: `env` is this thread's live environment; each deferred is settled once.
+                unsafe {
+                    let fallback = done.internal();
+                    let value = match done.into_js(env) {
+                        Ok(value) => value,
+                        Err(_) => match fallback.into_js(env) {
+                            Ok(value) => value,
+                            Err(_) => {
+                                let mut undefined = ptr::null_mut();
+                                sys::napi_get_undefined(env, &mut undefined);
+                                undefined
+                            }
+                        },
+                    };
+                    sys::napi_resolve_deferred(env, deferred.0, value);
+                }
+            }));
+        }
+        if settled > 0 && port.pending.fetch_sub(settled, Ordering::Relaxed) == settled {
+            // SAFETY: on the JavaScript thread that owns `tsfn`.
+            unsafe { sys::napi_unref_threadsafe_function(env, port.tsfn()) };
+        }
+    }
+
+    /// The environment is torn down: answers still to come are dropped, and the port's
+    /// reference is released.
+    unsafe extern "C" fn finalize(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+        // SAFETY: `data` is the `Arc` reference given at creation, taken back once, here.
+        let port = unsafe { Arc::from_raw(data as *const Port) };
+        *port.done.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let _ = PORT.try_with(|p| p.borrow_mut().take());
     }
 }
 
@@ -298,16 +583,17 @@ impl From<NativeArgs> for WireArgs {
 /// Validates, runs and bounds one tool call under `profile` (`"seed"` or `"current"`).
 /// `checked` says the arguments already passed [`validate_native`] (a guard saw them).
 /// `call_id` names the call for [`abort_call`]. Never rejects.
-#[napi]
-pub async fn dispatch_native(
+#[napi(ts_return_type = "Promise<NativeOutcome>")]
+pub fn dispatch_native(
+    env: Env,
     name: String,
     args: NativeArgs,
     config_json: String,
     profile: String,
     call_id: Option<u32>,
     checked: Option<bool>,
-) -> NativeOutcome {
-    off_thread(&name.clone(), move || {
+) -> Result<PromiseRaw<'static, NativeOutcome>> {
+    off_thread(&env, &name.clone(), move || {
         with_call(args, &config_json, &profile, call_id, |args, ctx| {
             if checked == Some(true) {
                 dispatch::dispatch_checked(&name, args, ctx)
@@ -316,7 +602,71 @@ pub async fn dispatch_native(
             }
         })
     })
-    .await
+}
+
+/// One call of a batch: the tool's name and its arguments.
+#[napi(object)]
+pub struct NativeCall {
+    pub name: String,
+    pub args: NativeArgs,
+}
+
+/// Runs a batch of calls like [`dispatch_native`] each (validated, run, bounded), spread over
+/// the pool, and resolves once with every outcome in order. `call_ids[i]` names call `i` for
+/// [`abort_call`]. Never rejects.
+#[napi(ts_return_type = "Promise<NativeOutcome[]>")]
+pub fn dispatch_many_native(
+    env: Env,
+    calls: Vec<NativeCall>,
+    config_json: String,
+    profile: String,
+    call_ids: Option<Vec<u32>>,
+) -> Result<PromiseRaw<'static, Vec<NativeOutcome>>> {
+    let (ticket, promise) = answer::promise(&env)?;
+    if calls.is_empty() {
+        ticket.settle(Done::Many(Vec::new()));
+        return Ok(promise);
+    }
+    struct Batch {
+        outcomes: Mutex<Vec<Option<NativeOutcome>>>,
+        left: AtomicUsize,
+        ticket: Mutex<Option<answer::Ticket>>,
+    }
+    let batch = Arc::new(Batch {
+        outcomes: Mutex::new((0..calls.len()).map(|_| None).collect()),
+        left: AtomicUsize::new(calls.len()),
+        ticket: Mutex::new(Some(ticket)),
+    });
+    let config_json: Arc<str> = config_json.into();
+    let profile: Arc<str> = profile.into();
+    for (i, NativeCall { name, args }) in calls.into_iter().enumerate() {
+        let call_id = call_ids.as_ref().and_then(|ids| ids.get(i).copied());
+        let (batch, config_json, profile) = (batch.clone(), config_json.clone(), profile.clone());
+        answer::spawn(tools::waits(&name), move || {
+            let outcome = run_call(|| {
+                with_call(args, &config_json, &profile, call_id, |args, ctx| {
+                    dispatch::dispatch(&name, args, ctx)
+                })
+            });
+            batch.outcomes.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(outcome);
+            if batch.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                let outcomes =
+                    std::mem::take(&mut *batch.outcomes.lock().unwrap_or_else(|e| e.into_inner()))
+                        .into_iter()
+                        .map(|o| o.unwrap_or_else(|| Outcome::error(&ToolError::internal()).into()))
+                        .collect();
+                if let Some(ticket) = batch
+                    .ticket
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                {
+                    ticket.settle(Done::Many(outcomes));
+                }
+            }
+        });
+    }
+    Ok(promise)
 }
 
 /// Looks the tool up and validates the arguments (the steps before a guard): the coerced
@@ -337,39 +687,40 @@ pub fn validate_native(
 }
 
 /// Runs one tool call without bounding its output (`ToolDef.handler`).
-#[napi]
-pub async fn handler_native(
+#[napi(ts_return_type = "Promise<NativeOutcome>")]
+pub fn handler_native(
+    env: Env,
     name: String,
     args: NativeArgs,
     config_json: String,
     profile: String,
     call_id: Option<u32>,
-) -> NativeOutcome {
-    off_thread(&name.clone(), move || {
+) -> Result<PromiseRaw<'static, NativeOutcome>> {
+    off_thread(&env, &name.clone(), move || {
         with_call(args, &config_json, &profile, call_id, |args, ctx| {
             Outcome::from_result(dispatch::handler(&name, args, ctx))
         })
     })
-    .await
 }
 
 /// Runs one call of the config's tool surface (`config.surface`) with the read-before-write
 /// ledger `ledger_id` (see [`crate::surfaces::ledger`]). Never rejects.
-#[napi]
-pub async fn dispatch_surface_native(
+#[napi(ts_return_type = "Promise<NativeOutcome>")]
+pub fn dispatch_surface_native(
+    env: Env,
     name: String,
     args: NativeArgs,
     config_json: String,
     ledger_id: Option<u32>,
     call_id: Option<u32>,
-) -> NativeOutcome {
+) -> Result<PromiseRaw<'static, NativeOutcome>> {
     // Surface tools that run commands wait on another process, as the engine's bash does.
     let pool_name = if surfaces::runs_commands(&name) {
         "bash".to_string()
     } else {
         name.clone()
     };
-    off_thread(&pool_name, move || {
+    off_thread(&env, &pool_name, move || {
         with_call(
             args,
             &config_json,
@@ -384,7 +735,6 @@ pub async fn dispatch_surface_native(
             },
         )
     })
-    .await
 }
 
 /// The tools of surface `name` as JSON: `[{name, description, inputSchema, mutating}]`.
@@ -437,14 +787,13 @@ pub fn call_progress(id: u32) -> Option<NativeProgress> {
 }
 
 /// Test-only: a tool that panics, run through the same guard as every tool.
-#[napi]
-pub async fn test_only_panic() -> NativeOutcome {
-    off_thread("test_only_panic", || {
+#[napi(ts_return_type = "Promise<NativeOutcome>")]
+pub fn test_only_panic(env: Env) -> Result<PromiseRaw<'static, NativeOutcome>> {
+    off_thread(&env, "test_only_panic", || {
         Outcome::from_result(dispatch::guarded("test_only_panic", || {
             panic!("injected test panic")
         }))
     })
-    .await
 }
 
 /// Test-only: while `name` is set, a commit fails with `io_error` when it is about to install

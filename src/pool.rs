@@ -10,7 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{LazyLock, Mutex};
 
-type Job = Box<dyn FnOnce() + Send + 'static>;
+/// A unit of work for the pool.
+pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
 /// The workers' queue; the workers are started with it, once, and live as long as the process.
 static QUEUE: LazyLock<Mutex<Sender<Job>>> = LazyLock::new(|| {
@@ -48,6 +49,15 @@ pub fn workers() -> usize {
         .clamp(2, 16)
 }
 
+/// Queues `job` on the workers without waiting for it; hands it back when the pool cannot take
+/// it. The job should catch its own panics (a panic is caught here too, but its result is lost).
+pub fn submit(job: Job) -> Result<(), Job> {
+    match QUEUE.lock() {
+        Ok(queue) => queue.send(job).map_err(|e| e.0),
+        Err(_) => Err(job),
+    }
+}
+
 /// Runs `f` on the pool and returns its result; a panic in `f` comes back as `None`.
 pub async fn run<T, F>(f: F) -> Option<T>
 where
@@ -58,11 +68,7 @@ where
     let job: Job = Box::new(move || {
         let _ = tx.send(catch_unwind(AssertUnwindSafe(f)).ok());
     });
-    let queued = QUEUE
-        .lock()
-        .map_err(|_| ())
-        .and_then(|q| q.send(job).map_err(|_| ()));
-    if queued.is_err() {
+    if submit(job).is_err() {
         return None;
     }
     rx.await.ok().flatten()

@@ -291,6 +291,91 @@ impl<'a> Iterator for ByteLines<'a> {
     }
 }
 
+/// The UTF-8 text of a file's bytes without its byte-order mark, or `None` for a UTF-16 file
+/// (which must be decoded whole).
+pub fn utf8_body(bytes: &[u8]) -> Option<&[u8]> {
+    match Encoding::detect(bytes) {
+        Encoding::Utf8 { bom } => Some(if bom { &bytes[UTF8_BOM.len()..] } else { bytes }),
+        Encoding::Utf16Le | Encoding::Utf16Be => None,
+    }
+}
+
+/// How many line terminators `bytes` holds (`\r\n` counts once, a lone `\r` too), with SIMD
+/// counts and no per-line work when the text has no `\r`.
+pub fn count_terminators(bytes: &[u8]) -> usize {
+    let lf = memchr::memchr_iter(b'\n', bytes).count();
+    if memchr::memchr(b'\r', bytes).is_none() {
+        return lf;
+    }
+    let cr = memchr::memchr_iter(b'\r', bytes).count();
+    lf + cr - memchr::memmem::find_iter(bytes, b"\r\n").count()
+}
+
+/// How many lines [`split_byte_lines`] yields for `bytes`, without splitting them.
+pub fn count_lines(bytes: &[u8]) -> usize {
+    let unterminated = !matches!(bytes.last(), None | Some(b'\n' | b'\r'));
+    count_terminators(bytes) + usize::from(unterminated)
+}
+
+/// Where 0-based line `n` of `bytes` starts, `total` being [`count_lines`]`(bytes)`: found
+/// from whichever end is nearer. `bytes.len()` when `n >= total`.
+pub fn line_start(bytes: &[u8], n: usize, total: usize) -> usize {
+    if n >= total {
+        bytes.len()
+    } else if n <= total / 2 {
+        line_start_forward(bytes, n)
+    } else {
+        line_start_backward(bytes, n, total)
+    }
+}
+
+/// Counts whole blocks at SIMD speed, then walks the lines of the block holding line `n`.
+fn line_start_forward(bytes: &[u8], n: usize) -> usize {
+    const BLOCK: usize = 64 * 1024;
+    let mut pos = 0;
+    let mut left = n;
+    while left > 0 && pos < bytes.len() {
+        let mut end = (pos + BLOCK).min(bytes.len());
+        // A block never ends between the two bytes of a `\r\n`.
+        if bytes[end - 1] == b'\r' && bytes.get(end) == Some(&b'\n') {
+            end += 1;
+        }
+        let block = &bytes[pos..end];
+        let terminators = count_terminators(block);
+        if terminators < left {
+            left -= terminators;
+            pos = end;
+            continue;
+        }
+        for (line, term) in split_byte_lines(block) {
+            pos += line.len() + term.len();
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    pos
+}
+
+/// Walks back from the end, one line at a time, to where line `n` (of `total`) starts.
+fn line_start_backward(bytes: &[u8], n: usize, total: usize) -> usize {
+    let mut pos = bytes.len();
+    for _ in n..total {
+        // Leave out the terminator of the line that ends at `pos` (the last line may have
+        // none); `\r\n` is always one terminator, so taking both bytes is right.
+        let mut end = pos;
+        if end > 0 && bytes[end - 1] == b'\n' {
+            end -= 1;
+        }
+        if end > 0 && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        pos = memchr::memrchr2(b'\n', b'\r', &bytes[..end]).map_or(0, |i| i + 1);
+    }
+    pos
+}
+
 /// The terminator new lines of a file take: the most frequent of `\n`, `\r\n` and lone `\r`
 /// among `terminators` (ties prefer `\n`, then `\r\n`); `\n` when there is none.
 pub fn dominant_terminator<'a, I: IntoIterator<Item = &'a [u8]>>(terminators: I) -> &'static str {
@@ -843,5 +928,58 @@ mod tests {
         assert_eq!(normalize_newlines("a\r\nb\rc"), "a\nb\nc");
         assert_eq!(cut_chars("héllo", 2), ("hé", true));
         assert_eq!(cut_chars("hé", 2), ("hé", false));
+    }
+
+    /// Every line start by splitting, to check the counting walks against.
+    fn starts_by_splitting(bytes: &[u8]) -> Vec<usize> {
+        let mut pos = 0;
+        split_byte_lines(bytes)
+            .map(|(l, t)| {
+                let at = pos;
+                pos += l.len() + t.len();
+                at
+            })
+            .collect()
+    }
+
+    #[test]
+    fn line_counts_and_starts_from_both_ends() {
+        let mut rng = crate::testutil::XorShift::new(3);
+        let pieces: [&[u8]; 6] = [b"a", b"\n", b"\r", b"\r\n", b"\xC3", b"xyz"];
+        for _ in 0..500 {
+            let bytes: Vec<u8> = (0..rng.below(30))
+                .flat_map(|_| pieces[rng.below(pieces.len())].iter().copied())
+                .collect();
+            let starts = starts_by_splitting(&bytes);
+            let total = count_lines(&bytes);
+            assert_eq!(total, starts.len(), "{bytes:?}");
+            for (n, &at) in starts.iter().enumerate() {
+                assert_eq!(line_start_forward(&bytes, n), at, "{bytes:?} {n}");
+                assert_eq!(line_start_backward(&bytes, n, total), at, "{bytes:?} {n}");
+                assert_eq!(line_start(&bytes, n, total), at);
+            }
+            assert_eq!(line_start(&bytes, total, total), bytes.len());
+        }
+    }
+
+    #[test]
+    fn block_edges_never_split_a_crlf_pair() {
+        // The first 64 KiB block ends between the `\r` and `\n` of a pair.
+        let mut bytes = b"a\n".repeat(32 * 1024);
+        bytes.truncate(64 * 1024 - 2);
+        bytes.extend_from_slice(b"b\r\nc\r\rd\n");
+        bytes.extend_from_slice(&b"e\r".repeat(40 * 1024));
+        bytes.extend_from_slice(b"\n");
+        let starts = starts_by_splitting(&bytes);
+        assert_eq!(count_lines(&bytes), starts.len());
+        let total = starts.len();
+        for n in (0..total).step_by(1009).chain(32_760..32_780) {
+            assert_eq!(line_start_forward(&bytes, n), starts[n], "line {n}");
+        }
+        for n in (total - 2000..total).step_by(7).chain(32_760..32_780) {
+            assert_eq!(line_start_backward(&bytes, n, total), starts[n], "line {n}");
+        }
+        assert_eq!(utf8_body(b"\xEF\xBB\xBFx"), Some(&b"x"[..]));
+        assert_eq!(utf8_body(b"\xFF\xFEx\0"), None);
     }
 }

@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
-use crate::text::{self, cut_chars, split_lines};
+use crate::text::{self, cut_chars, split_byte_lines, split_lines};
 
 /// Lines returned when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 2000;
@@ -82,40 +82,77 @@ impl Tool for ReadFile {
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
         let path = paths::resolve(config, &args.path)?;
-        let decoded = text::read_text(&path, config)?;
-        let lines: Vec<&str> = split_lines(&decoded.text).map(|(line, _)| line).collect();
-        if lines.is_empty() {
-            return Ok(Output::text("(empty file)"));
+        let bytes = text::read_capped(&path, config)?;
+        if text::looks_binary(&bytes) {
+            return Err(text::binary_error(&path.display));
         }
-        let total = lines.len();
         // `0` (allowed by the newest contract's schema) means the default.
         let limit = match args.limit {
             None | Some(0) => DEFAULT_LIMIT,
             Some(l) => l as usize,
         };
         if args.mode == Some(Mode::Indentation) {
-            let anchor_line = match (args.anchor_line, args.offset) {
-                (Some(a), _) => a,
-                (None, Some(o)) if o > 0 => o,
-                _ => 1,
-            };
-            let opts = indent::Options {
-                anchor_line: anchor_line.max(0) as usize,
-                max_levels: args.max_levels.unwrap_or(0).max(0) as usize,
-                include_siblings: args.include_siblings.unwrap_or(false),
-                include_header: args.include_header.unwrap_or(true),
-                max_lines: match args.max_lines {
-                    None | Some(0) => limit,
-                    Some(m) => m.max(1) as usize,
-                },
-            };
-            let selection =
-                code::indentation_block(config, &path.display, &decoded.text, &lines, opts)?;
-            return Ok(render_block(&lines, &selection, config.max_output_bytes as usize).into());
+            return indentation(&args, &path.display, config, &bytes, limit);
         }
-        let start = first_line(args.offset, total)?;
-        Ok(render(&lines, start, limit, config.max_output_bytes as usize).into())
+        page(&bytes, args.offset, limit, config.max_output_bytes as usize).map(Output::text)
     }
+}
+
+/// Indentation mode: the code block around the anchor line (the file decoded whole).
+fn indentation(
+    args: &Args,
+    display: &str,
+    config: &Config,
+    bytes: &[u8],
+    limit: usize,
+) -> ToolResult<Output> {
+    let decoded = text::decode(bytes);
+    let lines: Vec<&str> = split_lines(&decoded.text).map(|(line, _)| line).collect();
+    if lines.is_empty() {
+        return Ok(Output::text("(empty file)"));
+    }
+    let anchor_line = match (args.anchor_line, args.offset) {
+        (Some(a), _) => a,
+        (None, Some(o)) if o > 0 => o,
+        _ => 1,
+    };
+    let opts = indent::Options {
+        anchor_line: anchor_line.max(0) as usize,
+        max_levels: args.max_levels.unwrap_or(0).max(0) as usize,
+        include_siblings: args.include_siblings.unwrap_or(false),
+        include_header: args.include_header.unwrap_or(true),
+        max_lines: match args.max_lines {
+            None | Some(0) => limit,
+            Some(m) => m.max(1) as usize,
+        },
+    };
+    let selection = code::indentation_block(config, display, &decoded.text, &lines, opts)?;
+    Ok(render_block(&lines, &selection, config.max_output_bytes as usize).into())
+}
+
+/// The page of a file's `bytes` (already refused when binary) that `offset` and `limit` select.
+fn page(bytes: &[u8], offset: Option<i64>, limit: usize, max_bytes: usize) -> ToolResult<String> {
+    let Some(body) = text::utf8_body(bytes) else {
+        // UTF-16 is decoded whole, then paged like UTF-8.
+        let decoded = text::decode(bytes);
+        let lines: Vec<&str> = split_lines(&decoded.text).map(|(line, _)| line).collect();
+        if lines.is_empty() {
+            return Ok("(empty file)".into());
+        }
+        let start = first_line(offset, lines.len())?;
+        let rows = lines[start..].iter().map(|line| line.as_bytes());
+        return Ok(render(rows, start, lines.len(), limit, max_bytes));
+    };
+    // UTF-8: count the lines and find the page's first byte without splitting or decoding the
+    // file; only the page's lines are decoded.
+    let total = text::count_lines(body);
+    if total == 0 {
+        return Ok("(empty file)".into());
+    }
+    let start = first_line(offset, total)?;
+    let from = text::line_start(body, start, total);
+    let rows = split_byte_lines(&body[from..]).map(|(line, _)| line);
+    Ok(render(rows, start, total, limit, max_bytes))
 }
 
 /// The 0-based index of the first line to show.
@@ -140,9 +177,15 @@ fn first_line(offset: Option<i64>, total: usize) -> ToolResult<usize> {
     }
 }
 
-/// One numbered row, as both modes print it.
-fn row(number: usize, line: &str) -> String {
-    let (kept, cut) = cut_chars(line, MAX_LINE_CHARS);
+/// One numbered row, as both modes print it: a line's bytes (invalid UTF-8 shown as U+FFFD), cut to
+/// [`MAX_LINE_CHARS`] characters.
+fn row(number: usize, line: &[u8]) -> String {
+    // The kept characters take at most 4 bytes each, and whether a character decodes (and
+    // how) depends on at most its 4 bytes: decoding a few bytes past them gives exactly the
+    // kept text of the whole line, and at least one character more when the line is cut.
+    let prefix = &line[..line.len().min(MAX_LINE_CHARS * 4 + 4)];
+    let decoded = String::from_utf8_lossy(prefix);
+    let (kept, cut) = cut_chars(&decoded, MAX_LINE_CHARS);
     format!(
         "{number:>6}\t{kept}{}",
         if cut { LINE_CUT_MARKER } else { "" }
@@ -156,7 +199,7 @@ fn render_block(lines: &[&str], selection: &indent::Selection, max_bytes: usize)
     let mut out = String::new();
     let mut shown = 0;
     for &i in &selection.lines {
-        let row = row(i + 1, lines[i]);
+        let row = row(i + 1, lines[i].as_bytes());
         if shown > 0 && out.len() + 1 + row.len() + footer_room > max_bytes {
             break;
         }
@@ -175,15 +218,21 @@ fn render_block(lines: &[&str], selection: &indent::Selection, max_bytes: usize)
     out
 }
 
-/// Numbered rows from `start`, at most `limit`, stopping before `max_bytes` (but always at
-/// least one row), with a continuation footer when lines remain.
-fn render(lines: &[&str], start: usize, limit: usize, max_bytes: usize) -> String {
-    let total = lines.len();
+/// Numbered rows for `page` (the file's lines from `start` on, of `total`), at most `limit`,
+/// stopping before `max_bytes` (but always at least one row), with a continuation footer when
+/// lines remain.
+fn render<'a>(
+    page: impl Iterator<Item = &'a [u8]>,
+    start: usize,
+    total: usize,
+    limit: usize,
+    max_bytes: usize,
+) -> String {
     // Room kept for the footer, so the page plus footer fits in the budget.
     let footer_room = 96;
     let mut out = String::new();
     let mut shown = 0;
-    for (i, line) in lines.iter().enumerate().skip(start).take(limit) {
+    for (i, line) in (start..).zip(page.take(limit)) {
         let row = row(i + 1, line);
         let needed = out.len() + usize::from(shown > 0) + row.len() + footer_room;
         if shown > 0 && needed > max_bytes {
@@ -220,15 +269,21 @@ mod tests {
         assert!(first_line(Some(0), 5).is_err());
     }
 
+    /// `render` over string lines, from `start`.
+    fn render_str(lines: &[&str], start: usize, limit: usize, max_bytes: usize) -> String {
+        let rows = lines[start..].iter().map(|l| l.as_bytes());
+        render(rows, start, lines.len(), limit, max_bytes)
+    }
+
     #[test]
     fn rows_and_footer() {
         let lines = ["a", "b", "c"];
         assert_eq!(
-            render(&lines, 0, 10, 10_000),
+            render_str(&lines, 0, 10, 10_000),
             "     1\ta\n     2\tb\n     3\tc"
         );
         assert_eq!(
-            render(&lines, 0, 2, 10_000),
+            render_str(&lines, 0, 2, 10_000),
             "     1\ta\n     2\tb\n[... 2 of 3 lines shown; continue with offset=3 ...]"
         );
     }
@@ -237,11 +292,230 @@ mod tests {
     fn byte_cap_stops_rows_but_shows_one() {
         let long = "x".repeat(600);
         let lines = [long.as_str(), long.as_str(), long.as_str()];
-        let out = render(&lines, 0, 10, 1024);
+        let out = render_str(&lines, 0, 10, 1024);
         assert!(out.len() <= 1024);
         assert!(out.ends_with("[... 1 of 3 lines shown; continue with offset=2 ...]"));
         let huge = "y".repeat(5000);
-        let out = render(&[huge.as_str()], 0, 10, 1024);
+        let out = render_str(&[huge.as_str()], 0, 10, 1024);
         assert!(out.contains(LINE_CUT_MARKER));
+    }
+
+    /// The implementation before paging by bytes: decode the whole file, split every line,
+    /// render the page. The fast path must answer exactly what it answered.
+    fn oracle(bytes: &[u8], offset: Option<i64>, limit: usize, max_bytes: usize) -> String {
+        let decoded = text::decode(bytes);
+        let lines: Vec<&str> = split_lines(&decoded.text).map(|(line, _)| line).collect();
+        if lines.is_empty() {
+            return "(empty file)".into();
+        }
+        let total = lines.len();
+        let start = match first_line(offset, total) {
+            Ok(start) => start,
+            Err(e) => return e.envelope(),
+        };
+        let footer_room = 96;
+        let mut out = String::new();
+        let mut shown = 0;
+        for (i, line) in lines.iter().enumerate().skip(start).take(limit) {
+            let (kept, cut) = cut_chars(line, MAX_LINE_CHARS);
+            let row = format!(
+                "{:>6}\t{}{}",
+                i + 1,
+                kept,
+                if cut { LINE_CUT_MARKER } else { "" }
+            );
+            let needed = out.len() + usize::from(shown > 0) + row.len() + footer_room;
+            if shown > 0 && needed > max_bytes {
+                break;
+            }
+            if shown > 0 {
+                out.push('\n');
+            }
+            out.push_str(&row);
+            shown += 1;
+        }
+        let next = start + shown;
+        if next < total {
+            out.push_str(&format!(
+                "\n[... {shown} of {total} lines shown; continue with offset={} ...]",
+                next + 1
+            ));
+        }
+        out
+    }
+
+    fn paged(bytes: &[u8], offset: Option<i64>, limit: usize, max_bytes: usize) -> String {
+        page(bytes, offset, limit, max_bytes).unwrap_or_else(|e| e.envelope())
+    }
+
+    /// Every offset from -(n+2) to n+2 and a few limits, compared with the oracle.
+    fn check_all_pages(bytes: &[u8]) {
+        let n = text::decode(bytes).text.lines().count() as i64 + 2;
+        for offset in (-n - 2..=n + 2).map(Some).chain([None]) {
+            for limit in [1, 2, 3, 7, DEFAULT_LIMIT] {
+                for max_bytes in [200, 100_000] {
+                    assert_eq!(
+                        paged(bytes, offset, limit, max_bytes),
+                        oracle(bytes, offset, limit, max_bytes),
+                        "bytes {bytes:?} offset {offset:?} limit {limit} max {max_bytes}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pages_crlf_lone_cr_bom_and_an_unterminated_last_line() {
+        for case in [
+            &b""[..],
+            b"\xEF\xBB\xBF",
+            b"\n",
+            b"\r",
+            b"\r\n",
+            b"\n\r",
+            b"\r\r\n\n",
+            b"a",
+            b"a\n",
+            b"a\r\nb\rc\n",
+            b"\xEF\xBB\xBFa\r\nb\rc\nd",
+            b"one\r\n\r\ntwo\r\n",
+            b"x\ry\rz",
+            b"caf\xE9\n\xC3\n\xE2\x82\nend",
+            "h\u{e9}llo\r\nw\u{f6}rld\u{1F600}\n".as_bytes(),
+        ] {
+            check_all_pages(case);
+        }
+        assert_eq!(paged(b"\xEF\xBB\xBF", None, 10, 1000), "(empty file)");
+        assert_eq!(
+            paged(b"\xEF\xBB\xBFa\r\nb\rc", Some(-2), 10, 1000),
+            "     2\tb\n     3\tc"
+        );
+        assert_eq!(
+            paged(b"a\r\nb\r\nc\r\n", Some(2), 1, 1000),
+            "     2\tb\n[... 1 of 3 lines shown; continue with offset=3 ...]"
+        );
+    }
+
+    #[test]
+    fn long_lines_are_cut_as_before_whatever_their_bytes() {
+        let mut rng = crate::testutil::XorShift::new(0x5eed);
+        let pieces: [&[u8]; 6] = [
+            b"x",
+            "\u{e9}".as_bytes(),
+            "\u{1F600}".as_bytes(),
+            b"\xF0\x9F",
+            b"\xFF",
+            b"\xE2\x82",
+        ];
+        for len in [1999, 2000, 2001, 2100, 4000, 9000] {
+            for _ in 0..8 {
+                let mut line = Vec::new();
+                while line.len() < len {
+                    line.extend_from_slice(pieces[rng.below(pieces.len())]);
+                }
+                line.extend_from_slice(b"\nshort\n");
+                for offset in [None, Some(-1), Some(-2)] {
+                    assert_eq!(
+                        paged(&line, offset, 10, 100_000),
+                        oracle(&line, offset, 10, 100_000)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_files_page_exactly_as_before() {
+        let mut rng = crate::testutil::XorShift::new(42);
+        let pieces: [&[u8]; 10] = [
+            b"a",
+            b"bc",
+            b"\n",
+            b"\r",
+            b"\r\n",
+            b"\t",
+            "\u{e9}".as_bytes(),
+            b"\xFF",
+            b"\xC3",
+            b"  ",
+        ];
+        for _ in 0..300 {
+            let mut bytes = Vec::new();
+            if rng.below(4) == 0 {
+                bytes.extend_from_slice(b"\xEF\xBB\xBF");
+            }
+            for _ in 0..rng.below(40) {
+                bytes.extend_from_slice(pieces[rng.below(pieces.len())]);
+            }
+            check_all_pages(&bytes);
+        }
+    }
+
+    #[test]
+    fn big_files_find_the_page_from_either_end() {
+        // More than one 64 KiB block, with CRLF pairs, lone CRs and a pair across every block
+        // boundary the forward count may pick.
+        let mut rng = crate::testutil::XorShift::new(7);
+        let terms: [&[u8]; 3] = [b"\n", b"\r\n", b"\r"];
+        let mut bytes = Vec::new();
+        let mut n = 0;
+        while bytes.len() < 300_000 {
+            n += 1;
+            bytes.extend_from_slice(format!("line {n}").as_bytes());
+            bytes.extend_from_slice(&b"y".repeat(rng.below(60)));
+            bytes.extend_from_slice(terms[rng.below(3)]);
+        }
+        let total = text::count_lines(&bytes);
+        assert_eq!(total, n);
+        for start in (0..total)
+            .step_by(997)
+            .chain([total - 1, total / 2, total / 2 + 1])
+        {
+            let at = text::line_start(&bytes, start, total);
+            let want: usize = text::split_byte_lines(&bytes)
+                .take(start)
+                .map(|(l, t)| l.len() + t.len())
+                .sum();
+            assert_eq!(at, want, "line {start}");
+        }
+        for offset in [
+            1,
+            2,
+            1000,
+            total as i64 / 2,
+            total as i64 - 3,
+            -1,
+            -50,
+            -(total as i64) / 3,
+        ] {
+            assert_eq!(
+                paged(&bytes, Some(offset), 20, 100_000),
+                oracle(&bytes, Some(offset), 20, 100_000),
+                "offset {offset}"
+            );
+        }
+        // A CRLF pair split by the 64 KiB block edge counts once.
+        let mut edge = b"a\n".repeat(32 * 1024);
+        edge.truncate(64 * 1024 - 2);
+        edge.extend_from_slice(b"b\r\nc\rd\n");
+        let total = text::count_lines(&edge);
+        assert_eq!(
+            paged(&edge, Some(total as i64 - 2), 10, 1000),
+            oracle(&edge, Some(total as i64 - 2), 10, 1000)
+        );
+        assert_eq!(text::line_start(&edge, total - 3, total), 64 * 1024 - 2);
+    }
+
+    #[test]
+    fn utf16_pages_as_before() {
+        let mut le = vec![0xFF, 0xFE];
+        for unit in "h\u{e9}\r\nyo\rz\n".encode_utf16() {
+            le.extend_from_slice(&unit.to_le_bytes());
+        }
+        check_all_pages(&le);
+        assert_eq!(
+            paged(&le, None, 10, 1000),
+            "     1\th\u{e9}\n     2\tyo\n     3\tz"
+        );
     }
 }
