@@ -6,6 +6,7 @@
 // checks that `napi prepublish` wires all seven platform packages into optionalDependencies.
 // Needs a built addon (`npm run build`). Any failure exits non-zero with what went wrong.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import {
   copyFileSync,
   cpSync,
