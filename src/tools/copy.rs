@@ -7,14 +7,14 @@ use std::io;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::r#move::{check_cancel, create_parents, sync_parent, Transfer};
+use super::r#move::{check_cancel, Transfer};
 use super::Tool;
 use crate::atomic;
 use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::{io_err, ToolResult};
 use crate::output::Output;
-use crate::paths::{WorkPath, TEMP_PREFIX};
+use crate::paths::WorkPath;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
@@ -42,7 +42,6 @@ impl Tool for Copy {
         let _lock = atomic::lock(&[&plan.source.abs, &plan.destination.abs]);
         let overwritten = plan.check()?;
         check_cancel(ctx, "Copy")?;
-        create_parents(&plan.destination)?;
         copy_file(&plan.source, &plan.destination)?;
         Ok(plan.done("Copied", overwritten).into())
     }
@@ -51,22 +50,31 @@ impl Tool for Copy {
 /// Streams `src` into `.clarvis-tmp-<token>` beside `dst` (the kernel's copy_file_range where
 /// it can), gives it `src`'s mode, fsyncs it and renames it over `dst`.
 pub fn copy_file(src: &WorkPath, dst: &WorkPath) -> ToolResult<()> {
-    let parent = dst.abs.parent().unwrap_or(std::path::Path::new("/"));
-    let mut input = crate::text::open_nonblocking(&src.abs).map_err(|e| io_err(e, &src.display))?;
+    let (dir, name) = super::r#move::dest_parent(dst)?;
+    copy_into(src, &dir, &name, &dst.display)
+}
+
+/// Streams `src` into a temp file staged in the destination's directory fd `dir`, gives it the
+/// source's mode, fsyncs it, and renames it to `name` there (`renameat`): the destination holds
+/// the old file or the whole copy, never a part, and nothing is written outside the workspace.
+pub fn copy_into(
+    src: &WorkPath,
+    dir: &crate::confine::Dir,
+    name: &std::ffi::OsStr,
+    display: &str,
+) -> ToolResult<()> {
+    let mut input = crate::confine::open_read(src).map_err(|e| io_err(e, &src.display))?;
     let meta = input.metadata().map_err(|e| io_err(e, &src.display))?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .rand_bytes(12)
-        .tempfile_in(parent)
-        .map_err(|e| io_err(e, &dst.display))?;
-    io::copy(&mut input, temp.as_file_mut()).map_err(|e| io_err(e, &dst.display))?;
-    temp.as_file()
-        .set_permissions(meta.permissions())
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(|e| io_err(e, &dst.display))?;
-    temp.persist(&dst.abs)
-        .map_err(|e| io_err(e.error, &dst.display))?;
-    sync_parent(&dst.abs);
+    let (temp_name, mut temp) = dir.create_temp(0o600).map_err(|e| io_err(e, display))?;
+    let staged = io::copy(&mut input, &mut temp)
+        .and_then(|_| temp.set_permissions(meta.permissions()))
+        .and_then(|()| temp.sync_all())
+        .and_then(|()| dir.rename(&temp_name, dir, name));
+    if let Err(e) = staged {
+        let _ = dir.remove_file(&temp_name);
+        return Err(io_err(e, display));
+    }
+    dir.sync();
     Ok(())
 }
 

@@ -5,7 +5,6 @@
 //! to a staged temp file beside the destination, fsynced, renamed into place, and only then is
 //! the source unlinked: at every instant at least one complete copy exists.
 
-use std::fs;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -46,7 +45,6 @@ impl Tool for Move {
         let _lock = atomic::lock(&[&plan.source.abs, &plan.destination.abs]);
         let overwritten = plan.check()?;
         check_cancel(ctx, "Move")?;
-        create_parents(&plan.destination)?;
         move_file(&plan.source, &plan.destination)?;
         Ok(plan.done("Moved", overwritten).into())
     }
@@ -182,12 +180,12 @@ pub fn not_found(input: &str) -> ToolError {
     ToolError::new(ErrorCode::NotFound, format!("No such file: {input}")).with("path", input)
 }
 
-/// Creates the destination's missing parent directories. A file in the way is `not_a_file`.
-pub fn create_parents(dest: &WorkPath) -> ToolResult<()> {
-    let Some(parent) = dest.abs.parent() else {
-        return Ok(());
-    };
-    fs::create_dir_all(parent).map_err(|e| {
+/// Opens the destination's parent directory beneath the workspace, creating the missing ones
+/// (each by `mkdirat` in its own parent, never through a symlink). A file in the way is
+/// `not_a_file`.
+pub fn dest_parent(dest: &WorkPath) -> ToolResult<(confine::Dir, std::ffi::OsString)> {
+    let mut created = confine::Created::new();
+    confine::open_parent(dest, Some(&mut created)).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotADirectory
             || e.kind() == std::io::ErrorKind::AlreadyExists
         {
@@ -202,29 +200,26 @@ pub fn create_parents(dest: &WorkPath) -> ToolResult<()> {
     })
 }
 
-/// Renames `src` over `dst`; across filesystems, copies then unlinks (see the module docs).
+/// Renames `src` over `dst`, both held by their parent directory fds (`renameat`, so a
+/// directory swapped for a symlink on the way cannot redirect it); across filesystems, copies
+/// then unlinks (see the module docs).
 fn move_file(src: &WorkPath, dst: &WorkPath) -> ToolResult<()> {
-    match fs::rename(&src.abs, &dst.abs) {
+    let (sdir, sname) = confine::open_parent(src, None).map_err(|e| io_err(e, &src.display))?;
+    let (ddir, dname) = dest_parent(dst)?;
+    match sdir.rename(&sname, &ddir, &dname) {
         Ok(()) => {
-            sync_parent(&dst.abs);
+            ddir.sync();
+            sdir.sync();
             Ok(())
         }
         Err(e) if e.raw_os_error() == Some(nix::libc::EXDEV) => {
-            super::copy::copy_file(src, dst)?;
-            fs::remove_file(&src.abs).map_err(|e| io_err(e, &src.display))?;
-            sync_parent(&src.abs);
+            super::copy::copy_into(src, &ddir, &dname, &dst.display)?;
+            sdir.remove_file(&sname)
+                .map_err(|e| io_err(e, &src.display))?;
+            sdir.sync();
             Ok(())
         }
         Err(e) => Err(io_err(e, &dst.display)),
-    }
-}
-
-/// Makes a rename durable (best effort).
-pub fn sync_parent(path: &Path) {
-    if let Some(dir) = path.parent() {
-        if let Ok(f) = fs::File::open(dir) {
-            let _ = f.sync_all();
-        }
     }
 }
 
@@ -232,6 +227,7 @@ pub fn sync_parent(path: &Path) {
 mod tests {
     use super::*;
     use crate::testutil::config_at;
+    use std::fs;
     use std::os::unix::fs::PermissionsExt;
 
     fn run(root: &Path, src: &str, dst: &str, overwrite: bool) -> ToolResult<String> {
