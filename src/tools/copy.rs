@@ -33,6 +33,7 @@ impl Tool for Copy {
     const NAME: &'static str = "copy";
     const DESCRIPTION: &'static str = "Copy ONE file (not a directory) to a new file path. The copy keeps the source's permissions, appears atomically (complete or not at all), and has no size limit; missing parent directories are created. An existing destination is refused unless overwrite is true. Refuses symbolic links at either end. Use move to rename a file, write_file to create one with new content.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Copy a file";
     const SINCE_V05: bool = true;
     type Args = Args;
 

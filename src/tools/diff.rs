@@ -26,6 +26,7 @@ impl Tool for Diff {
     const NAME: &'static str = "diff";
     const DESCRIPTION: &'static str = "Compare two text files and show a unified diff (3 lines of context, as `diff -u` / git diff), or `(no differences)`. Line-ending style and a byte-order mark are ignored. Use it to compare a file with a backup or a variant; it does not compare directories.";
     const MUTATING: bool = false;
+    const TITLE: &'static str = "Compare two files";
     const SINCE_V05: bool = true;
     type Args = Args;
 

@@ -34,7 +34,25 @@ impl Tool for FileStat {
     const DESCRIPTION: &'static str = "Describe one path without reading it whole: its type (file, directory, symlink, other), size in bytes, modification time (ISO 8601, UTC), permission bits, and for a file whether it looks binary and its image type; for a symlink its raw target (not followed). Works on files of any size. Use read_file to read a text file, list_dir or tree to see a directory's contents.";
     const MUTATING: bool = false;
     const SINCE_V05: bool = true;
+    const TITLE: &'static str = "Describe a path";
     type Args = Args;
+
+    fn output_schema() -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "The path relative to the workspace root."},
+                "type": {"type": "string", "enum": ["file", "directory", "symlink", "other"]},
+                "size": {"type": "integer", "description": "Bytes (of the link itself for a symlink)."},
+                "mtime": {"type": "string", "description": "Modification time, ISO 8601 UTC with milliseconds."},
+                "mode": {"type": "string", "description": "Permission bits in octal, e.g. 0644."},
+                "binary": {"type": "boolean", "description": "A NUL byte in the first 8192 bytes (files only)."},
+                "mime": {"type": ["string", "null"], "description": "The image type sniffed from the head (files only)."},
+                "symlink_target": {"type": ["string", "null"], "description": "The raw link text (symlinks only)."}
+            },
+            "required": ["path", "type", "size", "mtime", "mode"]
+        }))
+    }
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;

@@ -23,6 +23,9 @@ impl Tool for Mkdir {
     const NAME: &'static str = "mkdir";
     const DESCRIPTION: &'static str = "Create a directory, with any missing parent directories (like mkdir -p). An existing directory is fine: the result says it already exists. Files do not need this: write_file, copy and move create missing parents themselves.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Create a directory";
+    const DESTRUCTIVE: bool = false;
+    const IDEMPOTENT: bool = true;
     const SINCE_V05: bool = true;
     type Args = Args;
 

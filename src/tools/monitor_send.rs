@@ -29,6 +29,7 @@ impl Tool for MonitorSend {
     const NAME: &'static str = "monitor_send";
     const DESCRIPTION: &'static str = "Write text to the stdin of a background process started with monitor_start {stdin: true} (a REPL, a prompt, a server reading commands). Returns JSON {id, written, eof}. The text is written exactly as given: end it with \"\\n\" to submit a line. Pass eof: true to close stdin afterwards. Read the answer with monitor_poll.";
     const MUTATING: bool = true;
+    const OPEN_WORLD: bool = true;
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
     // A full pipe is waited on (at most 5 s).

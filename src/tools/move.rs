@@ -36,6 +36,7 @@ impl Tool for Move {
     const NAME: &'static str = "move";
     const DESCRIPTION: &'static str = "Move or rename ONE file (not a directory) to a new file path, atomically: the bytes and permissions are kept, missing parent directories of the destination are created. An existing destination is refused unless overwrite is true. Refuses symbolic links at either end. Use copy to duplicate a file instead, mkdir to create a directory, remove to delete a file.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Move a file";
     const SINCE_V05: bool = true;
     type Args = Args;
 

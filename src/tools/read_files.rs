@@ -36,6 +36,7 @@ impl Tool for ReadFiles {
     const NAME: &'static str = "read_files";
     const DESCRIPTION: &'static str = "Read several text files at once (up to 64): each is shown like read_file (numbered lines) under a `==> path <==` header, sections separated by a blank line. A file that cannot be read gets a one-line error in its place instead of failing the call. All files share one output budget: a long file is cut with a note, and files that no longer fit are listed as not shown. Use read_file to page through one long file.";
     const MUTATING: bool = false;
+    const TITLE: &'static str = "Read several files";
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
     type Args = Args;

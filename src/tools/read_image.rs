@@ -28,6 +28,7 @@ impl Tool for ReadImage {
     const NAME: &'static str = "read_image";
     const DESCRIPTION: &'static str = "Look at an image file: returns a PNG, JPEG, GIF or WebP image (detected from its content, not its name) as an image you can see. Use it for screenshots, diagrams and UI assets. Other files are refused; use read_file for text and file_stat to check a file's type and size first.";
     const MUTATING: bool = false;
+    const TITLE: &'static str = "Read an image";
     const SINCE_V05: bool = true;
     type Args = Args;
 

@@ -24,6 +24,7 @@ impl Tool for Remove {
     const NAME: &'static str = "remove";
     const DESCRIPTION: &'static str = "Delete ONE file. Directories and symbolic links are refused (use bash for those). The deletion cannot be undone: make sure the path is right.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Delete a file";
     const SINCE_V05: bool = true;
     type Args = Args;
 

@@ -61,6 +61,7 @@ impl Tool for Replace {
     const NAME: &'static str = "replace";
     const DESCRIPTION: &'static str = "Find and replace a regular expression (JavaScript syntax) across files: in one file (path), or in every file under a directory (path, default the root) whose path matches glob. Respects .gitignore; binary and oversized files are skipped. By default it is a DRY RUN that shows the number of replacements and a diff without writing; call again with dry_run: false to apply. Applying writes all changed files atomically (all or none), keeping line endings and encoding. Matching works on the text with \\n line endings; without multiline, ^ and $ are the start and end of the whole file. Use edit_file or multi_edit for a single hand-written change.";
     const MUTATING: bool = true;
+    const TITLE: &'static str = "Find and replace across files";
     const SINCE_V05: bool = true;
     type Args = Args;
 

@@ -41,6 +41,7 @@ impl Tool for Tree {
     const NAME: &'static str = "tree";
     const DESCRIPTION: &'static str = "Show a directory as an indented tree (like the tree command): directories first (`name/`), then files with their size in bytes (`name<TAB>size`); symlinks are shown as `name@` and not followed. Files ignored by .gitignore (and .git) are hidden unless respect_gitignore is false. depth limits how many levels are shown (default 4, at most 20). Use it to get the layout of a project; use list_dir for one directory with details, glob to find files by name.";
     const MUTATING: bool = false;
+    const TITLE: &'static str = "Show a directory tree";
     const SINCE_V05: bool = true;
     type Args = Args;
 
