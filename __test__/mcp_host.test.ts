@@ -2,6 +2,8 @@
 // annotations true to each tool, structured output for JSON results, progress notifications,
 // and the logging capability.
 
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -84,6 +86,23 @@ describe('an MCP host', () => {
     expect(JSON.parse(text?.text ?? '')).toEqual(r.structuredContent)
     // Tools without a JSON result declare no outputSchema.
     expect(tools.find((t) => t.name === 'read_file')?.outputSchema).toBeUndefined()
+  })
+
+  it('gets file_stat as structured content and read_image as image content', async () => {
+    const root = workspace()
+    // A 1x1 PNG.
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    )
+    writeFileSync(join(root, 'dot.png'), png)
+    const client = await connect(root)
+    const stat = await client.callTool({ name: 'file_stat', arguments: { path: 'a.txt' } })
+    expect(stat.structuredContent).toMatchObject({ path: 'a.txt', type: 'file', size: 8 })
+    const image = await client.callTool({ name: 'read_image', arguments: { path: 'dot.png' } })
+    expect(image.content).toEqual([
+      { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
+    ])
   })
 
   it('hears progress at least every second from a call given a progressToken', async () => {
