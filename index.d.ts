@@ -1,9 +1,12 @@
 // The package root: the newest contract. The seed contract is `agent-tools-native/v0.1`.
 
-import type { ToolArgs, ToolName } from './tool-types'
+import type { SurfaceToolArgs, ToolArgs, ToolName } from './tool-types'
 
-/** The arguments of each tool, by name (generated from the Rust input structs). */
-export type { ToolArgs, ToolName }
+/**
+ * The arguments of each tool, by name, and of each vendor surface's tools (generated from the
+ * Rust input structs).
+ */
+export type { SurfaceToolArgs, ToolArgs, ToolName }
 
 /** `args` may be omitted for a tool whose arguments are all optional. */
 type ArgsFor<N extends ToolName> =
@@ -253,7 +256,36 @@ export interface AgentTools {
   ): Promise<DispatchResult>
 }
 
-/** Resolves the options and returns the tool surface bound to them. Throws StartupError. */
+/** `args` may be omitted for a surface tool whose arguments are all optional. */
+type SurfaceArgsFor<S extends Surface, N extends keyof SurfaceToolArgs[S]> =
+  Partial<SurfaceToolArgs[S][N]> extends SurfaceToolArgs[S][N]
+    ? [args?: SurfaceToolArgs[S][N]]
+    : [args: SurfaceToolArgs[S][N]]
+
+/** The tools object of a vendor surface: its own tool names and argument shapes are checked. */
+export interface SurfaceAgentTools<S extends Surface> {
+  readonly config: ServerConfig
+  listTools(): ToolInfo[]
+  /** Runs one of the surface's tools; its name and arguments are checked. */
+  callTool<N extends keyof SurfaceToolArgs[S] & string>(
+    name: N,
+    ...rest: [...SurfaceArgsFor<S, N>, options?: { signal?: AbortSignalLike }]
+  ): Promise<DispatchResult>
+  /** Runs a tool named at run time (from a model's tool call). */
+  callTool<X extends string>(
+    name: DynamicName<X>,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignalLike },
+  ): Promise<DispatchResult>
+}
+
+/**
+ * Resolves the options and returns the tool surface bound to them. Throws StartupError. With a
+ * literal `surface`, the tools object checks that surface's tool names and arguments.
+ */
+export declare function createAgentTools<S extends Surface>(
+  options: AgentToolsOptions & { surface: S },
+): SurfaceAgentTools<S>
 export declare function createAgentTools(options: AgentToolsOptions): AgentTools
 
 /**

@@ -305,3 +305,292 @@ export interface SeedToolArgs {
 
 /** A tool name at `agent-tools-native/v0.1`. */
 export type SeedToolName = keyof SeedToolArgs
+
+/** The arguments of every tool of each vendor surface (`createAgentTools({ surface })`). */
+export interface SurfaceToolArgs {
+  codex: {
+    read_file: {
+      /** Absolute path to the file (inside the workspace), or a path relative to its root. */
+      file_path: string
+      /** Configuration for indentation mode. */
+      indentation?: {
+        /** Anchor line to center the indentation lookup on (defaults to offset). */
+        anchor_line?: number
+        /** Include doc comments or attributes directly above the selected block (default true). */
+        include_header?: boolean
+        /** When true, include additional blocks that share the anchor indentation (default false). */
+        include_siblings?: boolean
+        /** How many parent indentation levels (smaller indents) to include (default 0). */
+        max_levels?: number
+        /** Hard cap on the number of lines returned when using indentation mode. */
+        max_lines?: number
+      }
+      /** The maximum number of lines to return (default 2000). */
+      limit?: number
+      /** Optional mode selector: "slice" for simple ranges (default) or "indentation" to expand around an anchor line. */
+      mode?: 'slice' | 'indentation' | null
+      /** The line number to start reading from. Must be 1 or greater (default 1). */
+      offset?: number
+    }
+    list_dir: {
+      /** The maximum directory depth to traverse. Must be 1 or greater (default 2). */
+      depth?: number
+      /** Absolute path to the directory to list (inside the workspace), or a path relative to its root. */
+      dir_path: string
+      /** The maximum number of entries to return (default 25). */
+      limit?: number
+      /** The entry number to start listing from. Must be 1 or greater (default 1). */
+      offset?: number
+    }
+    grep_files: {
+      /** Optional glob that limits which files are searched (e.g. "*.rs" or "*.{ts,tsx}"). */
+      include?: string
+      /** Maximum number of file paths to return (default 100, at most 2000). */
+      limit?: number
+      /** Directory or file path to search. Defaults to the workspace root. */
+      path?: string
+      /** Regular expression pattern to search for. */
+      pattern: string
+    }
+    apply_patch: {
+      /** The entire contents of the apply_patch command, from *** Begin Patch to *** End Patch. */
+      input: string
+    }
+    shell: {
+      /** The command to execute, as an argument vector (e.g. ["bash", "-lc", "ls -la"]). */
+      command: string[]
+      /** The timeout for the command in milliseconds. */
+      timeout_ms?: number
+      /** The working directory to execute the command in (default: the workspace root). */
+      workdir?: string
+    }
+  }
+  'claude-code': {
+    Read: {
+      /** The absolute path to the file to read (inside the workspace; a relative path resolves from the workspace root). */
+      file_path: string
+      /** The number of lines to read. Only provide if the file is too large to read at once. */
+      limit?: number
+      /** The line number to start reading from (1-based). Only provide if the file is too large to read at once. */
+      offset?: number
+    }
+    Write: {
+      /** The content to write to the file. */
+      content: string
+      /** The absolute path to the file to write (must be inside the workspace). */
+      file_path: string
+    }
+    Edit: {
+      /** The absolute path to the file to modify. */
+      file_path: string
+      /** The text to replace it with (must be different from old_string). */
+      new_string: string
+      /** The text to replace. */
+      old_string: string
+      /** Replace all occurrences of old_string (default false). */
+      replace_all?: boolean
+    }
+    MultiEdit: {
+      /** Array of edit operations to perform sequentially on the file. */
+      edits: {
+        /** The text to replace it with. */
+        new_string: string
+        /** The text to replace. */
+        old_string: string
+        /** Replace all occurrences of old_string (default false). */
+        replace_all?: boolean
+      }[]
+      /** The absolute path to the file to modify. */
+      file_path: string
+    }
+    Glob: {
+      /** The directory to search in (default: the workspace root). */
+      path?: string
+      /** The glob pattern to match files against. */
+      pattern: string
+    }
+    Grep: {
+      /** Number of lines to show after each match (content mode). */
+      '-A'?: number
+      /** Number of lines to show before each match (content mode). */
+      '-B'?: number
+      /** Number of lines to show before and after each match (content mode). */
+      '-C'?: number
+      /** Case insensitive search. */
+      '-i'?: boolean
+      /** Show line numbers in output (content mode). Line numbers are always shown. */
+      '-n'?: boolean
+      /** Alias for -C. */
+      context?: number
+      /** Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}"). */
+      glob?: string
+      /** Limit output to the first N entries (lines, files or counts). */
+      head_limit?: number
+      /** Enable multiline mode where . matches newlines and patterns can span lines (default false). */
+      multiline?: boolean
+      /** Skip the first N entries before applying head_limit (default 0). */
+      offset?: number
+      /** Output mode: "content" shows matching lines, "files_with_matches" shows file paths (default), "count" shows match counts. */
+      output_mode?: 'content' | 'files_with_matches' | 'count' | null
+      /** File or directory to search in (default: the workspace root). */
+      path?: string
+      /** The regular expression pattern to search for in file contents. */
+      pattern: string
+      /** File type to search (e.g. js, py, rust, go, java): a shortcut for the type's extensions. Use either glob or type, not both. */
+      type?: string
+    }
+    Bash: {
+      /** The command to execute. */
+      command: string
+      /** Clear, concise description of what this command does in 5-10 words. */
+      description?: string
+      /** Optional timeout in milliseconds (max 600000). */
+      timeout?: number
+    }
+    NotebookEdit: {
+      /** The ID of the cell to edit (or cell-N for the N-th cell, from 0). When inserting, the new cell is inserted after this cell, or at the beginning if not specified. */
+      cell_id?: string
+      /** The type of the cell (code or markdown). If not specified, replace keeps the current type. Required for insert. */
+      cell_type?: 'code' | 'markdown' | null
+      /** The type of edit to make (replace, insert, delete). Defaults to replace. */
+      edit_mode?: 'replace' | 'insert' | 'delete' | null
+      /** The new source for the cell (ignored by delete). */
+      new_source?: string
+      /** The absolute path to the Jupyter notebook file to edit. */
+      notebook_path: string
+    }
+  }
+  cyberpaw: {
+    Read: {
+      /** The absolute path to the file to read (inside the workspace; a relative path resolves from the workspace root). */
+      file_path: string
+      /** The number of lines to read. Only provide if the file is too large to read at once. */
+      limit?: number
+      /** The line number to start reading from (1-based). Only provide if the file is too large to read at once. */
+      offset?: number
+    }
+    Write: {
+      /** The content to write to the file. */
+      content: string
+      /** The absolute path to the file to write (must be inside the workspace). */
+      file_path: string
+    }
+    Edit: {
+      /** The absolute path to the file to modify. */
+      file_path: string
+      /** The text to replace it with (must be different from old_string). */
+      new_string: string
+      /** The text to replace. */
+      old_string: string
+      /** Replace all occurrences of old_string (default false). */
+      replace_all?: boolean
+    }
+    MultiEdit: {
+      /** Array of edit operations to perform sequentially on the file. */
+      edits: {
+        /** The text to replace it with. */
+        new_string: string
+        /** The text to replace. */
+        old_string: string
+        /** Replace all occurrences of old_string (default false). */
+        replace_all?: boolean
+      }[]
+      /** The absolute path to the file to modify. */
+      file_path: string
+    }
+    Glob: {
+      /** The directory to search in (default: the workspace root). */
+      path?: string
+      /** The glob pattern to match files against. */
+      pattern: string
+    }
+    Grep: {
+      /** Number of lines to show after each match (content mode). */
+      '-A'?: number
+      /** Number of lines to show before each match (content mode). */
+      '-B'?: number
+      /** Number of lines to show before and after each match (content mode). */
+      '-C'?: number
+      /** Case insensitive search. */
+      '-i'?: boolean
+      /** Show line numbers in output (content mode). Line numbers are always shown. */
+      '-n'?: boolean
+      /** Alias for -C. */
+      context?: number
+      /** Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}"). */
+      glob?: string
+      /** Limit output to the first N entries (lines, files or counts). */
+      head_limit?: number
+      /** Enable multiline mode where . matches newlines and patterns can span lines (default false). */
+      multiline?: boolean
+      /** Skip the first N entries before applying head_limit (default 0). */
+      offset?: number
+      /** Output mode: "content" shows matching lines, "files_with_matches" shows file paths (default), "count" shows match counts. */
+      output_mode?: 'content' | 'files_with_matches' | 'count' | null
+      /** File or directory to search in (default: the workspace root). */
+      path?: string
+      /** The regular expression pattern to search for in file contents. */
+      pattern: string
+      /** File type to search (e.g. js, py, rust, go, java): a shortcut for the type's extensions. Use either glob or type, not both. */
+      type?: string
+    }
+    ListDir: {
+      /** The directory to list (default: the workspace root). */
+      path?: string
+    }
+    Move: {
+      /** Where to move it (its new path, not the directory to move it into). */
+      destination: string
+      /** The file or directory to move. */
+      source: string
+    }
+    DeleteFile: {
+      /** The file to delete. */
+      file_path: string
+    }
+  }
+  anthropic: {
+    str_replace_based_edit_tool: {
+      /** The command to run: view, create, str_replace or insert. */
+      command: 'view' | 'create' | 'str_replace' | 'insert'
+      /** create: the content of the new file. */
+      file_text?: string
+      /** insert: the line after which to insert the text (0 = at the top of the file). */
+      insert_line?: number
+      /** insert: the text to insert. */
+      insert_text?: string
+      /** str_replace: the replacement (default: empty, which deletes old_str). insert: the text to insert (also accepted as insert_text). */
+      new_str?: string
+      /** str_replace: the text to replace; it must match exactly one place in the file. */
+      old_str?: string
+      /** Path of the file or directory (inside the workspace; relative paths resolve from its root). */
+      path: string
+      /** view: the lines to show, [start, end] 1-indexed and inclusive; end -1 reads to the end. */
+      view_range?: number[]
+    }
+    bash: {
+      /** The bash command to run. Required unless restart is true. */
+      command?: string
+      /** Restart the shell (every call already runs in a fresh one). */
+      restart?: boolean
+    }
+  }
+  openai: {
+    apply_patch: {
+      /** The V4A diff (create_file and update_file). */
+      diff?: string
+      /** The file's path (relative to the workspace root, or absolute inside it). */
+      path: string
+      /** The operation: create_file, update_file or delete_file. */
+      type: 'create_file' | 'update_file' | 'delete_file'
+    }
+    shell: {
+      /** The commands to run, in order. */
+      commands: string[]
+      /** The most characters of each stream returned. */
+      max_output_length?: number
+      /** The timeout of each command, in milliseconds. */
+      timeout_ms?: number
+    }
+  }
+}

@@ -60,3 +60,25 @@ describe('the package root typings', () => {
     dispatchMany([{ args: {} }], config)
   })
 })
+
+describe('the surface typings', () => {
+  it('a literal surface checks its own tool names and arguments', () => {
+    const codex = createAgentTools({ workspaceRoot: '.', surface: 'codex' })
+    codex.callTool('read_file', { file_path: 'a.ts', offset: 1, limit: 10 })
+    codex.callTool('shell', { command: ['ls', '-la'] })
+    // @ts-expect-error codex's read_file takes file_path, not path
+    codex.callTool('read_file', { path: 'a.ts' })
+    // @ts-expect-error codex has no Read tool
+    codex.callTool('Read', { file_path: 'a.ts' })
+    const claude = createAgentTools({ workspaceRoot: '.', surface: 'claude-code' })
+    claude.callTool('Edit', { file_path: 'a.ts', old_string: 'a', new_string: 'b' })
+    // @ts-expect-error Edit needs new_string
+    claude.callTool('Edit', { file_path: 'a.ts', old_string: 'a' })
+    const anthropic = createAgentTools({ workspaceRoot: '.', surface: 'anthropic' })
+    anthropic.callTool('str_replace_based_edit_tool', { command: 'view', path: '.' })
+    // @ts-expect-error command is one of the editor's four
+    anthropic.callTool('str_replace_based_edit_tool', { command: 'delete', path: '.' })
+    const fromModel: { name: string; input: Record<string, unknown> } = { name: 'x', input: {} }
+    anthropic.callTool(fromModel.name, fromModel.input)
+  })
+})

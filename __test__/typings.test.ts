@@ -39,6 +39,8 @@ const ENTRIES = [
       'Segment',
       'ServerConfig',
       'Surface',
+      'SurfaceAgentTools',
+      'SurfaceToolArgs',
       'SurfaceToolName',
       'TextPart',
       'ToolArgs',

@@ -68,6 +68,19 @@ function argsInterface(name, defs, schemaKey) {
   return `export interface ${name} {\n${body}\n}`
 }
 
+/** The vendor surfaces, in the order the typings list them. */
+const SURFACES = ['codex', 'claude-code', 'cyberpaw', 'anthropic', 'openai']
+
+/** `SurfaceToolArgs`: for each surface, the arguments of each of its tools. */
+function surfacesInterface(native) {
+  const body = SURFACES.map((surface) => {
+    const defs = JSON.parse(native.surfaceToolsJson(surface))
+    const tools = defs.map((d) => `    ${d.name}: ${typeOf(d.inputSchema, '    ')}`).join('\n')
+    return `  ${JSON.stringify(surface)}: {\n${tools}\n  }`
+  }).join('\n')
+  return `export interface SurfaceToolArgs {\n${body}\n}`
+}
+
 export function generate() {
   const native = createRequire(import.meta.url)(join(repo, 'binding.js'))
   const defs = JSON.parse(native.toolDefsJson())
@@ -86,6 +99,9 @@ ${argsInterface('SeedToolArgs', seed, 'seedInputSchema')}
 
 /** A tool name at \`agent-tools-native/v0.1\`. */
 export type SeedToolName = keyof SeedToolArgs
+
+/** The arguments of every tool of each vendor surface (\`createAgentTools({ surface })\`). */
+${surfacesInterface(native)}
 `
 }
 
