@@ -12,7 +12,7 @@ import {
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { listTools, sweepSpillDir } from '../v0.1/index.js'
-import { err, ok, tempDir, workspace } from './helpers'
+import { alive, err, ok, tempDir, workspace } from './helpers'
 
 // Every command of this file inherits this variable; at the end no process may still carry it.
 const MARK = `ATN_BASH_TEST=${randomUUID()}`
@@ -29,17 +29,6 @@ type Report = {
 
 const repoRoot = join(__dirname, '..')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-/** Whether `pid` is a live (non-zombie) process. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
-    return state !== 'Z' && state !== 'X'
-  } catch {
-    return false
-  }
-}
 
 /** Waits up to `ms` for every pid to be gone; returns the survivors. */
 async function survivors(pids: number[], ms = 3000): Promise<number[]> {

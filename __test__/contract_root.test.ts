@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as root from '../index.js'
 import * as seed from '../v0.1/index.js'
-import { tempDir, writeTree } from './helpers'
+import { alive, tempDir, writeTree } from './helpers'
 
 const { buildConfig, contentText, createAgentTools, dispatch, resolveConfig, setWarnSink, tools } =
   root
@@ -19,17 +19,6 @@ function agent(files: Record<string, string> = {}, options: Record<string, unkno
 }
 
 const envelope = (r: root.DispatchResult) => JSON.parse(contentText(r.content))
-
-/** Whether `pid` is a live (non-zombie) process. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
-    return state !== 'Z' && state !== 'X'
-  } catch {
-    return false
-  }
-}
 
 describe('results are content parts', () => {
   it('a success is { isError, content } with a text part, and answers .text too', async () => {

@@ -1,5 +1,5 @@
 // Shared fixtures for the contract tests: temporary workspaces and result parsing.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, beforeEach } from 'vitest'
@@ -70,4 +70,15 @@ export function isolateGitHome(): void {
     if (saved.XDG_CONFIG_HOME === undefined) delete process.env.XDG_CONFIG_HOME
     else process.env.XDG_CONFIG_HOME = saved.XDG_CONFIG_HOME
   })
+}
+
+/** Whether `pid` is a live (non-zombie) process. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+    return state !== 'Z' && state !== 'X'
+  } catch {
+    return false
+  }
 }

@@ -25,7 +25,7 @@ import {
   sweepMonitors,
 } from '../index.js'
 import * as seed from '../v0.1/index.js'
-import { tempDir } from './helpers'
+import { alive, tempDir } from './helpers'
 
 // Every monitor of this file inherits this variable; at the end no process may still carry it.
 const MARK = `ATN_MONITOR_TEST=${randomUUID()}`
@@ -37,17 +37,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const run = promisify(execFile)
 
 type Json = Record<string, unknown>
-
-/** Whether `pid` is a live (non-zombie) process. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
-    return state !== 'Z' && state !== 'X'
-  } catch {
-    return false
-  }
-}
 
 /** Waits (bounded) until `done()` holds; returns whether it did. */
 async function until(done: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> {
