@@ -179,6 +179,12 @@ function invalidInput(message, fields = {}) {
 
 let lastCallId = 0
 
+/** A fresh native call id (32-bit, never 0). */
+function nextCallId() {
+  lastCallId = (lastCallId + 1) >>> 0 || 1
+  return lastCallId
+}
+
 /** How often a watched call's progress is read. */
 const PROGRESS_INTERVAL_MS = 500
 
@@ -192,8 +198,7 @@ async function withCall(signal, onProgress, start) {
   const cancellable = Boolean(signal) && typeof signal.addEventListener === 'function'
   const watched = typeof onProgress === 'function'
   if (!cancellable && !watched) return start(undefined)
-  lastCallId = (lastCallId + 1) >>> 0 || 1
-  const id = lastCallId
+  const id = nextCallId()
   const onAbort = () => native.abortCall(id)
   if (cancellable) signal.addEventListener('abort', onAbort, { once: true })
   const began = Date.now()
@@ -225,11 +230,7 @@ async function withCall(signal, onProgress, start) {
  */
 async function withCalls(signal, count, start) {
   if (!signal || typeof signal.addEventListener !== 'function') return start(undefined)
-  const ids = []
-  for (let i = 0; i < count; i++) {
-    lastCallId = (lastCallId + 1) >>> 0 || 1
-    ids.push(lastCallId)
-  }
+  const ids = Array.from({ length: count }, nextCallId)
   const onAbort = () => {
     for (const id of ids) native.abortCall(id)
   }

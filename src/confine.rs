@@ -99,6 +99,21 @@ pub enum Kind {
     Other,
 }
 
+impl Kind {
+    /// The kind of a standard library file type (the path-based fallbacks' answer).
+    pub fn of(ft: std::fs::FileType) -> Kind {
+        if ft.is_symlink() {
+            Kind::Symlink
+        } else if ft.is_dir() {
+            Kind::Dir
+        } else if ft.is_file() {
+            Kind::File
+        } else {
+            Kind::Other
+        }
+    }
+}
+
 /// The metadata the tools need, from `fstat` / `fstatat`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stat {
@@ -1009,18 +1024,8 @@ mod imp {
     }
 
     fn to_stat(m: &fs::Metadata) -> Stat {
-        let ft = m.file_type();
-        let kind = if ft.is_symlink() {
-            Kind::Symlink
-        } else if ft.is_dir() {
-            Kind::Dir
-        } else if ft.is_file() {
-            Kind::File
-        } else {
-            Kind::Other
-        };
         Stat {
-            kind,
+            kind: Kind::of(m.file_type()),
             len: m.len(),
             mode: if m.permissions().readonly() {
                 0o444

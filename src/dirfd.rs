@@ -16,15 +16,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-/// What a directory entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    File,
-    Dir,
-    Symlink,
-    /// FIFO, socket, device: never searched.
-    Other,
-}
+/// What a directory entry is (the confinement layer's kinds; `Other` is never searched).
+pub use crate::confine::Kind;
 
 /// The few stat fields the tools use.
 #[derive(Debug, Clone, Copy)]
@@ -276,18 +269,8 @@ mod portable {
     }
 
     fn meta_of(m: &fs::Metadata) -> Meta {
-        let ft = m.file_type();
-        let kind = if ft.is_symlink() {
-            Kind::Symlink
-        } else if ft.is_dir() {
-            Kind::Dir
-        } else if ft.is_file() {
-            Kind::File
-        } else {
-            Kind::Other
-        };
         Meta {
-            kind,
+            kind: Kind::of(m.file_type()),
             len: m.len(),
             mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
             id: (0, 0),
@@ -306,17 +289,7 @@ mod portable {
         pub fn list(&self, out: &mut Vec<RawEntry>) -> io::Result<()> {
             for entry in fs::read_dir(&self.path)? {
                 let entry = entry?;
-                let kind = entry.file_type().ok().map(|ft| {
-                    if ft.is_symlink() {
-                        Kind::Symlink
-                    } else if ft.is_dir() {
-                        Kind::Dir
-                    } else if ft.is_file() {
-                        Kind::File
-                    } else {
-                        Kind::Other
-                    }
-                });
+                let kind = entry.file_type().ok().map(Kind::of);
                 out.push(RawEntry {
                     name: entry.file_name(),
                     kind,
