@@ -58,11 +58,17 @@ impl Encoding {
 
 /// A NUL byte in the first or last 8000 bytes, unless the file starts with a UTF-16 BOM.
 pub fn looks_binary(bytes: &[u8]) -> bool {
-    if Encoding::detect(bytes).is_utf16() {
+    looks_binary_ends(bytes, bytes)
+}
+
+/// [`looks_binary`] of a file known by its start (`head`) and its end (`tail`): only the first
+/// and last [`BINARY_PROBE_BYTES`] bytes are looked at.
+pub fn looks_binary_ends(head: &[u8], tail: &[u8]) -> bool {
+    if Encoding::detect(head).is_utf16() {
         return false;
     }
-    let head = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
-    let tail = &bytes[bytes.len().saturating_sub(BINARY_PROBE_BYTES)..];
+    let head = &head[..head.len().min(BINARY_PROBE_BYTES)];
+    let tail = &tail[tail.len().saturating_sub(BINARY_PROBE_BYTES)..];
     head.contains(&0) || tail.contains(&0)
 }
 
@@ -303,77 +309,91 @@ pub fn utf8_body(bytes: &[u8]) -> Option<&[u8]> {
 /// How many line terminators `bytes` holds (`\r\n` counts once, a lone `\r` too), with SIMD
 /// counts and no per-line work when the text has no `\r`.
 pub fn count_terminators(bytes: &[u8]) -> usize {
-    let lf = memchr::memchr_iter(b'\n', bytes).count();
-    if memchr::memchr(b'\r', bytes).is_none() {
+    blocks(bytes)
+        .map(|(_, block)| block_terminators(block))
+        .sum()
+}
+
+/// [`count_terminators`] of one block small enough to stay in cache between its scans.
+fn block_terminators(block: &[u8]) -> usize {
+    let lf = memchr::memchr_iter(b'\n', block).count();
+    if memchr::memchr(b'\r', block).is_none() {
         return lf;
     }
-    let cr = memchr::memchr_iter(b'\r', bytes).count();
-    lf + cr - memchr::memmem::find_iter(bytes, b"\r\n").count()
+    let cr = memchr::memchr_iter(b'\r', block).count();
+    lf + cr - memchr::memmem::find_iter(block, b"\r\n").count()
+}
+
+/// Bytes a counting pass takes at a time: small enough that the second scan of a block (for
+/// `\r`) reads it from cache, not memory.
+const BLOCK: usize = 64 * 1024;
+
+/// `bytes` in [`BLOCK`]-sized pieces with their offsets; a piece never ends between the two
+/// bytes of a `\r\n`.
+fn blocks(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        if pos >= bytes.len() {
+            return None;
+        }
+        let mut end = (pos + BLOCK).min(bytes.len());
+        if bytes[end - 1] == b'\r' && bytes.get(end) == Some(&b'\n') {
+            end += 1;
+        }
+        let block = (pos, &bytes[pos..end]);
+        pos = end;
+        Some(block)
+    })
 }
 
 /// How many lines [`split_byte_lines`] yields for `bytes`, without splitting them.
 pub fn count_lines(bytes: &[u8]) -> usize {
-    let unterminated = !matches!(bytes.last(), None | Some(b'\n' | b'\r'));
-    count_terminators(bytes) + usize::from(unterminated)
+    count_terminators(bytes) + usize::from(unterminated(bytes))
 }
 
-/// Where 0-based line `n` of `bytes` starts, `total` being [`count_lines`]`(bytes)`: found
-/// from whichever end is nearer. `bytes.len()` when `n >= total`.
-pub fn line_start(bytes: &[u8], n: usize, total: usize) -> usize {
-    if n >= total {
-        bytes.len()
-    } else if n <= total / 2 {
-        line_start_forward(bytes, n)
-    } else {
-        line_start_backward(bytes, n, total)
+fn unterminated(bytes: &[u8]) -> bool {
+    !matches!(bytes.last(), None | Some(b'\n' | b'\r'))
+}
+
+/// The lines of a text, counted in one pass that also remembers where each block starts, so
+/// that any line's start is then found by walking at most one block.
+pub struct LineIndex<'a> {
+    bytes: &'a [u8],
+    /// [`count_lines`] of `bytes`.
+    pub total: usize,
+    /// Each block's first byte and the terminators before it.
+    marks: Vec<(usize, usize)>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(bytes: &'a [u8]) -> LineIndex<'a> {
+        let mut marks = Vec::with_capacity(bytes.len() / BLOCK + 1);
+        let mut terminators = 0;
+        for (pos, block) in blocks(bytes) {
+            marks.push((pos, terminators));
+            terminators += block_terminators(block);
+        }
+        LineIndex {
+            bytes,
+            total: terminators + usize::from(unterminated(bytes)),
+            marks,
+        }
     }
-}
 
-/// Counts whole blocks at SIMD speed, then walks the lines of the block holding line `n`.
-fn line_start_forward(bytes: &[u8], n: usize) -> usize {
-    const BLOCK: usize = 64 * 1024;
-    let mut pos = 0;
-    let mut left = n;
-    while left > 0 && pos < bytes.len() {
-        let mut end = (pos + BLOCK).min(bytes.len());
-        // A block never ends between the two bytes of a `\r\n`.
-        if bytes[end - 1] == b'\r' && bytes.get(end) == Some(&b'\n') {
-            end += 1;
+    /// Where 0-based line `n` starts; `bytes.len()` when `n >= total`.
+    pub fn start(&self, n: usize) -> usize {
+        if n == 0 || n >= self.total {
+            return if n == 0 { 0 } else { self.bytes.len() };
         }
-        let block = &bytes[pos..end];
-        let terminators = count_terminators(block);
-        if terminators < left {
-            left -= terminators;
-            pos = end;
-            continue;
-        }
-        for (line, term) in split_byte_lines(block) {
+        // Line `n` starts after the `n`th terminator: in the last block with fewer before it.
+        let i = self.marks.partition_point(|&(_, before)| before < n) - 1;
+        let (mut pos, before) = self.marks[i];
+        // Each item ends at one terminator (the first may start mid-line).
+        for (line, term) in split_byte_lines(&self.bytes[pos..]).take(n - before) {
             pos += line.len() + term.len();
-            left -= 1;
-            if left == 0 {
-                break;
-            }
         }
+        pos
     }
-    pos
-}
-
-/// Walks back from the end, one line at a time, to where line `n` (of `total`) starts.
-fn line_start_backward(bytes: &[u8], n: usize, total: usize) -> usize {
-    let mut pos = bytes.len();
-    for _ in n..total {
-        // Leave out the terminator of the line that ends at `pos` (the last line may have
-        // none); `\r\n` is always one terminator, so taking both bytes is right.
-        let mut end = pos;
-        if end > 0 && bytes[end - 1] == b'\n' {
-            end -= 1;
-        }
-        if end > 0 && bytes[end - 1] == b'\r' {
-            end -= 1;
-        }
-        pos = memchr::memrchr2(b'\n', b'\r', &bytes[..end]).map_or(0, |i| i + 1);
-    }
-    pos
 }
 
 /// The terminator new lines of a file take: the most frequent of `\n`, `\r\n` and lone `\r`
@@ -943,7 +963,7 @@ mod tests {
     }
 
     #[test]
-    fn line_counts_and_starts_from_both_ends() {
+    fn line_counts_and_starts() {
         let mut rng = crate::testutil::XorShift::new(3);
         let pieces: [&[u8]; 6] = [b"a", b"\n", b"\r", b"\r\n", b"\xC3", b"xyz"];
         for _ in 0..500 {
@@ -951,14 +971,13 @@ mod tests {
                 .flat_map(|_| pieces[rng.below(pieces.len())].iter().copied())
                 .collect();
             let starts = starts_by_splitting(&bytes);
-            let total = count_lines(&bytes);
-            assert_eq!(total, starts.len(), "{bytes:?}");
+            let index = LineIndex::new(&bytes);
+            assert_eq!(count_lines(&bytes), starts.len(), "{bytes:?}");
+            assert_eq!(index.total, starts.len(), "{bytes:?}");
             for (n, &at) in starts.iter().enumerate() {
-                assert_eq!(line_start_forward(&bytes, n), at, "{bytes:?} {n}");
-                assert_eq!(line_start_backward(&bytes, n, total), at, "{bytes:?} {n}");
-                assert_eq!(line_start(&bytes, n, total), at);
+                assert_eq!(index.start(n), at, "{bytes:?} {n}");
             }
-            assert_eq!(line_start(&bytes, total, total), bytes.len());
+            assert_eq!(index.start(index.total), bytes.len());
         }
     }
 
@@ -971,13 +990,16 @@ mod tests {
         bytes.extend_from_slice(&b"e\r".repeat(40 * 1024));
         bytes.extend_from_slice(b"\n");
         let starts = starts_by_splitting(&bytes);
+        let index = LineIndex::new(&bytes);
         assert_eq!(count_lines(&bytes), starts.len());
+        assert_eq!(index.total, starts.len());
         let total = starts.len();
-        for n in (0..total).step_by(1009).chain(32_760..32_780) {
-            assert_eq!(line_start_forward(&bytes, n), starts[n], "line {n}");
-        }
-        for n in (total - 2000..total).step_by(7).chain(32_760..32_780) {
-            assert_eq!(line_start_backward(&bytes, n, total), starts[n], "line {n}");
+        for n in (0..total)
+            .step_by(1009)
+            .chain(32_760..32_780)
+            .chain(total - 2000..total)
+        {
+            assert_eq!(index.start(n), starts[n], "line {n}");
         }
         assert_eq!(utf8_body(b"\xEF\xBB\xBFx"), Some(&b"x"[..]));
         assert_eq!(utf8_body(b"\xFF\xFEx\0"), None);

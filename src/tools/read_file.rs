@@ -145,14 +145,13 @@ fn page(bytes: &[u8], offset: Option<i64>, limit: usize, max_bytes: usize) -> To
     };
     // UTF-8: count the lines and find the page's first byte without splitting or decoding the
     // file; only the page's lines are decoded.
-    let total = text::count_lines(body);
-    if total == 0 {
+    let lines = text::LineIndex::new(body);
+    if lines.total == 0 {
         return Ok("(empty file)".into());
     }
-    let start = first_line(offset, total)?;
-    let from = text::line_start(body, start, total);
-    let rows = split_byte_lines(&body[from..]).map(|(line, _)| line);
-    Ok(render(rows, start, total, limit, max_bytes))
+    let start = first_line(offset, lines.total)?;
+    let rows = split_byte_lines(&body[lines.start(start)..]).map(|(line, _)| line);
+    Ok(render(rows, start, lines.total, limit, max_bytes))
 }
 
 /// The 0-based index of the first line to show.
@@ -177,19 +176,47 @@ fn first_line(offset: Option<i64>, total: usize) -> ToolResult<usize> {
     }
 }
 
-/// One numbered row, as both modes print it: a line's bytes (invalid UTF-8 shown as U+FFFD), cut to
-/// [`MAX_LINE_CHARS`] characters.
-fn row(number: usize, line: &[u8]) -> String {
+/// Appends one numbered row, as both modes print it — the line number right-aligned in 6
+/// columns, a tab, the line's bytes (invalid UTF-8 shown as U+FFFD) cut to [`MAX_LINE_CHARS`]
+/// characters — after a `\n` unless it is the first. A row that would leave less than `room`
+/// of `max_bytes` is taken back (`false`), unless it is the first: one row is always shown.
+fn push_row(out: &mut String, number: usize, line: &[u8], room: usize, max_bytes: usize) -> bool {
+    let mark = out.len();
+    if mark > 0 {
+        out.push('\n');
+    }
+    let mut digits = [b' '; 20];
+    let (mut at, mut n) = (digits.len(), number);
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let digits = &digits[at.min(digits.len() - 6)..];
+    out.push_str(std::str::from_utf8(digits).unwrap_or_default());
+    out.push('\t');
     // The kept characters take at most 4 bytes each, and whether a character decodes (and
     // how) depends on at most its 4 bytes: decoding a few bytes past them gives exactly the
     // kept text of the whole line, and at least one character more when the line is cut.
     let prefix = &line[..line.len().min(MAX_LINE_CHARS * 4 + 4)];
     let decoded = String::from_utf8_lossy(prefix);
-    let (kept, cut) = cut_chars(&decoded, MAX_LINE_CHARS);
-    format!(
-        "{number:>6}\t{kept}{}",
-        if cut { LINE_CUT_MARKER } else { "" }
-    )
+    let (kept, cut) = if decoded.len() <= MAX_LINE_CHARS {
+        (&*decoded, false)
+    } else {
+        cut_chars(&decoded, MAX_LINE_CHARS)
+    };
+    out.push_str(kept);
+    if cut {
+        out.push_str(LINE_CUT_MARKER);
+    }
+    if mark > 0 && out.len() + room > max_bytes {
+        out.truncate(mark);
+        return false;
+    }
+    true
 }
 
 /// Indentation mode's rows: the selected lines, numbered, stopping before `max_bytes` (at least
@@ -199,14 +226,9 @@ fn render_block(lines: &[&str], selection: &indent::Selection, max_bytes: usize)
     let mut out = String::new();
     let mut shown = 0;
     for &i in &selection.lines {
-        let row = row(i + 1, lines[i].as_bytes());
-        if shown > 0 && out.len() + 1 + row.len() + footer_room > max_bytes {
+        if !push_row(&mut out, i + 1, lines[i].as_bytes(), footer_room, max_bytes) {
             break;
         }
-        if shown > 0 {
-            out.push('\n');
-        }
-        out.push_str(&row);
         shown += 1;
     }
     if shown < selection.total {
@@ -233,15 +255,9 @@ fn render<'a>(
     let mut out = String::new();
     let mut shown = 0;
     for (i, line) in (start..).zip(page.take(limit)) {
-        let row = row(i + 1, line);
-        let needed = out.len() + usize::from(shown > 0) + row.len() + footer_room;
-        if shown > 0 && needed > max_bytes {
+        if !push_row(&mut out, i + 1, line, footer_room, max_bytes) {
             break;
         }
-        if shown > 0 {
-            out.push('\n');
-        }
-        out.push_str(&row);
         shown += 1;
     }
     let next = start + shown;
@@ -452,7 +468,7 @@ mod tests {
     }
 
     #[test]
-    fn big_files_find_the_page_from_either_end() {
+    fn big_files_find_the_page_from_the_block_index() {
         // More than one 64 KiB block, with CRLF pairs, lone CRs and a pair across every block
         // boundary the forward count may pick.
         let mut rng = crate::testutil::XorShift::new(7);
@@ -465,13 +481,14 @@ mod tests {
             bytes.extend_from_slice(&b"y".repeat(rng.below(60)));
             bytes.extend_from_slice(terms[rng.below(3)]);
         }
-        let total = text::count_lines(&bytes);
+        let lines = text::LineIndex::new(&bytes);
+        let total = lines.total;
         assert_eq!(total, n);
         for start in (0..total)
             .step_by(997)
             .chain([total - 1, total / 2, total / 2 + 1])
         {
-            let at = text::line_start(&bytes, start, total);
+            let at = lines.start(start);
             let want: usize = text::split_byte_lines(&bytes)
                 .take(start)
                 .map(|(l, t)| l.len() + t.len())
@@ -498,12 +515,13 @@ mod tests {
         let mut edge = b"a\n".repeat(32 * 1024);
         edge.truncate(64 * 1024 - 2);
         edge.extend_from_slice(b"b\r\nc\rd\n");
-        let total = text::count_lines(&edge);
+        let edge_lines = text::LineIndex::new(&edge);
+        let total = edge_lines.total;
         assert_eq!(
             paged(&edge, Some(total as i64 - 2), 10, 1000),
             oracle(&edge, Some(total as i64 - 2), 10, 1000)
         );
-        assert_eq!(text::line_start(&edge, total - 3, total), 64 * 1024 - 2);
+        assert_eq!(edge_lines.start(total - 3), 64 * 1024 - 2);
     }
 
     #[test]
