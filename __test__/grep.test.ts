@@ -258,6 +258,43 @@ describe('grep', () => {
   })
 
   describe('what is searched', () => {
+    it('searches files of many megabytes exactly, whether found by the walk or named', async () => {
+      // Lines of 100 bytes; a match every 1,000th line, and one split by no block boundary in
+      // particular: 3 MB is searched in pieces, never loaded whole.
+      const lines = Array.from({ length: 30_000 }, (_, i) =>
+        i % 1000 === 999 ? `needle ${i + 1}`.padEnd(99, '.') : `line ${i + 1}`.padEnd(99, '-'),
+      )
+      const big = `${lines.join('\r\n')}\r\n`
+      const nulAtEnd = `${'needle\n'.repeat(50_000)}\0`
+      const { tools } = workspace({
+        'big.txt': big,
+        'sub/tail-nul.txt': nulAtEnd,
+        'small.txt': 'needle\n',
+      })
+      expect(ok(await grep(tools, { pattern: '^needle \\d+\\.+$', output_mode: 'count' }))).toBe(
+        'big.txt:30',
+      )
+      expect(ok(await grep(tools, { pattern: 'needle' }))).toBe('big.txt\nsmall.txt')
+      const page = ok(
+        await grep(tools, {
+          pattern: 'needle',
+          path: 'big.txt',
+          output_mode: 'content',
+          offset: 28,
+          head_limit: 5,
+        }),
+      )
+      expect(page.split('\n')).toEqual([
+        `big.txt:29000:${'needle 29000'.padEnd(99, '.')}`,
+        `big.txt:30000:${'needle 30000'.padEnd(99, '.')}`,
+      ])
+      // A NUL in the last 8000 bytes of a big file makes it binary: skipped by a walk,
+      // refused when named.
+      expect(err(await grep(tools, { pattern: 'needle', path: 'sub/tail-nul.txt' })).error).toBe(
+        'is_binary',
+      )
+    })
+
     it('searches hidden files but never .git, .clarvis or temp files', async () => {
       const { tools } = workspace({
         '.env': 'TOKEN=needle',

@@ -9,14 +9,17 @@
 //!    the counts, and only the files it touches are searched again to render their rows, stopping
 //!    at the page's end or the output byte budget.
 //!
-//! A file is loaded whole (it is at most `maxFileBytes`); files over that cap and binary files
-//! (a NUL byte in the first or last 8000 bytes, [`text::looks_binary`]) are skipped. UTF-16
+//! A file that fits one 256 KiB read (most source files) is searched as a slice; a larger one is
+//! streamed through the searcher's own buffers, so memory stays flat whatever the files' sizes.
+//! Files over `maxFileBytes` and binary files (a NUL byte in the first or last 8000 bytes,
+//! [`text::looks_binary`]) are skipped. UTF-16
 //! files with a BOM are searched as text and a UTF-8 BOM is ignored; `\r\n` counts as a line
 //! end, so `$` matches before it and no row shows the `\r`.
 
 use std::collections::VecDeque;
 use std::fs;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -44,7 +47,8 @@ pub const MAX_ROW_CHARS: usize = 500;
 const LEAD_CHARS: usize = 100;
 /// Bytes kept free for the footer while rows are added.
 const FOOTER_ROOM: usize = 256;
-/// Bytes read from a file before its size is asked for: most source files fit.
+/// Bytes read from a file before its size is asked for: most source files fit, and a file that
+/// does not is streamed.
 const FIRST_READ: usize = 256 * 1024;
 /// Matching files a scan keeps before it stops and reports an incomplete result.
 pub const MAX_MATCHING_FILES: usize = 2_000_000;
@@ -157,9 +161,6 @@ struct Hit {
     display: String,
     /// Matches (lines, or multiline matches) in the file; 1 in files_with_matches mode.
     count: u64,
-    /// The bytes pass 1 searched, kept when the base path named this one file: pass 2
-    /// renders them instead of opening the path again (which could be swapped meanwhile).
-    kept: Option<Vec<u8>>,
 }
 
 /// The first pass's answer: every matching file, sorted by path.
@@ -167,8 +168,16 @@ struct Hit {
 struct Scan {
     hits: Vec<Hit>,
     stopped_early: bool,
-    /// The walk a tree scan ran on: pass 2 opens its files again through it, never by path.
-    walk: Option<Walk>,
+    /// Where pass 2 reads the hits again: never by path, which could be swapped meanwhile.
+    source: Option<Source>,
+}
+
+#[derive(Debug)]
+enum Source {
+    /// The walk a tree scan ran on: its files are opened again through it.
+    Tree(Walk),
+    /// The one file the base path named, still open.
+    File(fs::File),
 }
 
 /// The page the caller asked for.
@@ -178,46 +187,60 @@ struct PageSpec {
     budget: usize,
 }
 
-/// A file as loaded for searching.
-enum Loaded {
+/// How a file fared when searched.
+#[derive(Debug, PartialEq, Eq)]
+enum Searched {
     Text,
     Binary,
     TooLarge,
 }
 
-/// Reads `path` whole into `buf` unless it is over `max` bytes, and classifies it.
-fn load(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
-    load_from(text::open_nonblocking(path)?, max, buf)
-}
-
-/// [`load`] for a file already opened (beneath the workspace root, by [`crate::confine`]).
-fn load_from(mut file: fs::File, max: u64, buf: &mut Vec<u8>) -> io::Result<Loaded> {
+/// Searches an opened file with `sink`, unless it is binary or over `max` bytes. A file that
+/// fits one read into `buf` is searched as a slice; a larger one is sized, judged by its two
+/// ends, and streamed through the searcher's own buffers, so memory stays flat whatever the
+/// file's size.
+fn search_file<S: Sink<Error = io::Error>>(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    mut file: fs::File,
+    max: u64,
+    buf: &mut Vec<u8>,
+    sink: S,
+) -> io::Result<Searched> {
     buf.clear();
-    if buf.capacity() < FIRST_READ {
-        buf.reserve_exact(FIRST_READ);
-    }
-    // Most files fit the buffer as it is: read them without a stat. One that fills it is
-    // sized by a stat before the rest is read.
-    let first = (buf.capacity() as u64).min(max.saturating_add(1));
+    let first = (FIRST_READ as u64).min(max.saturating_add(1));
+    buf.reserve_exact((first as usize).saturating_sub(buf.capacity()));
     (&mut file).take(first).read_to_end(buf)?;
-    if buf.len() as u64 == first {
-        let len = file.metadata()?.len();
-        if len > max {
-            return Ok(Loaded::TooLarge);
-        }
-        buf.reserve_exact((len as usize + 1).saturating_sub(buf.len()));
-        // At most one byte past the cap: the file may have grown since the stat.
-        (&mut file)
-            .take(max.saturating_add(1) - first)
-            .read_to_end(buf)?;
-    }
     if buf.len() as u64 > max {
-        return Ok(Loaded::TooLarge);
+        return Ok(Searched::TooLarge);
     }
-    if text::looks_binary(buf) {
-        return Ok(Loaded::Binary);
+    if (buf.len() as u64) < first {
+        if text::looks_binary(buf) {
+            return Ok(Searched::Binary);
+        }
+        searcher.search_slice(matcher, buf, sink)?;
+        return Ok(Searched::Text);
     }
-    Ok(Loaded::Text)
+    let len = file.metadata()?.len();
+    if len > max {
+        return Ok(Searched::TooLarge);
+    }
+    let mut tail = vec![0; text::BINARY_PROBE_BYTES];
+    let mut got = 0;
+    let tail_at = len.saturating_sub(tail.len() as u64);
+    while got < tail.len() {
+        match file.read_at(&mut tail[got..], tail_at + got as u64)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    if text::looks_binary_ends(buf, &tail[..got]) {
+        return Ok(Searched::Binary);
+    }
+    // The rest, up to the cap: a file growing meanwhile is searched as far as the cap.
+    let rest = file.take(max - buf.len() as u64);
+    searcher.search_reader(matcher, io::Cursor::new(&buf[..]).chain(rest), sink)?;
+    Ok(Searched::Text)
 }
 
 /// The compiled search: pattern, mode and context.
@@ -301,14 +324,27 @@ impl Query {
             .build()
     }
 
-    /// Matches in loaded text; stops at the first when only the file list is wanted.
-    fn count(&self, searcher: &mut Searcher, bytes: &[u8]) -> io::Result<u64> {
+    /// Matches in an opened file (`None` when it is skipped); stops at the first when only the
+    /// file list is wanted.
+    fn count(
+        &self,
+        searcher: &mut Searcher,
+        file: fs::File,
+        buf: &mut Vec<u8>,
+    ) -> io::Result<(Searched, u64)> {
         let mut sink = Counter {
             n: 0,
             first_only: self.mode == OutputMode::FilesWithMatches,
         };
-        searcher.search_slice(&*self.matcher, bytes, &mut sink)?;
-        Ok(sink.n)
+        let searched = search_file(
+            searcher,
+            &self.matcher,
+            file,
+            self.max_file_bytes,
+            buf,
+            &mut sink,
+        )?;
+        Ok((searched, sink.n))
     }
 
     /// Pass 1 over a directory: count matches in every file the walk yields.
@@ -339,16 +375,13 @@ impl Query {
                         return None;
                     }
                 }
-                match load_from(entry.open().ok()?, self.max_file_bytes, &mut buf) {
-                    Ok(Loaded::Text) => {}
-                    _ => return None,
-                }
-                let count = self.count(&mut searcher, &buf).ok()?;
+                let (_, count) = self
+                    .count(&mut searcher, entry.open().ok()?, &mut buf)
+                    .ok()?;
                 (count > 0).then(|| Hit {
                     path: entry.rel().to_path_buf(),
                     display: String::new(),
                     count,
-                    kept: None,
                 })
             }
         });
@@ -368,7 +401,7 @@ impl Query {
         Ok(Scan {
             hits,
             stopped_early: collected.stopped_early,
-            walk: Some(walker),
+            source: Some(Source::Tree(walker)),
         })
     }
 
@@ -376,22 +409,19 @@ impl Query {
     /// skipped as in a walk (as `rg --max-filesize` skips a named file), so it has no matches.
     fn scan_file(&self, path: &paths::WorkPath) -> ToolResult<Scan> {
         let (abs, display) = (&path.abs, path.display.as_str());
-        let mut buf = Vec::new();
         let file = crate::confine::open_read(path).map_err(|e| io_err(e, display))?;
-        match load_from(file, self.max_file_bytes, &mut buf).map_err(|e| io_err(e, display))? {
-            Loaded::Text => {}
-            Loaded::Binary => return Err(text::binary_error(display)),
-            Loaded::TooLarge => return Ok(Scan::default()),
+        let searched = file
+            .try_clone()
+            .and_then(|f| self.count(&mut self.searcher(false, false), f, &mut Vec::new()));
+        let (searched, count) = searched.map_err(|e| io_err(e, display))?;
+        if searched == Searched::Binary {
+            return Err(text::binary_error(display));
         }
-        let count = self
-            .count(&mut self.searcher(false, false), &buf)
-            .map_err(|e| io_err(e, display))?;
         let hits = if count > 0 {
             vec![Hit {
                 path: abs.to_path_buf(),
                 display: display.to_string(),
                 count,
-                kept: Some(buf),
             }]
         } else {
             Vec::new()
@@ -399,7 +429,7 @@ impl Query {
         Ok(Scan {
             hits,
             stopped_early: false,
-            walk: None,
+            source: Some(Source::File(file)),
         })
     }
 
@@ -470,26 +500,18 @@ impl Query {
                 }
                 continue;
             }
-            let loaded = match (&hit.kept, &scan.walk) {
-                (Some(kept), _) => {
-                    buf.clear();
-                    buf.extend_from_slice(kept);
-                    Ok(Loaded::Text)
+            let file = match &scan.source {
+                Some(Source::Tree(walk)) => walk.open_rel(&hit.path),
+                Some(Source::File(file)) => {
+                    file.try_clone().and_then(|mut f| f.rewind().map(|()| f))
                 }
-                (None, Some(walk)) => walk
-                    .open_rel(&hit.path)
-                    .and_then(|f| load_from(f, config.max_file_bytes, &mut buf)),
-                (None, None) => load(&hit.path, config.max_file_bytes, &mut buf),
+                None => continue,
             };
-            match loaded {
-                Ok(Loaded::Text) => {}
-                // Changed since the first pass: nothing to show from it now.
-                _ => continue,
-            }
+            let Ok(file) = file else { continue };
             if context {
                 page.gap = true;
             }
-            let mut sink = Rows {
+            let sink = Rows {
                 query: self,
                 page,
                 display: &hit.display,
@@ -500,7 +522,15 @@ impl Query {
                 pending: VecDeque::new(),
                 after_until: None,
             };
-            let _ = searcher.search_slice(&*self.matcher, &buf, &mut sink);
+            // A file changed since the first pass into one that is skipped shows nothing now.
+            let _ = search_file(
+                &mut searcher,
+                &self.matcher,
+                file,
+                config.max_file_bytes,
+                &mut buf,
+                sink,
+            );
             if page.full {
                 break;
             }
@@ -1051,31 +1081,79 @@ mod tests {
     }
 
     #[test]
-    fn load_reads_whole_files_and_enforces_the_cap() {
+    fn big_files_are_streamed_with_the_same_counts_and_checks() {
         let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path());
+        let args: Args =
+            serde_json::from_value(json!({"pattern": "^x", "output_mode": "count"})).unwrap();
+        let q = Query::new(&args, &c).unwrap();
         let mut buf = Vec::new();
-        let mut check = |len: usize, max: u64| {
-            let p = dir.path().join(format!("f{len}"));
-            fs::write(&p, vec![b'x'; len]).unwrap();
-            match load(&p, max, &mut buf).unwrap() {
-                Loaded::Text => Some(buf.len()),
-                Loaded::TooLarge => None,
-                Loaded::Binary => panic!("not binary"),
-            }
+        let mut count = |name: &str, bytes: &[u8], max: u64| {
+            let p = dir.path().join(name);
+            fs::write(&p, bytes).unwrap();
+            let mut sink = Counter {
+                n: 0,
+                first_only: false,
+            };
+            let file = fs::File::open(&p).unwrap();
+            let searched = search_file(
+                &mut q.searcher(false, false),
+                &q.matcher,
+                file,
+                max,
+                &mut buf,
+                &mut sink,
+            )
+            .unwrap();
+            // The buffer never grows past the first read, whatever the file.
+            assert!(buf.capacity() <= 2 * FIRST_READ, "{}", buf.capacity());
+            (searched, sink.n)
         };
-        for len in [
+        // Lines of 8 bytes ("x" + 6 + "\n"): whole lines up to, across and past the first read.
+        for lines in [
             0,
-            3,
-            FIRST_READ - 1,
-            FIRST_READ,
-            FIRST_READ + 1,
-            2 * FIRST_READ + 7,
+            1,
+            FIRST_READ / 8 - 1,
+            FIRST_READ / 8,
+            FIRST_READ / 8 + 1,
+            3 * FIRST_READ / 8 + 5,
         ] {
-            assert_eq!(check(len, 20_000_000), Some(len), "{len}");
+            let body = "x234567\n".repeat(lines);
+            assert_eq!(
+                count("f", body.as_bytes(), 20_000_000),
+                (Searched::Text, lines as u64),
+                "{lines}"
+            );
+            // With CRLF ends and a line cut at the first read's edge.
+            let crlf = format!("y{}", "x23456\r\n".repeat(lines));
+            assert_eq!(
+                count("g", crlf.as_bytes(), 20_000_000),
+                (Searched::Text, lines.saturating_sub(1) as u64),
+                "{lines}"
+            );
         }
-        assert_eq!(check(1000, 1000), Some(1000));
-        assert_eq!(check(1001, 1000), None);
-        assert_eq!(check(FIRST_READ + 5, FIRST_READ as u64), None);
+        // The cap, at and around the first read.
+        assert_eq!(count("h", &[b'x'; 1000], 1000).0, Searched::Text);
+        assert_eq!(count("h", &[b'x'; 1001], 1000).0, Searched::TooLarge);
+        let big = vec![b'x'; FIRST_READ + 5];
+        assert_eq!(count("i", &big, FIRST_READ as u64).0, Searched::TooLarge);
+        assert_eq!(count("i", &big, FIRST_READ as u64 + 5).0, Searched::Text);
+        // A NUL near the end of a streamed file makes it binary, as it does a small one.
+        let mut tail_nul = "x\n".repeat(FIRST_READ);
+        tail_nul.push('\0');
+        assert_eq!(
+            count("j", tail_nul.as_bytes(), 20_000_000).0,
+            Searched::Binary
+        );
+        // A UTF-16 file with a BOM is text, streamed or not.
+        let mut u16 = vec![0xFF, 0xFE];
+        for u in "x\n".repeat(FIRST_READ).encode_utf16() {
+            u16.extend(u.to_le_bytes());
+        }
+        assert_eq!(
+            count("k", &u16, 20_000_000),
+            (Searched::Text, FIRST_READ as u64)
+        );
     }
 
     #[test]
