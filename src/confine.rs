@@ -232,17 +232,23 @@ impl Stat {
 
 /// The root a `WorkPath` is opened beneath, and the path relative to it.
 fn beneath(path: &WorkPath) -> io::Result<(Arc<Root>, PathBuf)> {
-    match &path.within {
-        Some(root) => {
-            let rel = path.abs.strip_prefix(root).map_err(|_| escape())?;
-            Ok((Root::get(root, true)?, rel.to_path_buf()))
-        }
+    let slash = Path::new("/");
+    let (root, rel) = match &path.within {
+        Some(root) => (
+            root.as_path(),
+            path.abs.strip_prefix(root).map_err(|_| escape())?,
+        ),
+        None => (slash, path.abs.strip_prefix(slash).unwrap_or(&path.abs)),
+    };
+    let open = match path.root.0.get() {
+        Some(open) => open.clone(),
         None => {
-            let slash = Path::new("/");
-            let rel = path.abs.strip_prefix(slash).unwrap_or(&path.abs);
-            Ok((Root::get(slash, false)?, rel.to_path_buf()))
+            let open = Root::get(root, path.within.is_some())?;
+            let _ = path.root.0.set(open.clone());
+            open
         }
-    }
+    };
+    Ok((open, rel.to_path_buf()))
 }
 
 /// Opens a file for reading beneath the workspace (non-blocking, so a FIFO cannot hang).
@@ -290,9 +296,9 @@ pub fn open_parent(path: &WorkPath, created: Option<&mut Created>) -> io::Result
 /// exists: each existing symlink on the way must stay inside (a dangling one is followed
 /// lexically), and `..` may not climb above the root. Missing components are fine (they are
 /// about to be created). `Err` with [`is_escape`] for an escape or a link loop.
-pub fn check(root: &Path, rel: &Path) -> io::Result<()> {
-    let root = Root::get(root, true)?;
-    imp::check(&root, rel)
+pub fn check(path: &WorkPath) -> io::Result<()> {
+    let (root, rel) = beneath(path)?;
+    imp::check(&root, &rel)
 }
 
 fn single(name: &OsStr) -> io::Result<()> {
@@ -1245,13 +1251,10 @@ mod tests {
             assert_eq!(lstat(&wp(root, "rel/f.txt")).unwrap().len, 6);
             assert!(lstat(&wp(root, "")).unwrap().is_dir());
             // The check walks what exists and judges the rest lexically.
-            assert!(check(root, Path::new("abs/new/deeper.txt")).is_ok());
-            assert!(check(root, Path::new("missing/x")).is_ok());
+            assert!(check(&wp(root, "abs/new/deeper.txt")).is_ok());
+            assert!(check(&wp(root, "missing/x")).is_ok());
             for bad in ["out/new.txt", "out", "climb", "loop1/x"] {
-                assert!(
-                    is_escape(&check(root, Path::new(bad)).unwrap_err()),
-                    "{bad}"
-                );
+                assert!(is_escape(&check(&wp(root, bad)).unwrap_err()), "{bad}");
             }
         });
     }
@@ -1332,6 +1335,7 @@ mod tests {
             abs: dir.path().join("out/canary"),
             display: "out/canary".into(),
             within: None,
+            root: Default::default(),
         };
         both(|| assert_eq!(read(&p).unwrap(), "secret"));
     }

@@ -1,7 +1,9 @@
 //! Dispatch: find the tool in the active surface, validate, run with panics caught, bound the
 //! text, and turn every failure into an envelope. It never fails itself.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use serde_json::Value;
 
@@ -106,7 +108,22 @@ pub fn decode_call(
             obj.insert(key, Value::String(value));
         }
     }
-    let mut config = serde_json::from_str::<Value>(config_json)
+    let mut config = parse_config(config_json)?;
+    config.profile = profile;
+    Ok((args, config))
+}
+
+/// A config from the JSON the binding receives. A session sends the same few configs with
+/// every call, so the parsed ones are kept (keyed by their JSON, which is the whole input).
+fn parse_config(json: &str) -> ToolResult<Config> {
+    /// Distinct configs kept; past that the cache starts over.
+    const KEPT: usize = 32;
+    static PARSED: LazyLock<Mutex<HashMap<Box<str>, Config>>> = LazyLock::new(Default::default);
+    let cache = || PARSED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(config) = cache().get(json) {
+        return Ok(config.clone());
+    }
+    let config = serde_json::from_str::<Value>(json)
         .map_err(|e| e.to_string())
         .and_then(|v| {
             Options::from_json(&v)
@@ -114,8 +131,12 @@ pub fn decode_call(
                 .map_err(|e| e.0)
         })
         .map_err(|e| ToolError::invalid_input(format!("invalid config: {e}")))?;
-    config.profile = profile;
-    Ok((args, config))
+    let mut parsed = cache();
+    if parsed.len() >= KEPT {
+        parsed.clear();
+    }
+    parsed.insert(json.into(), config.clone());
+    Ok(config)
 }
 
 pub fn unknown_tool(name: &str) -> ToolError {

@@ -12,6 +12,7 @@
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use crate::config::{lexical_absolute, Config};
 use crate::error::{ErrorCode, ToolError, ToolResult};
@@ -27,6 +28,33 @@ pub struct WorkPath {
     /// workspace root when confinement is on, `None` (resolved from `/`, nothing refused)
     /// when it is off.
     pub within: Option<PathBuf>,
+    /// The root's opened directory once the path's first I/O fetched it.
+    pub root: RootSlot,
+}
+
+/// A resolved path's opened root, kept for the rest of its I/O: the check that the configured
+/// root still names the directory the cached fd holds ([`crate::confine::Root::get`], a
+/// `statx`) is made once per resolved path, not once per operation on it. A cache, not part of
+/// the path: every slot compares equal.
+#[derive(Clone, Default)]
+pub struct RootSlot(pub(crate) OnceLock<Arc<crate::confine::Root>>);
+
+impl PartialEq for RootSlot {
+    fn eq(&self, _: &RootSlot) -> bool {
+        true
+    }
+}
+
+impl Eq for RootSlot {}
+
+impl std::fmt::Debug for RootSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "RootSlot(open)"
+        } else {
+            "RootSlot"
+        })
+    }
 }
 
 impl WorkPath {
@@ -36,6 +64,7 @@ impl WorkPath {
             abs,
             display,
             within: Some(root.to_path_buf()),
+            root: RootSlot::default(),
         }
     }
 }
@@ -51,14 +80,15 @@ pub fn resolve(config: &Config, raw: &str) -> ToolResult<WorkPath> {
     let root = &config.workspace_root;
     let abs = lexical_absolute(Path::new(raw), root);
     let display = display_of(root, &abs);
-    if config.confine_to_workspace {
-        check_confined(root, &abs, raw)?;
-    }
     let path = WorkPath {
         abs,
         display,
         within: config.confine_to_workspace.then(|| root.clone()),
+        root: RootSlot::default(),
     };
+    if config.confine_to_workspace {
+        check_confined(root, &path, raw)?;
+    }
     if raw.len() > 1 && raw.ends_with('/') {
         check_names_directory(&path)?;
     }
@@ -124,17 +154,18 @@ pub fn escape_error(raw: &str, root: &Path, why: &str) -> ToolError {
 /// (exactly [`check_confined`]). The guard's `PathFact.withinWorkspace` is this, whatever
 /// `confineToWorkspace` says.
 pub fn is_within(root: &Path, abs: &Path) -> bool {
-    check_confined(root, abs, "").is_ok()
+    let path = WorkPath::beneath(root, abs.to_path_buf(), String::new());
+    check_confined(root, &path, "").is_ok()
 }
 
-fn check_confined(root: &Path, abs: &Path, raw: &str) -> ToolResult<()> {
+fn check_confined(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
+    let abs = &path.abs;
     if !abs.starts_with(root) {
         return Err(escape_error(raw, root, "lies outside the workspace"));
     }
     #[cfg(unix)]
     {
-        let rel = abs.strip_prefix(root).unwrap_or(Path::new(""));
-        match crate::confine::check(root, rel) {
+        match crate::confine::check(path) {
             Err(e) if crate::confine::is_escape(&e) => Err(escape_error(
                 raw,
                 root,

@@ -126,6 +126,7 @@ pub fn run_replace(
             display: paths::display_of(&config.workspace_root, &abs),
             abs,
             within: base.within.clone(),
+            root: base.root.clone(),
         };
         let Some(file) = load(&wp, config) else {
             continue;
