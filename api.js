@@ -194,10 +194,19 @@ const PROGRESS_INTERVAL_MS = 500
  * and `onProgress({ files, bytes, tail, elapsedMs })` is called every half second while the
  * call runs. A call with neither is not registered and costs nothing extra.
  */
-async function withCall(signal, onProgress, start) {
+function withCall(signal, onProgress, start) {
   const cancellable = Boolean(signal) && typeof signal.addEventListener === 'function'
   const watched = typeof onProgress === 'function'
+  // The common call, neither cancellable nor watched: the native promise itself, with no
+  // async wrapper around it.
   if (!cancellable && !watched) return start(undefined)
+  return registeredCall(cancellable && signal, watched && onProgress, start)
+}
+
+/** `withCall` for a call that is cancellable (`signal`) or watched (`onProgress`), or both. */
+async function registeredCall(signal, onProgress, start) {
+  const cancellable = Boolean(signal)
+  const watched = Boolean(onProgress)
   const id = nextCallId()
   const onAbort = () => native.abortCall(id)
   if (cancellable) signal.addEventListener('abort', onAbort, { once: true })
@@ -738,15 +747,18 @@ async function askSurfaceGuard(name, args, config) {
  * exactly `{ isError, content, meta? }`.
  */
 function withTextView(result) {
-  Object.defineProperty(result, 'text', {
-    get() {
-      return contentText(this.content)
-    },
-    enumerable: false,
-    configurable: true,
-  })
+  Object.defineProperty(result, 'text', TEXT_VIEW)
   return result
 }
+
+/** The descriptor of every result's `text`, made once. */
+const TEXT_VIEW = Object.freeze({
+  get() {
+    return contentText(this.content)
+  },
+  enumerable: false,
+  configurable: true,
+})
 
 /** Removes `.clarvis/bash-*` spill files older than 24 hours. Never rejects. */
 async function sweepSpillDir(root) {
