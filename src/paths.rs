@@ -72,6 +72,49 @@ impl WorkPath {
 /// Resolves `raw` against the workspace and enforces confinement when it is on.
 /// An empty string names the workspace root.
 pub fn resolve(config: &Config, raw: &str) -> ToolResult<WorkPath> {
+    let path = lexical(config, raw)?;
+    if config.confine_to_workspace {
+        check_confined(&config.workspace_root, &path, raw)?;
+    }
+    if raw.len() > 1 && raw.ends_with('/') {
+        check_names_directory(&path)?;
+    }
+    Ok(path)
+}
+
+/// [`resolve`] for a read, which changes nothing: the link part of the confinement check is
+/// made only when `read` fails. That check is advisory — every I/O runs beneath the root's fd,
+/// so a path that leads outside cannot be read — and is there to give an escape the contract's
+/// `path_escape` error, which it still gets; a read that succeeds costs no separate walk of
+/// the path.
+pub fn resolve_for_read<T>(
+    config: &Config,
+    raw: &str,
+    read: impl FnOnce(&WorkPath) -> ToolResult<T>,
+) -> ToolResult<(WorkPath, T)> {
+    if raw.ends_with('/') {
+        let path = resolve(config, raw)?;
+        let value = read(&path)?;
+        return Ok((path, value));
+    }
+    let path = lexical(config, raw)?;
+    let root = &config.workspace_root;
+    if config.confine_to_workspace {
+        check_lexical(root, &path, raw)?;
+    }
+    match read(&path) {
+        Ok(value) => Ok((path, value)),
+        Err(err) => {
+            if config.confine_to_workspace {
+                check_links(root, &path, raw)?;
+            }
+            Err(err)
+        }
+    }
+}
+
+/// `raw` made absolute and shown, with no check but the one for a NUL byte.
+fn lexical(config: &Config, raw: &str) -> ToolResult<WorkPath> {
     if raw.contains('\0') {
         return Err(ToolError::invalid_input(
             "path contains a NUL byte: pass a plain file path",
@@ -80,19 +123,12 @@ pub fn resolve(config: &Config, raw: &str) -> ToolResult<WorkPath> {
     let root = &config.workspace_root;
     let abs = lexical_absolute(Path::new(raw), root);
     let display = display_of(root, &abs);
-    let path = WorkPath {
+    Ok(WorkPath {
         abs,
         display,
         within: config.confine_to_workspace.then(|| root.clone()),
         root: RootSlot::default(),
-    };
-    if config.confine_to_workspace {
-        check_confined(root, &path, raw)?;
-    }
-    if raw.len() > 1 && raw.ends_with('/') {
-        check_names_directory(&path)?;
-    }
-    Ok(path)
+    })
 }
 
 /// Resolves an optional path argument, defaulting to the workspace root.
@@ -159,10 +195,20 @@ pub fn is_within(root: &Path, abs: &Path) -> bool {
 }
 
 fn check_confined(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
-    let abs = &path.abs;
-    if !abs.starts_with(root) {
+    check_lexical(root, path, raw)?;
+    check_links(root, path, raw)
+}
+
+/// The part of the confinement check that needs no I/O: the path must lie under the root.
+fn check_lexical(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
+    if !path.abs.starts_with(root) {
         return Err(escape_error(raw, root, "lies outside the workspace"));
     }
+    Ok(())
+}
+
+/// The part that walks the existing path: no symlink on it may lead outside.
+fn check_links(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
     #[cfg(unix)]
     {
         match crate::confine::check(path) {
@@ -176,7 +222,7 @@ fn check_confined(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
         }
     }
     #[cfg(not(unix))]
-    check_canonical(root, abs, raw)
+    check_canonical(root, &path.abs, raw)
 }
 
 #[cfg(not(unix))]
@@ -327,6 +373,57 @@ mod tests {
         std::os::unix::fs::symlink(root.join("a"), root.join("b")).unwrap();
         let c = config(root, true);
         assert_eq!(resolve(&c, "a/x").unwrap_err().code, ErrorCode::PathEscape);
+    }
+
+    /// A read resolved with the link check deferred fails exactly as one checked first, escapes
+    /// included, and reads what the checked one reads.
+    #[cfg(unix)]
+    #[test]
+    fn reads_checked_late_fail_and_succeed_as_checked_ones() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(outside.path().join("secret"), "s").unwrap();
+        fs::write(root.join("f.txt"), "inside").unwrap();
+        fs::create_dir(root.join("in")).unwrap();
+        symlink(outside.path(), root.join("out")).unwrap();
+        symlink(outside.path().join("secret"), root.join("secret-link")).unwrap();
+        symlink(outside.path().join("nope"), root.join("dangling")).unwrap();
+        symlink(root.join("f.txt"), root.join("abs-in")).unwrap();
+        symlink(root.join("b"), root.join("a")).unwrap();
+        symlink(root.join("a"), root.join("b")).unwrap();
+        let outside_abs = outside.path().join("secret");
+        let c = config(root, true);
+        let read = |path: &WorkPath| crate::text::read_capped(path, &c);
+        for raw in [
+            "f.txt",
+            "abs-in",
+            "in",
+            "in/",
+            "missing.txt",
+            "in/missing/x",
+            "out/secret",
+            "out/new.txt",
+            "secret-link",
+            "dangling",
+            "a/x",
+            "a",
+            "../x",
+            outside_abs.to_str().unwrap(),
+        ] {
+            let early = resolve(&c, raw).and_then(|p| read(&p));
+            let late = resolve_for_read(&c, raw, read).map(|(_, bytes)| bytes);
+            match (early, late) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{raw}"),
+                (Err(a), Err(b)) => assert_eq!(a.envelope(), b.envelope(), "{raw}"),
+                (a, b) => panic!("{raw}: {a:?} vs {b:?}"),
+            }
+        }
+        let (_, bytes) = resolve_for_read(&c, "abs-in", read).unwrap();
+        assert_eq!(bytes, b"inside");
+        let e = resolve_for_read(&c, "secret-link", read).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathEscape);
     }
 
     #[test]

@@ -81,8 +81,8 @@ impl Tool for ReadFile {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
-        let path = paths::resolve(config, &args.path)?;
-        let bytes = text::read_capped(&path, config)?;
+        let (path, bytes) =
+            paths::resolve_for_read(config, &args.path, |path| text::read_capped(path, config))?;
         if text::looks_binary(&bytes) {
             return Err(text::binary_error(&path.display));
         }
