@@ -6,39 +6,71 @@
 //! another process (`bash`, a monitor waiting to be ready) runs on the runtime's blocking
 //! threads instead, so it never holds a worker while it sleeps.
 
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{channel, Sender};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Condvar, LazyLock, Mutex, PoisonError};
 
 /// A unit of work for the pool.
 pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
-/// The workers' queue; the workers are started with it, once, and live as long as the process.
-static QUEUE: LazyLock<Mutex<Sender<Job>>> = LazyLock::new(|| {
-    let (tx, rx) = channel::<Job>();
-    let rx = std::sync::Arc::new(Mutex::new(rx));
+/// The workers' queue. A worker that finds it empty sleeps on `ready`; one is woken only when
+/// a job arrives while some worker sleeps, so a busy pool takes jobs with no wake-up at all.
+struct Queue {
+    state: Mutex<State>,
+    ready: Condvar,
+}
+
+struct State {
+    jobs: VecDeque<Job>,
+    /// Workers asleep on `ready`.
+    idle: usize,
+    /// Workers started (none: jobs run on a thread of their own, see `submit`).
+    workers: usize,
+}
+
+/// The pool, started on first use; its workers live as long as the process.
+static QUEUE: LazyLock<Queue> = LazyLock::new(|| {
+    let mut started = 0;
     for i in 0..workers() {
-        let rx = rx.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("atn-worker-{i}"))
-            .spawn(move || loop {
-                let job = match rx.lock() {
-                    Ok(guard) => guard.recv(),
-                    Err(poisoned) => poisoned.into_inner().recv(),
-                };
-                match job {
-                    // A job catches its own panics; this is a second net so a worker never dies.
-                    Ok(job) => drop(catch_unwind(AssertUnwindSafe(job))),
-                    Err(_) => return,
-                }
-            });
-        if spawned.is_err() && i == 0 {
-            // Not even one worker: jobs then run on a thread of their own (see `run`).
-            break;
+            .spawn(work);
+        if spawned.is_ok() {
+            started += 1;
         }
     }
-    Mutex::new(tx)
+    Queue {
+        state: Mutex::new(State {
+            jobs: VecDeque::new(),
+            idle: 0,
+            workers: started,
+        }),
+        ready: Condvar::new(),
+    }
 });
+
+/// A worker's life: take the next job, run it, forever.
+fn work() {
+    let queue = &*QUEUE;
+    loop {
+        let job = {
+            let mut state = queue.state.lock().unwrap_or_else(PoisonError::into_inner);
+            loop {
+                if let Some(job) = state.jobs.pop_front() {
+                    break job;
+                }
+                state.idle += 1;
+                state = queue
+                    .ready
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+                state.idle -= 1;
+            }
+        };
+        // A job catches its own panics; this is a second net so a worker never dies.
+        drop(catch_unwind(AssertUnwindSafe(job)));
+    }
+}
 
 /// How many workers: the cores, at least 2 (one long call must not block every short one)
 /// and at most 16.
@@ -52,10 +84,18 @@ pub fn workers() -> usize {
 /// Queues `job` on the workers without waiting for it; hands it back when the pool cannot take
 /// it. The job should catch its own panics (a panic is caught here too, but its result is lost).
 pub fn submit(job: Job) -> Result<(), Job> {
-    match QUEUE.lock() {
-        Ok(queue) => queue.send(job).map_err(|e| e.0),
-        Err(_) => Err(job),
+    let queue = &*QUEUE;
+    let mut state = queue.state.lock().unwrap_or_else(PoisonError::into_inner);
+    if state.workers == 0 {
+        return Err(job);
     }
+    state.jobs.push_back(job);
+    let wake = state.idle > 0;
+    drop(state);
+    if wake {
+        queue.ready.notify_one();
+    }
+    Ok(())
 }
 
 /// Runs `f` on the pool and returns its result; a panic in `f` comes back as `None`.
