@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::fs;
-use std::io::Read;
+use std::io::{self, Read};
 
 use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
@@ -132,10 +132,7 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     if meta.len() > config.max_file_bytes {
         return Err(too_large(&path.display, meta.len(), config.max_file_bytes));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // Read at most one byte past the cap: the file may have grown since the stat.
-    file.take(config.max_file_bytes + 1)
-        .read_to_end(&mut bytes)
+    let bytes = read_sized(file, meta.len(), config.max_file_bytes)
         .map_err(|e| io_err(e, &path.display))?;
     if bytes.len() as u64 > config.max_file_bytes {
         return Err(too_large(
@@ -144,6 +141,44 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
             config.max_file_bytes,
         ));
     }
+    Ok(bytes)
+}
+
+/// Files up to this size are read into a zeroed buffer of their size (plus one byte), which
+/// usually takes one `read`; larger ones go through `read_to_end` (no memset of megabytes).
+const SMALL_FILE: u64 = 1 << 20;
+
+/// Reads a regular file whose `fstat` said `len` bytes, at most one byte past `max` (the file
+/// may have grown since). A small file takes one `read` where `read_to_end` takes two: a read
+/// that stops at the size the file had is its end, so no second read is made to see 0.
+fn read_sized(mut file: fs::File, len: u64, max: u64) -> io::Result<Vec<u8>> {
+    let cap = max.saturating_add(1);
+    if len >= SMALL_FILE {
+        let mut bytes = Vec::with_capacity(len.min(cap) as usize);
+        file.take(cap).read_to_end(&mut bytes)?;
+        return Ok(bytes);
+    }
+    // One byte more than the size: a read that fills it shows the file grew.
+    let want = (len + 1).min(cap) as usize;
+    let mut bytes = vec![0; want];
+    let mut got = 0;
+    loop {
+        match file.read(&mut bytes[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+        if got == want {
+            // It grew: the rest the usual way, still under the cap.
+            (&mut file).take(cap - got as u64).read_to_end(&mut bytes)?;
+            return Ok(bytes);
+        }
+        if got as u64 >= len {
+            break;
+        }
+    }
+    bytes.truncate(got);
     Ok(bytes)
 }
 
@@ -979,6 +1014,31 @@ mod tests {
             }
             assert_eq!(index.start(index.total), bytes.len());
         }
+    }
+
+    #[test]
+    fn sized_reads_take_what_the_file_holds_even_if_its_size_moved() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let body: Vec<u8> = (0..100u8).collect();
+        fs::write(&p, &body).unwrap();
+        let read = |len: u64, max: u64| read_sized(fs::File::open(&p).unwrap(), len, max).unwrap();
+        assert_eq!(read(100, 1000), body);
+        // Grown since the stat, shrunk since the stat, and past the cap (one byte over it).
+        assert_eq!(read(50, 1000), body);
+        assert_eq!(read(0, 1000), body);
+        assert_eq!(read(200, 1000), body);
+        assert_eq!(read(50, 80), body[..81]);
+        fs::write(&p, "").unwrap();
+        assert_eq!(read(0, 1000), b"");
+        // A big file goes the read_to_end way, with the same answers.
+        let big = vec![7u8; SMALL_FILE as usize + 3];
+        fs::write(&p, &big).unwrap();
+        assert_eq!(read(SMALL_FILE + 3, SMALL_FILE * 2), big);
+        assert_eq!(
+            read(SMALL_FILE + 3, SMALL_FILE).len() as u64,
+            SMALL_FILE + 1
+        );
     }
 
     #[test]
