@@ -88,8 +88,8 @@ fn load_all(config: &Config, inputs: &[String], budget: usize) -> Vec<ToolResult
 }
 
 fn load_one(config: &Config, input: &str, budget: usize) -> ToolResult<Rows> {
-    let path = paths::resolve(config, input)?;
-    let decoded = text::read_text(&path, config)?;
+    let (_, decoded) =
+        paths::resolve_for_read(config, input, |path| text::read_text(path, config))?;
     let mut rows = Vec::new();
     let mut used = 0usize;
     let mut total = 0usize;
