@@ -11,7 +11,9 @@
 //
 //   node bench/search.bench.mjs            the whole benchmark
 //   node bench/search.bench.mjs --prepare  only install and unpack the corpus
-import { execFileSync, spawnSync } from 'node:child_process'
+//   node bench/search.bench.mjs --load     the literal grep row under 0-3 CPU-bound processes
+//                                          (how the ratio moves with the machine's load)
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import {
   existsSync,
   mkdirSync,
@@ -389,8 +391,46 @@ async function main() {
   writeResults('search', `${rgVersion} (same flags: ${RG_GREP.join(' ')})`, rows)
 }
 
+/**
+ * The literal grep row, timed as `main` times it, while 0, 1, 2 and 3 other processes spin on
+ * the CPU: how the wall and CPU ratios move with the machine's load, in one run.
+ */
+async function underLoad() {
+  prepare()
+  const w = grepWorkloads[0]
+  await checkGrep(w)
+  const cfg = config()
+  const rows = []
+  for (const spinners of [0, 1, 2, 3]) {
+    const hogs = Array.from({ length: spinners }, () =>
+      spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+    )
+    try {
+      const [oursMs, baseMs, oursCpu, baseCpu] = await timeBoth(
+        () => ours('grep', w.args, cfg),
+        () => rg([...RG_GREP, ...w.rg]),
+      )
+      rows.push({
+        workload: `${w.name}, ${spinners} spinning process${spinners === 1 ? '' : 'es'} beside it`,
+        ours_ms: oursMs,
+        base_ms: baseMs,
+        ratio: oursMs / baseMs,
+        cpu_ratio: oursCpu / baseCpu,
+        target: 1,
+        note: cpuNote(oursCpu, baseCpu),
+      })
+      console.log(rows.at(-1))
+    } finally {
+      for (const hog of hogs) hog.kill('SIGKILL')
+    }
+  }
+  writeResults('search-load', `rg (same flags: ${RG_GREP.join(' ')}) under added load`, rows)
+}
+
 if (process.argv.includes('--child') || process.argv.includes('--child-idle')) {
   await child()
+} else if (process.argv.includes('--load')) {
+  await underLoad()
 } else {
   await main()
 }
