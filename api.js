@@ -98,9 +98,10 @@ function configJson(config) {
 const LARGE_STRING = 64 * 1024
 
 /**
- * The arguments as the native side takes them: JSON, plus the large top-level strings of a
- * plain object (a file's content, a patch) as separate key/value lists, so they are neither
- * JSON-escaped here nor re-parsed there. Or the envelope explaining why they cannot be sent.
+ * The arguments as the native side takes them: their JSON, or — when a plain object has large
+ * top-level strings (a file's content, a patch) — `{ json, largeKeys, largeValues }` with those
+ * strings beside the JSON, so they are neither JSON-escaped here nor re-parsed there. Or the
+ * envelope explaining why they cannot be sent.
  */
 function encodeArgs(args) {
   try {
@@ -129,7 +130,7 @@ function encodeArgs(args) {
     }
     const json = JSON.stringify(rest)
     if (json === undefined) return { envelope: 'arguments must be a JSON object' }
-    return { wire: { json, largeKeys, largeValues } }
+    return { wire: largeKeys.length === 0 ? json : { json, largeKeys, largeValues } }
   } catch (err) {
     return { envelope: `arguments are not serializable as JSON: ${err?.message ?? err}` }
   }
@@ -342,8 +343,16 @@ function makeApi(profile) {
   const seed = profile === 'seed'
   const defs = nativeDefs.filter((d) => !(seed && d.sinceV05))
 
-  /** The entry's result shape for a native outcome. */
+  /**
+   * The entry's result shape for a native outcome: an object, or — for a success that is one
+   * text part and nothing else — that text alone.
+   */
   function toResult(out) {
+    if (typeof out === 'string') {
+      return seed
+        ? { isError: false, text: out }
+        : withTextView({ isError: false, content: [{ type: 'text', text: out }] })
+    }
     if (seed) return { isError: out.isError, text: contentText(out.content) }
     const content = out.content.map((p) =>
       p.type === 'image'
@@ -411,8 +420,10 @@ function makeApi(profile) {
         native.dispatchSurfaceNative(String(name), wire, configJson(config), ledgerFor(config), id),
       )
       emitWarnings(out)
-      const result = toResult({ ...out, isError: false })
-      result.isError = out.isError
+      // An error of a surface keeps the root's result shape, with its text as the vendor's
+      // executor shows it.
+      const result = toResult(typeof out === 'string' ? out : { ...out, isError: false })
+      result.isError = out.isError === true
       return result
     } catch (err) {
       warn(`internal error: ${err?.stack ?? String(err)}`)
@@ -477,7 +488,7 @@ function makeApi(profile) {
     const out = await withCall(signal, onProgress, (id) =>
       native.dispatchNative(
         name,
-        { json: checkedJson, largeKeys: [], largeValues: [] },
+        checkedJson,
         json,
         profile,
         id,
@@ -507,6 +518,7 @@ function makeApi(profile) {
           native.handlerNative(name, wire, configJson(config), profile, id),
         )
         emitWarnings(out)
+        if (typeof out === 'string') return seed ? out : { content: [{ type: 'text', text: out }] }
         if (out.isError) throw toolErrorFromEnvelope(contentText(out.content))
         if (seed) return contentText(out.content)
         const { content, meta } = toResult(out)

@@ -52,16 +52,16 @@ export declare function dispatchManyNative(calls: Array<NativeCall>, configJson:
  * `checked` says the arguments already passed [`validate_native`] (a guard saw them).
  * `call_id` names the call for [`abort_call`]. Never rejects.
  */
-export declare function dispatchNative(name: string, args: NativeArgs, configJson: string, profile: string, callId?: number | undefined | null, checked?: boolean | undefined | null): Promise<NativeOutcome>
+export declare function dispatchNative(name: string, args: string | NativeArgs, configJson: string, profile: string, callId?: number | undefined | null, checked?: boolean | undefined | null): Promise<NativeOutcome | string>
 
 /**
  * Runs one call of the config's tool surface (`config.surface`) with the read-before-write
  * ledger `ledger_id` (see [`crate::surfaces::ledger`]). Never rejects.
  */
-export declare function dispatchSurfaceNative(name: string, args: NativeArgs, configJson: string, ledgerId?: number | undefined | null, callId?: number | undefined | null): Promise<NativeOutcome>
+export declare function dispatchSurfaceNative(name: string, args: string | NativeArgs, configJson: string, ledgerId?: number | undefined | null, callId?: number | undefined | null): Promise<NativeOutcome | string>
 
 /** Runs one tool call without bounding its output (`ToolDef.handler`). */
-export declare function handlerNative(name: string, args: NativeArgs, configJson: string, profile: string, callId?: number | undefined | null): Promise<NativeOutcome>
+export declare function handlerNative(name: string, args: string | NativeArgs, configJson: string, profile: string, callId?: number | undefined | null): Promise<NativeOutcome | string>
 
 /**
  * Kills every process group `bash` started that may still be running (background processes),
@@ -91,7 +91,7 @@ export interface NativeArgs {
 /** One call of a batch: the tool's name and its arguments. */
 export interface NativeCall {
   name: string
-  args: NativeArgs
+  args: string | NativeArgs
 }
 
 /**
@@ -149,7 +149,7 @@ export declare function sweepSpillDirNative(root: string): Promise<void>
 export declare function testOnlyFailCommitOn(name?: string | undefined | null): void
 
 /** Test-only: a tool that panics, run through the same guard as every tool. */
-export declare function testOnlyPanic(): Promise<NativeOutcome>
+export declare function testOnlyPanic(): Promise<NativeOutcome | string>
 
 /**
  * Every built tool as JSON, with the flags the JavaScript side selects surfaces by:
@@ -162,4 +162,4 @@ export declare function toolDefsJson(): string
  * Looks the tool up and validates the arguments (the steps before a guard): the coerced
  * arguments as JSON, or the error envelope (`isError`).
  */
-export declare function validateNative(name: string, args: NativeArgs, configJson: string, profile: string): NativeOutcome
+export declare function validateNative(name: string, args: string | NativeArgs, configJson: string, profile: string): NativeOutcome

@@ -84,6 +84,17 @@ impl From<Outcome> for NativeOutcome {
     }
 }
 
+impl NativeOutcome {
+    /// A success with one text part and nothing else (no meta, no warnings), which crosses as
+    /// that string alone.
+    fn is_plain_text(&self) -> bool {
+        !self.is_error
+            && self.meta_json.is_none()
+            && self.warnings.is_empty()
+            && matches!(self.content.as_slice(), [part] if part.text.is_some())
+    }
+}
+
 /// A result text on its way to JavaScript. A big pure-ASCII text (a command's output, say)
 /// becomes an external Latin-1 string: V8 reads it where Rust put it, with no copy, and frees
 /// it through a finalizer. Anything else is copied as usual.
@@ -221,7 +232,8 @@ mod external {
     }
 }
 
-/// Runs call `name` off the JavaScript thread and answers through the returned promise: on the
+/// Runs call `name` off the JavaScript thread and answers through the returned promise (with
+/// the outcome, or — for a success that is one text part — that text alone): on the
 /// bounded worker pool, or — for a tool that mostly waits on another process — on the blocking
 /// threads. A panic that escapes becomes an `internal` outcome.
 fn off_thread<F>(env: &Env, name: &str, f: F) -> Result<PromiseRaw<'static, NativeOutcome>>
@@ -261,6 +273,11 @@ impl Done {
         // SAFETY: forwarded from our caller.
         unsafe {
             match self {
+                // A success that is one text part (most calls): the text alone, a string.
+                Done::One(o) if o.is_plain_text() => {
+                    let text = o.content.into_iter().next().and_then(|p| p.text);
+                    Text::to_napi_value(env, text.unwrap_or(Text(String::new())))
+                }
                 Done::One(o) => NativeOutcome::to_napi_value(env, o),
                 Done::Many(v) => Vec::<NativeOutcome>::to_napi_value(env, v),
             }
@@ -534,7 +551,7 @@ fn profile_of(name: &str) -> Profile {
 /// Runs one call the binding received: decodes it, registers its cancel flag when the caller
 /// passed an id (an `AbortSignal`), and runs `f` with the context.
 fn with_call(
-    args: NativeArgs,
+    args: Either<String, NativeArgs>,
     config_json: &str,
     profile: &str,
     call_id: Option<u32>,
@@ -570,12 +587,20 @@ pub struct NativeArgs {
     pub large_values: Vec<String>,
 }
 
-impl From<NativeArgs> for WireArgs {
-    fn from(a: NativeArgs) -> Self {
-        WireArgs {
-            json: a.json,
-            large_keys: a.large_keys,
-            large_values: a.large_values,
+/// A call's arguments cross as their JSON alone (the common case), or as [`NativeArgs`] when
+/// large strings travel beside it.
+impl From<Either<String, NativeArgs>> for WireArgs {
+    fn from(args: Either<String, NativeArgs>) -> Self {
+        match args {
+            Either::A(json) => WireArgs {
+                json,
+                ..WireArgs::default()
+            },
+            Either::B(a) => WireArgs {
+                json: a.json,
+                large_keys: a.large_keys,
+                large_values: a.large_values,
+            },
         }
     }
 }
@@ -583,11 +608,11 @@ impl From<NativeArgs> for WireArgs {
 /// Validates, runs and bounds one tool call under `profile` (`"seed"` or `"current"`).
 /// `checked` says the arguments already passed [`validate_native`] (a guard saw them).
 /// `call_id` names the call for [`abort_call`]. Never rejects.
-#[napi(ts_return_type = "Promise<NativeOutcome>")]
+#[napi(ts_return_type = "Promise<NativeOutcome | string>")]
 pub fn dispatch_native(
     env: Env,
     name: String,
-    args: NativeArgs,
+    args: Either<String, NativeArgs>,
     config_json: String,
     profile: String,
     call_id: Option<u32>,
@@ -608,7 +633,7 @@ pub fn dispatch_native(
 #[napi(object)]
 pub struct NativeCall {
     pub name: String,
-    pub args: NativeArgs,
+    pub args: Either<String, NativeArgs>,
 }
 
 /// Runs a batch of calls like [`dispatch_native`] each (validated, run, bounded), spread over
@@ -674,7 +699,7 @@ pub fn dispatch_many_native(
 #[napi]
 pub fn validate_native(
     name: String,
-    args: NativeArgs,
+    args: Either<String, NativeArgs>,
     config_json: String,
     profile: String,
 ) -> NativeOutcome {
@@ -687,11 +712,11 @@ pub fn validate_native(
 }
 
 /// Runs one tool call without bounding its output (`ToolDef.handler`).
-#[napi(ts_return_type = "Promise<NativeOutcome>")]
+#[napi(ts_return_type = "Promise<NativeOutcome | string>")]
 pub fn handler_native(
     env: Env,
     name: String,
-    args: NativeArgs,
+    args: Either<String, NativeArgs>,
     config_json: String,
     profile: String,
     call_id: Option<u32>,
@@ -705,11 +730,11 @@ pub fn handler_native(
 
 /// Runs one call of the config's tool surface (`config.surface`) with the read-before-write
 /// ledger `ledger_id` (see [`crate::surfaces::ledger`]). Never rejects.
-#[napi(ts_return_type = "Promise<NativeOutcome>")]
+#[napi(ts_return_type = "Promise<NativeOutcome | string>")]
 pub fn dispatch_surface_native(
     env: Env,
     name: String,
-    args: NativeArgs,
+    args: Either<String, NativeArgs>,
     config_json: String,
     ledger_id: Option<u32>,
     call_id: Option<u32>,
@@ -787,7 +812,7 @@ pub fn call_progress(id: u32) -> Option<NativeProgress> {
 }
 
 /// Test-only: a tool that panics, run through the same guard as every tool.
-#[napi(ts_return_type = "Promise<NativeOutcome>")]
+#[napi(ts_return_type = "Promise<NativeOutcome | string>")]
 pub fn test_only_panic(env: Env) -> Result<PromiseRaw<'static, NativeOutcome>> {
     off_thread(&env, "test_only_panic", || {
         Outcome::from_result(dispatch::guarded("test_only_panic", || {
