@@ -70,6 +70,8 @@ impl Tool for Glob {
             show_internal: false,
             follow_links: true,
             prefix: glob.literal_prefix().to_vec(),
+            // The walk yields only the files the pattern matches.
+            files: Some(glob),
         };
         let dir = walk::open_base(config, &base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
@@ -80,11 +82,8 @@ impl Tool for Glob {
             &|| ctx.cancel.is_cancelled(),
             || {
                 |entry: &mut FileEntry<'_>| {
-                    if !glob.is_match(entry.rel()) {
-                        return None;
-                    }
                     let mtime = entry.meta().map_or(SystemTime::UNIX_EPOCH, |m| m.mtime);
-                    Some((rel_string(entry.rel()), mtime))
+                    Some((rel_string(entry.take_rel()), mtime))
                 }
             },
         );
@@ -101,11 +100,12 @@ impl Tool for Glob {
 }
 
 /// A relative path as results show it: `/`-separated, invalid UTF-8 replaced.
-fn rel_string(rel: &Path) -> String {
+fn rel_string(rel: std::ffi::OsString) -> String {
     if cfg!(unix) {
-        rel.to_string_lossy().into_owned()
+        rel.into_string()
+            .unwrap_or_else(|rel| rel.to_string_lossy().into_owned())
     } else {
-        paths::slash_join(rel)
+        paths::slash_join(Path::new(&rel))
     }
 }
 

@@ -327,6 +327,8 @@ impl Query {
             prefix: glob
                 .map(|g| g.literal_prefix().to_vec())
                 .unwrap_or_default(),
+            // The walk yields only the files the glob matches.
+            files: glob.cloned(),
         };
         let dir = walk::open_base(config, base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
@@ -334,11 +336,6 @@ impl Query {
             let mut searcher = self.searcher(false, false);
             let mut buf = Vec::new();
             move |entry: &mut FileEntry<'_>| {
-                if let Some(glob) = glob {
-                    if !glob.is_match(entry.rel()) {
-                        return None;
-                    }
-                }
                 match load_from(entry.open().ok()?, self.max_file_bytes, &mut buf) {
                     Ok(Loaded::Text) => {}
                     _ => return None,
