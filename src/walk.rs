@@ -726,7 +726,11 @@ where
 /// bytes with `/` ranked below every other byte gives exactly that order (for the clean paths
 /// results show) without splitting either path into components.
 pub fn cmp_paths(a: &str, b: &str) -> Ordering {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
+    cmp_path_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`cmp_paths`] on the paths' bytes.
+pub fn cmp_path_bytes(a: &[u8], b: &[u8]) -> Ordering {
     // Equal bytes rank equally: only the first difference needs ranking (paths share long
     // prefixes, and sorting thousands of them is mostly this comparison).
     let at = common_prefix(a, b);

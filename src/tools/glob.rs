@@ -1,6 +1,7 @@
 //! `glob`: files whose path matches a glob pattern, newest first, on the shared walk policy
 //! ([`crate::walk`]).
 
+use std::cmp::Ordering;
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -110,59 +111,118 @@ fn rel_string(rel: std::ffi::OsString) -> String {
 }
 
 /// Newest first, ties by path.
-fn newest_first(a: &(String, SystemTime), b: &(String, SystemTime)) -> std::cmp::Ordering {
+#[cfg(test)]
+fn newest_first(a: &(String, SystemTime), b: &(String, SystemTime)) -> Ordering {
     b.1.cmp(&a.1).then_with(|| walk::cmp_paths(&a.0, &b.0))
+}
+
+/// A path to list with its mtime. The path's bytes are a sort key: `/` swapped for NUL when
+/// `keyed` (see [`listing`]).
+type Row = (Vec<u8>, SystemTime);
+
+/// Newest first, ties by path, on keyed rows: plain byte order (memcmp) is path order.
+fn newest_first_keyed(a: &Row, b: &Row) -> Ordering {
+    b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0))
+}
+
+/// Newest first, ties by path, on rows that hold the paths' own bytes.
+fn newest_first_plain(a: &Row, b: &Row) -> Ordering {
+    b.1.cmp(&a.1).then_with(|| walk::cmp_path_bytes(&a.0, &b.0))
 }
 
 /// The result text: one path per line (`prefix` + relative path), newest first, bounded to
 /// `budget` bytes exactly as dispatch bounds text. When not everything fits, only the entries
 /// that can show are put in order (a partial selection, not a sort of every match).
-fn listing(mut files: Vec<(String, SystemTime)>, prefix: &str, budget: usize) -> String {
+///
+/// Sorting is mostly comparing paths, so the paths are turned into keys first: with every `/`
+/// swapped for NUL, plain byte order ranks `/` below every other byte, which is the path order
+/// of [`walk::cmp_paths`], and a comparison is one `memcmp`. No path holds a NUL (the swap is
+/// undone as the text is written); a list where one did is ordered by `cmp_paths` itself.
+fn listing(files: Vec<(String, SystemTime)>, prefix: &str, budget: usize) -> String {
     if files.is_empty() {
         return "(no matches)".to_string();
     }
-    let total: usize = files
+    let keyed = !files.iter().any(|(p, _)| p.as_bytes().contains(&0));
+    let rows: Vec<Row> = files
+        .into_iter()
+        .map(|(path, mtime)| {
+            let mut key = path.into_bytes();
+            if keyed {
+                swap_byte(&mut key, b'/', 0);
+            }
+            (key, mtime)
+        })
+        .collect();
+    if keyed {
+        write_rows(rows, prefix, budget, newest_first_keyed, true)
+    } else {
+        write_rows(rows, prefix, budget, newest_first_plain, false)
+    }
+}
+
+fn swap_byte(bytes: &mut [u8], from: u8, to: u8) {
+    for b in bytes.iter_mut().filter(|b| **b == from) {
+        *b = to;
+    }
+}
+
+/// [`listing`] once the rows are keyed (or not) and the order to put them in is chosen.
+fn write_rows(
+    mut rows: Vec<Row>,
+    prefix: &str,
+    budget: usize,
+    order: impl Fn(&Row, &Row) -> Ordering + Copy,
+    keyed: bool,
+) -> String {
+    let total: usize = rows
         .iter()
         .map(|(p, _)| prefix.len() + p.len() + 1)
         .sum::<usize>()
         - 1;
     let shown = if total <= budget {
-        files.sort_unstable_by(newest_first);
-        files.len()
+        rows.sort_unstable_by(order);
+        rows.len()
     } else {
         // The fewest leading entries whose text reaches the budget: guess from the average
         // length, widen until the guess is enough.
-        let avg = total / files.len() + 1;
+        let avg = total / rows.len() + 1;
         let mut k = (budget / avg)
             .saturating_mul(2)
             .saturating_add(16)
-            .min(files.len());
+            .min(rows.len());
         loop {
-            if k < files.len() {
-                files.select_nth_unstable_by(k, newest_first);
+            if k < rows.len() {
+                rows.select_nth_unstable_by(k, order);
             }
-            files[..k].sort_unstable_by(newest_first);
-            let covered: usize = files[..k]
+            rows[..k].sort_unstable_by(order);
+            let covered: usize = rows[..k]
                 .iter()
                 .map(|(p, _)| prefix.len() + p.len() + 1)
                 .sum();
-            if covered > budget || k == files.len() {
+            if covered > budget || k == rows.len() {
                 break k;
             }
-            k = k.saturating_mul(2).min(files.len());
+            k = k.saturating_mul(2).min(rows.len());
         }
     };
-    let mut out = String::with_capacity(budget.min(total) + 64);
-    for (i, (path, _)) in files[..shown].iter().enumerate() {
+    let mut out: Vec<u8> = Vec::with_capacity(budget.min(total) + 64);
+    for (i, (path, _)) in rows[..shown].iter().enumerate() {
         if i > 0 {
-            out.push('\n');
+            out.push(b'\n');
         }
-        out.push_str(prefix);
-        out.push_str(path);
+        out.extend_from_slice(prefix.as_bytes());
+        let from = out.len();
+        out.extend_from_slice(path);
+        if keyed {
+            swap_byte(&mut out[from..], 0, b'/');
+        }
         if out.len() > budget {
             break;
         }
     }
+    // The rows were Strings, whole: these bytes are UTF-8.
+    let mut out =
+        String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into());
     if total <= budget {
         return out;
     }
@@ -246,6 +306,40 @@ mod tests {
             let whole: Vec<String> = sorted.iter().map(|(p, _)| format!("sub/{p}")).collect();
             let want = crate::bound::bound(whole.join("\n"), budget);
             assert_eq!(listing(files, "sub/", budget), want, "budget {budget}");
+        }
+    }
+
+    #[test]
+    fn keyed_order_is_path_order_even_where_bytes_disagree() {
+        // `-` and `.` sort below `/` as bytes, above it as paths; a NUL (in no real path)
+        // turns the keys off and the same order must come out.
+        let mut rng = crate::testutil::XorShift::new(3);
+        let parts = ["a", "a-b", "a.b", "a/b", "b", "é", "a b", "A", "_"];
+        for with_nul in [false, true] {
+            let mut files: Vec<(String, SystemTime)> = (0..2000)
+                .map(|_| {
+                    let n = 1 + rng.below(3);
+                    let path: Vec<&str> = (0..n).map(|_| parts[rng.below(parts.len())]).collect();
+                    let t = SystemTime::UNIX_EPOCH + Duration::from_secs(rng.below(4) as u64);
+                    (path.join("/"), t)
+                })
+                .collect();
+            if with_nul {
+                // Unlike `zz/`-anything (none here): `/` and NUL rank alike, so such a pair
+                // would be a tie in whatever order an unstable sort leaves it.
+                files.push(("zz\0".to_string(), SystemTime::UNIX_EPOCH));
+            }
+            let mut sorted = files.clone();
+            sorted.sort_by(newest_first);
+            let whole: Vec<&str> = sorted.iter().map(|(p, _)| p.as_str()).collect();
+            for budget in [300usize, 4000, 1 << 20] {
+                let want = crate::bound::bound(whole.join("\n"), budget);
+                assert_eq!(
+                    listing(files.clone(), "", budget),
+                    want,
+                    "{with_nul} {budget}"
+                );
+            }
         }
     }
 
