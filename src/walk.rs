@@ -548,6 +548,20 @@ static POOL: LazyLock<Option<rayon::ThreadPool>> = LazyLock::new(|| {
         .ok()
 });
 
+/// Sorts `items` on the walk pool's threads (idle once a walk is over), or here when there
+/// is no pool or too little to share. Unstable: equal items may land in any order.
+pub fn par_sort_unstable_by<T, F>(items: &mut [T], compare: F)
+where
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync + Send,
+{
+    use rayon::slice::ParallelSliceMut;
+    match POOL.as_ref() {
+        Some(pool) if items.len() >= 4096 => pool.install(|| items.par_sort_unstable_by(compare)),
+        _ => items.sort_unstable_by(compare),
+    }
+}
+
 /// One thread's visitor and what it kept.
 struct Slot<T, V> {
     visitor: Option<V>,
@@ -1332,6 +1346,21 @@ mod tests {
         assert_eq!(common_prefix(b"abcdefghij", b"abcdefghiX"), 9);
         assert_eq!(common_prefix(b"abcdefgh", b"abcdefgh"), 8);
         assert_eq!(common_prefix(b"abcXefghij", b"abcdefghij"), 3);
+    }
+
+    #[test]
+    fn sorting_on_the_pool_sorts_as_here() {
+        let mut rng = crate::testutil::XorShift::new(17);
+        for n in [10usize, 5000, 40_000] {
+            let items: Vec<(usize, String)> = (0..n)
+                .map(|i| (rng.below(50), format!("{}/{i}", rng.below(1000))))
+                .collect();
+            let mut want = items.clone();
+            want.sort();
+            let mut got = items;
+            par_sort_unstable_by(&mut got, |a, b| a.cmp(b));
+            assert_eq!(got, want, "{n}");
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::cmp::Ordering;
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::SystemTime;
 
 use schemars::JsonSchema;
@@ -76,6 +77,8 @@ impl Tool for Glob {
         };
         let dir = walk::open_base(config, &base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
+        // Rows are keyed for sorting as they are found, on the walk's threads.
+        let unkeyed: Mutex<Vec<Row>> = Mutex::new(Vec::new());
         let found = walk::collect_files(
             &walker,
             root,
@@ -84,7 +87,13 @@ impl Tool for Glob {
             || {
                 |entry: &mut FileEntry<'_>| {
                     let mtime = entry.meta().map_or(SystemTime::UNIX_EPOCH, |m| m.mtime);
-                    Some((rel_string(entry.take_rel()), mtime))
+                    match key_row(rel_string(entry.take_rel()), mtime) {
+                        Ok(row) => Some(row),
+                        Err(row) => {
+                            unkeyed.lock().unwrap_or_else(|e| e.into_inner()).push(row);
+                            None
+                        }
+                    }
                 }
             },
         );
@@ -96,7 +105,9 @@ impl Tool for Glob {
         } else {
             format!("{}/", base.display)
         };
-        Ok(listing(found.items, &prefix, config.max_output_bytes as usize).into())
+        let unkeyed = unkeyed.into_inner().unwrap_or_else(|e| e.into_inner());
+        let budget = config.max_output_bytes as usize;
+        Ok(listing_rows(found.items, unkeyed, &prefix, budget).into())
     }
 }
 
@@ -117,7 +128,7 @@ fn newest_first(a: &(String, SystemTime), b: &(String, SystemTime)) -> Ordering 
 }
 
 /// A path to list with its mtime. The path's bytes are a sort key: `/` swapped for NUL when
-/// `keyed` (see [`listing`]).
+/// keyed (see [`key_row`]).
 type Row = (Vec<u8>, SystemTime);
 
 /// Newest first, ties by path, on keyed rows: plain byte order (memcmp) is path order.
@@ -133,45 +144,62 @@ fn newest_first_plain(a: &Row, b: &Row) -> Ordering {
 /// The result text: one path per line (`prefix` + relative path), newest first, bounded to
 /// `budget` bytes exactly as dispatch bounds text. When not everything fits, only the entries
 /// that can show are put in order (a partial selection, not a sort of every match).
-///
-/// Sorting is mostly comparing paths, so the paths are turned into keys first: with every `/`
-/// swapped for NUL, plain byte order ranks `/` below every other byte, which is the path order
-/// of [`walk::cmp_paths`], and a comparison is one `memcmp`. No path holds a NUL (the swap is
-/// undone as the text is written); a list where one did is ordered by `cmp_paths` itself.
+#[cfg(test)]
 fn listing(files: Vec<(String, SystemTime)>, prefix: &str, budget: usize) -> String {
-    if files.is_empty() {
+    let (mut keyed, mut unkeyed) = (Vec::new(), Vec::new());
+    for (path, mtime) in files {
+        match key_row(path, mtime) {
+            Ok(row) => keyed.push(row),
+            Err(row) => unkeyed.push(row),
+        }
+    }
+    listing_rows(keyed, unkeyed, prefix, budget)
+}
+
+/// A path made a sort key. Sorting is mostly comparing paths, so each path's bytes are keyed
+/// as it is found: with every `/` swapped for NUL, plain byte order ranks `/` below every
+/// other byte, which is the path order of [`walk::cmp_paths`], and a comparison is one
+/// `memcmp`. The swap is undone as the text is written. A path that holds a NUL itself (none
+/// does: no file system allows one in a name) could not be restored, so it is left as it is
+/// (`Err`), and a list with such a row is ordered by `cmp_paths` itself.
+fn key_row(path: String, mtime: SystemTime) -> Result<Row, Row> {
+    let mut key = path.into_bytes();
+    if key.contains(&0) {
+        return Err((key, mtime));
+    }
+    swap_byte(&mut key, b'/', 0);
+    Ok((key, mtime))
+}
+
+/// [`listing`] of rows keyed by [`key_row`] (`keyed`) and those it could not key.
+fn listing_rows(mut keyed: Vec<Row>, unkeyed: Vec<Row>, prefix: &str, budget: usize) -> String {
+    if keyed.is_empty() && unkeyed.is_empty() {
         return "(no matches)".to_string();
     }
-    let keyed = !files.iter().any(|(p, _)| p.as_bytes().contains(&0));
-    let rows: Vec<Row> = files
-        .into_iter()
-        .map(|(path, mtime)| {
-            let mut key = path.into_bytes();
-            if keyed {
-                swap_byte(&mut key, b'/', 0);
-            }
-            (key, mtime)
-        })
-        .collect();
-    if keyed {
-        write_rows(rows, prefix, budget, newest_first_keyed, true)
-    } else {
-        write_rows(rows, prefix, budget, newest_first_plain, false)
+    if unkeyed.is_empty() {
+        return write_rows(keyed, prefix, budget, newest_first_keyed, true);
     }
+    for (key, _) in &mut keyed {
+        swap_byte(key, 0, b'/');
+    }
+    keyed.extend(unkeyed);
+    write_rows(keyed, prefix, budget, newest_first_plain, false)
 }
 
 fn swap_byte(bytes: &mut [u8], from: u8, to: u8) {
-    for b in bytes.iter_mut().filter(|b| **b == from) {
-        *b = to;
+    for b in bytes {
+        if *b == from {
+            *b = to;
+        }
     }
 }
 
-/// [`listing`] once the rows are keyed (or not) and the order to put them in is chosen.
+/// [`listing_rows`] once the rows are keyed (or not) and the order to put them in is chosen.
 fn write_rows(
     mut rows: Vec<Row>,
     prefix: &str,
     budget: usize,
-    order: impl Fn(&Row, &Row) -> Ordering + Copy,
+    order: impl Fn(&Row, &Row) -> Ordering + Copy + Sync + Send,
     keyed: bool,
 ) -> String {
     let total: usize = rows
@@ -180,7 +208,7 @@ fn write_rows(
         .sum::<usize>()
         - 1;
     let shown = if total <= budget {
-        rows.sort_unstable_by(order);
+        walk::par_sort_unstable_by(&mut rows, order);
         rows.len()
     } else {
         // The fewest leading entries whose text reaches the budget: guess from the average
