@@ -216,6 +216,9 @@ async function checkGlob(w) {
   const mine = lines(await ours('glob', w.args))
   const theirs = lines(rg(['--files', '--sortr=modified', ...RG_WALK, ...w.rg]))
   assertSame(w.name, sortPaths(mine), sortPaths(theirs))
+  // Plain `rg --files` (unsorted, parallel) lists the same set in walk order.
+  const unsorted = lines(rg(['--files', ...RG_WALK, ...w.rg]))
+  assertSame(`${w.name} (unsorted rg)`, sortPaths(mine), sortPaths(unsorted))
   // Newest first, ties by path (rg leaves ties in walk order, so only ours is checked for it).
   const mtimes = mine.map((p) => statSync(join(corpus, p)).mtimeMs)
   for (let i = 1; i < mine.length; i++) {
@@ -348,24 +351,33 @@ async function main() {
   }
   for (const w of globWorkloads) {
     const note = await checkGlob(w)
-    const rgArgs = ['--files', '--sortr=modified', ...RG_WALK, ...w.rg]
     const cfg = config()
-    const [oursMs, baseMs, oursCpu, baseCpu] = await timeBoth(
-      () => ours('glob', w.args, cfg),
-      () => rg(rgArgs),
-    )
-    rows.push({
-      workload: `${w.name} (vs rg --files --sortr=modified)`,
-      ours_ms: oursMs,
-      base_ms: baseMs,
-      ratio: oursMs / baseMs,
-      cpu_ratio: oursCpu / baseCpu,
-      target: 1,
-      ours_rss_kib: oursPeakKib('glob', w.args),
-      base_rss_kib: rgPeakKib(rgArgs),
-      note: `same files: ${note}; ${cpuNote(oursCpu, baseCpu)}`,
-    })
-    console.log(rows.at(-1))
+    const oursRss = oursPeakKib('glob', w.args)
+    // Two baselines: rg sorted as ours is (newest first: `--sortr` makes rg walk on one
+    // thread), and plain `rg --files` (unsorted, parallel: the faster one, and what issue 16
+    // compared against). Ours always stats every match and sorts.
+    for (const [label, sort] of [
+      ['rg --files --sortr=modified', ['--sortr=modified']],
+      ['rg --files, unsorted', []],
+    ]) {
+      const rgArgs = ['--files', ...sort, ...RG_WALK, ...w.rg]
+      const [oursMs, baseMs, oursCpu, baseCpu] = await timeBoth(
+        () => ours('glob', w.args, cfg),
+        () => rg(rgArgs),
+      )
+      rows.push({
+        workload: `${w.name} (vs ${label})`,
+        ours_ms: oursMs,
+        base_ms: baseMs,
+        ratio: oursMs / baseMs,
+        cpu_ratio: oursCpu / baseCpu,
+        target: 1,
+        ours_rss_kib: oursRss,
+        base_rss_kib: rgPeakKib(rgArgs),
+        note: `same files${sort.length ? '' : ' (as sorted sets)'}: ${note}; ${cpuNote(oursCpu, baseCpu)}`,
+      })
+      console.log(rows.at(-1))
+    }
   }
   // Memory as the tree grows: the same count search over a small subtree (walked on the calling
   // thread), then trees big enough for the walk pool: drivers/net, drivers (43%) and all of it.

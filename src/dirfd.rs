@@ -45,6 +45,7 @@ mod unix {
     use super::*;
     use std::os::fd::{AsFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
+    use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
     use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags};
 
@@ -52,6 +53,19 @@ mod unix {
     #[derive(Debug)]
     pub struct Dir {
         fd: OwnedFd,
+        /// The descriptor's offset may not be at the start (it was listed, or came from
+        /// elsewhere, maybe sharing its offset with a duplicate): rewind before listing.
+        rewind: AtomicBool,
+    }
+
+    impl Dir {
+        /// A directory this layer just opened: its offset is at the start.
+        fn fresh(fd: OwnedFd) -> Dir {
+            Dir {
+                fd,
+                rewind: AtomicBool::new(false),
+            }
+        }
     }
 
     fn kind_of(ft: FileType) -> Kind {
@@ -98,16 +112,24 @@ mod unix {
         /// the root; walks start from [`crate::walk::open_base`]).
         pub fn open_path(path: &Path) -> io::Result<Dir> {
             let fd = rfs::open(path, DIR_FLAGS, Mode::empty())?;
-            Ok(Dir { fd })
+            Ok(Dir::fresh(fd))
         }
 
         /// Wraps an already open directory descriptor.
         pub fn from_fd(fd: OwnedFd) -> Dir {
-            Dir { fd }
+            Dir {
+                fd,
+                rewind: AtomicBool::new(true),
+            }
         }
 
         /// Every name in the directory but `.` and `..`, appended to `out`.
         pub fn list(&self, out: &mut Vec<RawEntry>) -> io::Result<()> {
+            // getdents64 continues from the descriptor's offset: start at the beginning
+            // (a freshly opened directory is there already).
+            if self.rewind.swap(true, AtomicOrdering::Relaxed) {
+                rfs::seek(&self.fd, rfs::SeekFrom::Start(0))?;
+            }
             list_fd(&self.fd, out)
         }
 
@@ -115,7 +137,7 @@ mod unix {
         /// (`ELOOP` / `ENOTDIR`), never followed.
         pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
             let fd = rfs::openat(&self.fd, name, DIR_FLAGS | OFlags::NOFOLLOW, Mode::empty())?;
-            Ok(Dir { fd })
+            Ok(Dir::fresh(fd))
         }
 
         /// Opens the file `name` for reading; a symlink there is refused (`ELOOP`), never
@@ -167,7 +189,7 @@ mod unix {
             real_path(&self.fd)
         }
         pub fn into_dir(self) -> Dir {
-            Dir { fd: self.fd }
+            Dir::fresh(self.fd)
         }
         pub fn into_file(self) -> io::Result<File> {
             Ok(File::from(self.fd))
@@ -210,8 +232,6 @@ mod unix {
         }
         BUF.with(|buf| {
             let mut buf = buf.borrow_mut();
-            // getdents64 continues from the descriptor's offset: start at the beginning.
-            rfs::seek(fd, rfs::SeekFrom::Start(0))?;
             let mut iter = rfs::RawDir::new(fd.as_fd(), &mut buf[..]);
             while let Some(entry) = iter.next() {
                 let entry = entry?;

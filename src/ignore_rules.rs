@@ -36,8 +36,12 @@ pub struct Layer {
     parent: Option<Arc<Layer>>,
     /// A directory above the walk base (its matchers see canonical paths).
     absolute_parent: bool,
+    /// For a directory inside the walk: its path relative to the base. Its matchers are
+    /// rooted at `.` and see a walked path relative to this directory (what
+    /// `Gitignore::matched` would strip if they were rooted here, cut off without comparing).
+    dir: PathBuf,
     /// `.rgignore`, `.ignore`, `.gitignore`, `info/exclude`.
-    matchers: [Gitignore; 4],
+    matchers: [Arc<Gitignore>; 4],
     /// The directory is a repository root (has `.git` or `.jj`), counted only when the walk
     /// requires a repository.
     has_git: bool,
@@ -51,7 +55,8 @@ impl Layer {
     fn new(
         parent: Option<Arc<Layer>>,
         absolute_parent: bool,
-        matchers: [Gitignore; 4],
+        dir: PathBuf,
+        matchers: [Arc<Gitignore>; 4],
         has_git: bool,
     ) -> Arc<Layer> {
         let rules = matchers.iter().any(|m| !m.is_empty());
@@ -61,6 +66,7 @@ impl Layer {
         Arc::new(Layer {
             parent,
             absolute_parent,
+            dir,
             matchers,
             has_git,
             chain_git: pg || has_git,
@@ -136,7 +142,7 @@ impl Rules {
                 if matchers.iter().all(|m| m.is_empty()) && !has_git {
                     continue;
                 }
-                top = Some(Layer::new(top, true, matchers, has_git));
+                top = Some(Layer::new(top, true, PathBuf::new(), matchers, has_git));
             }
         }
         Rules {
@@ -167,12 +173,13 @@ impl Rules {
         if !found.any() {
             return parent;
         }
-        let mut matchers: [Gitignore; 4] = std::array::from_fn(|_| Gitignore::empty());
+        let mut matchers: [Arc<Gitignore>; 4] = std::array::from_fn(|_| empty());
         for (i, name) in NAMES.iter().enumerate() {
             if found.files[i] {
-                let from = dir_rel.join(name);
                 let bytes = links.open_file(dir, OsStr::new(name)).and_then(read_small);
-                matchers[i] = build(dir_rel, bytes.ok().map(|b| (from, b)));
+                if let Ok(bytes) = bytes {
+                    matchers[i] = local_matcher(bytes, || dir_rel.join(name));
+                }
             }
         }
         let mut git_exists = false;
@@ -196,17 +203,22 @@ impl Rules {
                     .and_then(|f| read_small(f).ok()),
                 _ => None,
             };
-            matchers[EXCLUDE] = build(
-                dir_rel,
-                exclude.map(|b| (dir_rel.join(".git/info/exclude"), b)),
-            );
+            if let Some(bytes) = exclude {
+                matchers[EXCLUDE] = local_matcher(bytes, || dir_rel.join(".git/info/exclude"));
+            }
         }
         let has_git = self.require_git
             && (git_exists || (found.jj && dir.stat(OsStr::new(".jj"), true).is_ok()));
         if matchers.iter().all(|m| m.is_empty()) && !has_git {
             return parent;
         }
-        Some(Layer::new(parent, false, matchers, has_git))
+        Some(Layer::new(
+            parent,
+            false,
+            dir_rel.to_path_buf(),
+            matchers,
+            has_git,
+        ))
     }
 
     /// Whether the entry at `rel` (relative to the base) in a directory with stack `layer` is
@@ -229,7 +241,7 @@ impl Rules {
                         None => break,
                     }
                 } else {
-                    rel
+                    below(rel, &l.dir)
                 };
                 for (i, m) in l.matchers.iter().enumerate() {
                     if !found[i].is_none() || m.is_empty() {
@@ -256,6 +268,62 @@ impl Rules {
         }
         verdict.is_ignore()
     }
+}
+
+/// `rel` (a walked path relative to the base) relative to `dir`, one of its directories
+/// (`""` for the base): on Unix the bytes after `dir/`, no comparison needed.
+#[cfg(unix)]
+fn below<'a>(rel: &'a Path, dir: &Path) -> &'a Path {
+    use std::os::unix::ffi::OsStrExt;
+    let skip = match dir.as_os_str().len() {
+        0 => 0,
+        n => n + 1,
+    };
+    let bytes = rel.as_os_str().as_bytes();
+    Path::new(OsStr::from_bytes(bytes.get(skip..).unwrap_or_default()))
+}
+
+#[cfg(not(unix))]
+fn below<'a>(rel: &'a Path, dir: &Path) -> &'a Path {
+    rel.strip_prefix(dir).unwrap_or(rel)
+}
+
+/// The matcher that matches nothing.
+fn empty() -> Arc<Gitignore> {
+    static EMPTY: std::sync::LazyLock<Arc<Gitignore>> =
+        std::sync::LazyLock::new(|| Arc::new(Gitignore::empty()));
+    EMPTY.clone()
+}
+
+/// Ignore-file contents whose compiled matchers the cache keeps, at most, and their bytes.
+const CACHED_FILES: usize = 4096;
+const CACHED_BYTES: usize = 8 << 20;
+
+/// The matcher of an ignore file inside the walk with contents `bytes` (`from` names it, for
+/// the matcher's own record). Rooted at `.`, a matcher depends on the contents alone, so the
+/// compiled matchers are kept across walks by contents: a tree's few hundred ignore files are
+/// compiled once, not on every search (and their lazy DFAs stay warm).
+fn local_matcher(bytes: Vec<u8>, from: impl FnOnce() -> PathBuf) -> Arc<Gitignore> {
+    type Cache = (std::collections::HashMap<Vec<u8>, Arc<Gitignore>>, usize);
+    static CACHE: std::sync::LazyLock<Mutex<Cache>> = std::sync::LazyLock::new(Mutex::default);
+    if let Some(gi) = CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .0
+        .get(&bytes)
+    {
+        return gi.clone();
+    }
+    let gi = Arc::new(build(Path::new("."), Some((from(), bytes.clone()))));
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let (map, held) = &mut *cache;
+    if map.len() >= CACHED_FILES || *held + bytes.len() > CACHED_BYTES {
+        map.clear();
+        *held = 0;
+    }
+    *held += bytes.len();
+    map.insert(bytes, gi.clone());
+    gi
 }
 
 /// Reads a (small) ignore file whole.
@@ -288,13 +356,13 @@ fn build(root: &Path, contents: Option<(PathBuf, Vec<u8>)>) -> Gitignore {
 }
 
 /// The matchers of a directory above the walk, read by path (`create_gitignore`).
-fn path_matchers(dir: &Path) -> [Gitignore; 4] {
-    let mut matchers: [Gitignore; 4] = std::array::from_fn(|_| Gitignore::empty());
+fn path_matchers(dir: &Path) -> [Arc<Gitignore>; 4] {
+    let mut matchers: [Arc<Gitignore>; 4] = std::array::from_fn(|_| empty());
     for (i, name) in NAMES.iter().enumerate() {
         let path = dir.join(name);
         if path.exists() {
             let bytes = File::open(&path).and_then(read_small).ok();
-            matchers[i] = build(dir, bytes.map(|b| (path, b)));
+            matchers[i] = Arc::new(build(dir, bytes.map(|b| (path, b))));
         }
     }
     let git = dir.join(".git");
@@ -305,7 +373,7 @@ fn path_matchers(dir: &Path) -> [Gitignore; 4] {
     };
     if let Some(path) = exclude.filter(|p| p.exists()) {
         let bytes = File::open(&path).and_then(read_small).ok();
-        matchers[EXCLUDE] = build(dir, bytes.map(|b| (path, b)));
+        matchers[EXCLUDE] = Arc::new(build(dir, bytes.map(|b| (path, b))));
     }
     matchers
 }
@@ -405,6 +473,142 @@ fn global_matcher(cwd: &Path) -> Arc<Gitignore> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn matchers_rooted_at_dot_see_what_a_rooted_matcher_strips_to() {
+        let lines = [
+            "*.o", "/build", "build/", "sub/*.c", "**/gen", "!keep.o", "/a/b", "x", "*.c", "!*.c",
+            "d/", "a/**/z", "\\#lit", "#c", "", "e*", "!/x", "/*", "a/", "**/b/*.o",
+        ];
+        let names = [
+            "a", "b", "x", "keep.o", "m.o", "z", "gen", "build", "d", "sub", "c.c", "e1", "#lit",
+        ];
+        let mut rng = crate::testutil::XorShift::new(9);
+        for _ in 0..300 {
+            let n = 1 + rng.below(6);
+            let body: Vec<&str> = (0..n).map(|_| lines[rng.below(lines.len())]).collect();
+            let body = body.join("\n").into_bytes();
+            let depth = rng.below(3);
+            let dir: Vec<&str> = (0..depth).map(|_| names[rng.below(names.len())]).collect();
+            let dir = PathBuf::from(dir.join("/"));
+            let rooted = build(&dir, Some((dir.join(".gitignore"), body.clone())));
+            let dotted = local_matcher(body, || dir.join(".gitignore"));
+            for _ in 0..60 {
+                let extra = 1 + rng.below(3);
+                let mut rel = dir.clone();
+                for _ in 0..extra {
+                    rel.push(names[rng.below(names.len())]);
+                }
+                let is_dir = rng.below(2) == 0;
+                let want = rooted.matched(&rel, is_dir);
+                let got = dotted.matched(below(&rel, &dir), is_dir);
+                assert_eq!(
+                    (want.is_ignore(), want.is_whitelist()),
+                    (got.is_ignore(), got.is_whitelist()),
+                    "{dir:?} {rel:?} {is_dir}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn walks_ignore_what_ripgreps_walker_ignores() {
+        let names = [
+            "a", "b", "x", "keep.o", "m.o", "z", "gen", "build", "d", "sub", "c.c",
+        ];
+        let lines = [
+            "*.o", "/build", "build/", "sub/*.c", "**/gen", "!keep.o", "/a/b", "x", "!x", "d/",
+            "a/**/z", "/*.c", "!/c.c", "b",
+        ];
+        let mut rng = crate::testutil::XorShift::new(21);
+        let (mut ignored, mut kept) = (0, 0);
+        for round in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path();
+            for _ in 0..80 {
+                let depth = 1 + rng.below(4);
+                let parts: Vec<&str> = (0..depth).map(|_| names[rng.below(names.len())]).collect();
+                let p = root.join(parts.join("/"));
+                if p.is_dir() || p.ancestors().skip(1).any(|a| a.is_file()) {
+                    continue;
+                }
+                fs::create_dir_all(p.parent().unwrap()).unwrap();
+                fs::write(&p, "x").unwrap();
+            }
+            let dirs: Vec<PathBuf> = walkdir_dirs(root);
+            for d in &dirs {
+                if rng.below(2) == 0 {
+                    let n = 1 + rng.below(5);
+                    let body: Vec<&str> = (0..n).map(|_| lines[rng.below(lines.len())]).collect();
+                    let name = [".gitignore", ".ignore", ".rgignore"][rng.below(3)];
+                    fs::write(d.join(name), body.join("\n")).unwrap();
+                }
+            }
+            let mut want: Vec<String> = ignore::WalkBuilder::new(root)
+                .hidden(false)
+                .follow_links(true)
+                .require_git(false)
+                .git_global(false)
+                .add_custom_ignore_filename(".rgignore")
+                .build()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+                .map(|e| {
+                    let rel = e.path().strip_prefix(root).unwrap();
+                    rel.to_string_lossy().into_owned()
+                })
+                .collect();
+            want.sort();
+            let c = crate::testutil::config_at(root);
+            let options = crate::walk::WalkOptions {
+                respect_ignore: true,
+                follow_links: true,
+                ..Default::default()
+            };
+            let (w, node) =
+                crate::walk::Walk::new(&c, root, Dir::open_path(root).unwrap(), &options);
+            let mut got: Vec<String> =
+                crate::walk::collect_files(&w, node, usize::MAX, &|| false, || {
+                    |e: &mut crate::walk::FileEntry<'_>| {
+                        Some(e.rel().to_string_lossy().into_owned())
+                    }
+                })
+                .items;
+            got.sort();
+            assert_eq!(got, want, "round {round}");
+            let all = walkdir_files(root);
+            ignored += all - got.len();
+            kept += got.len();
+        }
+        // The rules did decide things both ways.
+        assert!(
+            ignored > 100 && kept > 100,
+            "{ignored} ignored, {kept} kept"
+        );
+    }
+
+    fn walkdir_files(root: &Path) -> usize {
+        walkdir_dirs(root)
+            .iter()
+            .flat_map(|d| fs::read_dir(d).unwrap())
+            .filter(|e| e.as_ref().unwrap().file_type().unwrap().is_file())
+            .count()
+    }
+
+    fn walkdir_dirs(root: &Path) -> Vec<PathBuf> {
+        let mut out = vec![root.to_path_buf()];
+        let mut i = 0;
+        while i < out.len() {
+            for e in fs::read_dir(&out[i]).unwrap() {
+                let e = e.unwrap();
+                if e.file_type().unwrap().is_dir() {
+                    out.push(e.path());
+                }
+            }
+            i += 1;
+        }
+        out
+    }
 
     #[test]
     fn contents_read_like_gitignore_builder_add() {

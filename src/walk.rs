@@ -58,6 +58,11 @@ pub struct WalkOptions {
     /// [`FileGlob::literal_prefix`]): other branches are pruned at the top, while ignore files
     /// are still read from the base down, exactly as in a full walk.
     pub prefix: Vec<OsString>,
+    /// Yield only the regular files this glob matches (directories and other entries are not
+    /// filtered). The glob is tested before the ignore rules, which are dearer: the entries
+    /// yielded are the same as when the caller filters what the walk yields, but a file the
+    /// glob rejects costs no ignore matching (as an `rg -g` glob decides first).
+    pub files: Option<FileGlob>,
 }
 
 /// Where symlinks may lead: followed on purpose only, and (when confined) only to objects that
@@ -180,6 +185,7 @@ pub struct Walk {
     show_internal: bool,
     rules: Option<Rules>,
     prefix: Vec<OsString>,
+    files: Option<FileGlob>,
 }
 
 /// Device and inode of the directories from the base down to one directory (loop detection).
@@ -272,16 +278,6 @@ impl Listing {
     }
 }
 
-fn join_rel(dir: &OsStr, name: &OsStr) -> OsString {
-    let mut rel = OsString::with_capacity(dir.len() + name.len() + 1);
-    if !dir.is_empty() {
-        rel.push(dir);
-        rel.push("/");
-    }
-    rel.push(name);
-    rel
-}
-
 impl Walk {
     /// Sets up a walk of the open directory `dir`, which is `base` (resolved and confined by
     /// the caller, e.g. with [`open_base`]), and returns it with the base's node.
@@ -305,6 +301,7 @@ impl Walk {
             show_internal: options.show_internal,
             rules,
             prefix: options.prefix.clone(),
+            files: options.files.clone(),
         };
         let node = Node {
             dir: NodeDir::Open(dir),
@@ -343,6 +340,8 @@ impl Walk {
         };
         let depth = node.depth + 1;
         let mut children = Vec::with_capacity(raw.len());
+        // The entries' relative paths are built here, and copied only for the entries kept.
+        let mut rel = OsString::with_capacity(node.rel.len() + 64);
         for entry in raw {
             if !self.show_internal && paths::is_internal_name(&entry.name) {
                 continue;
@@ -371,7 +370,19 @@ impl Walk {
             {
                 continue;
             }
-            let rel = join_rel(&node.rel, &entry.name);
+            rel.clear();
+            if !node.rel.is_empty() {
+                rel.push(&node.rel);
+                rel.push("/");
+            }
+            rel.push(&entry.name);
+            if kind == Kind::File {
+                if let Some(glob) = &self.files {
+                    if !glob.is_match_at(&entry.name, Path::new(&rel)) {
+                        continue;
+                    }
+                }
+            }
             if let Some(rules) = &self.rules {
                 if rules.is_ignored(layer.as_ref(), Path::new(&rel), kind == Kind::Dir) {
                     continue;
@@ -379,7 +390,7 @@ impl Walk {
             }
             children.push(Child {
                 name: entry.name,
-                rel,
+                rel: rel.as_os_str().to_owned(),
                 kind,
                 is_link,
                 followed,
@@ -486,6 +497,11 @@ impl FileEntry<'_> {
     pub fn rel(&self) -> &Path {
         self.child.rel()
     }
+    /// The file's relative path as [`rel`](Self::rel) gives it, moved out without a copy
+    /// (`rel` is empty afterwards): for a visitor that keeps the path.
+    pub fn take_rel(&mut self) -> OsString {
+        std::mem::take(&mut self.child.rel)
+    }
     /// Opens the file for reading, relative to its directory and without following a symlink
     /// (a followed link's target was opened and checked when it was listed).
     pub fn open(&mut self) -> io::Result<File> {
@@ -531,6 +547,20 @@ static POOL: LazyLock<Option<rayon::ThreadPool>> = LazyLock::new(|| {
         .build()
         .ok()
 });
+
+/// Sorts `items` on the walk pool's threads (idle once a walk is over), or here when there
+/// is no pool or too little to share. Unstable: equal items may land in any order.
+pub fn par_sort_unstable_by<T, F>(items: &mut [T], compare: F)
+where
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync + Send,
+{
+    use rayon::slice::ParallelSliceMut;
+    match POOL.as_ref() {
+        Some(pool) if items.len() >= 4096 => pool.install(|| items.par_sort_unstable_by(compare)),
+        _ => items.sort_unstable_by(compare),
+    }
+}
 
 /// One thread's visitor and what it kept.
 struct Slot<T, V> {
@@ -710,8 +740,54 @@ where
 /// bytes with `/` ranked below every other byte gives exactly that order (for the clean paths
 /// results show) without splitting either path into components.
 pub fn cmp_paths(a: &str, b: &str) -> Ordering {
-    let rank = |c: u8| if c == b'/' { 0 } else { c };
-    a.bytes().map(rank).cmp(b.bytes().map(rank))
+    cmp_path_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`cmp_paths`] on the paths' bytes.
+pub fn cmp_path_bytes(a: &[u8], b: &[u8]) -> Ordering {
+    // Equal bytes rank equally: only the first difference needs ranking (paths share long
+    // prefixes, and sorting thousands of them is mostly this comparison).
+    let at = common_prefix(a, b);
+    match (a.get(at), b.get(at)) {
+        (Some(&x), Some(&y)) => match path_rank(x).cmp(&path_rank(y)) {
+            // `/` and NUL rank alike (a NUL is in no path, but order them as the rank says).
+            Ordering::Equal => cmp_ranked(&a[at..], &b[at..]),
+            order => order,
+        },
+        _ => a.len().cmp(&b.len()),
+    }
+}
+
+fn path_rank(c: u8) -> u8 {
+    if c == b'/' {
+        0
+    } else {
+        c
+    }
+}
+
+fn cmp_ranked(a: &[u8], b: &[u8]) -> Ordering {
+    a.iter()
+        .map(|&c| path_rank(c))
+        .cmp(b.iter().map(|&c| path_rank(c)))
+}
+
+/// How many leading bytes `a` and `b` share, compared eight at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().unwrap_or_default());
+        let y = u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        if x != y {
+            return i + ((x ^ y).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
 }
 
 /// A glob pattern as `glob` and `grep`'s `glob` filter read it (ripgrep's `--glob` rules):
@@ -723,6 +799,51 @@ pub struct FileGlob {
     matcher: GlobMatcher,
     whole_path: bool,
     prefix: Vec<OsString>,
+    shape: Shape,
+}
+
+/// What a pattern asks of a file's name, where that decides the match without the compiled
+/// glob (the common `*.ext`, `**/*.ext`, `name`, `**/name`), or what every match ends with.
+#[derive(Debug, Clone)]
+enum Shape {
+    /// `*LIT` or `**/*LIT` (no glob syntax in `LIT`): the name ends with `LIT`.
+    NameEndsWith(Vec<u8>),
+    /// `LIT` or `**/LIT`: the name is `LIT`.
+    NameIs(Vec<u8>),
+    /// Anything else: the compiled glob decides; the name must end with this literal (the
+    /// end of the pattern's last segment after its last glob syntax) to be worth asking.
+    Glob { name_suffix: Vec<u8> },
+}
+
+/// Bytes that are glob syntax somewhere in a segment (`,` is literal outside `{…}`, and the
+/// suffix below never reaches into one).
+const GLOB_SYNTAX: [char; 7] = ['*', '?', '[', ']', '{', '}', '\\'];
+
+impl Shape {
+    /// The shape of `pat` (leading `./` and `/` already gone); `whole_path`: it has a `/`.
+    fn of(pat: &str, whole_path: bool) -> Shape {
+        let name_pat = if whole_path {
+            pat.strip_prefix("**/")
+                .filter(|rest| !rest.is_empty() && !rest.contains('/'))
+        } else {
+            Some(pat)
+        };
+        if let Some(name_pat) = name_pat {
+            if let Some(lit) = name_pat.strip_prefix('*') {
+                if !lit.contains(GLOB_SYNTAX) {
+                    return Shape::NameEndsWith(lit.as_bytes().to_vec());
+                }
+            }
+            if !name_pat.contains(GLOB_SYNTAX) {
+                return Shape::NameIs(name_pat.as_bytes().to_vec());
+            }
+        }
+        let last = pat.rsplit('/').next().unwrap_or(pat);
+        let start = last.rfind(GLOB_SYNTAX).map_or(0, |i| i + 1);
+        Shape::Glob {
+            name_suffix: last.as_bytes()[start..].to_vec(),
+        }
+    }
 }
 
 impl FileGlob {
@@ -763,11 +884,39 @@ impl FileGlob {
             matcher: glob.compile_matcher(),
             whole_path,
             prefix,
+            shape: Shape::of(pat, whole_path),
         })
     }
 
     /// Whether a file at `rel` (relative to the search base) matches.
     pub fn is_match(&self, rel: &Path) -> bool {
+        match rel.file_name() {
+            Some(name) => self.is_match_at(name, rel),
+            None => self.whole_path && self.matcher.is_match(rel),
+        }
+    }
+
+    /// [`is_match`](Self::is_match) for a file named `name` at `rel` (whose last component
+    /// `name` is): common patterns are decided on the name's bytes alone.
+    pub fn is_match_at(&self, name: &OsStr, rel: &Path) -> bool {
+        let bytes = name.as_encoded_bytes();
+        match &self.shape {
+            Shape::NameEndsWith(lit) => bytes.ends_with(lit),
+            Shape::NameIs(lit) => bytes == lit.as_slice(),
+            Shape::Glob { name_suffix } => {
+                bytes.ends_with(name_suffix)
+                    && if self.whole_path {
+                        self.matcher.is_match(rel)
+                    } else {
+                        self.matcher.is_match(name)
+                    }
+            }
+        }
+    }
+
+    /// What the compiled glob alone says (the reference the shortcuts are tested against).
+    #[cfg(test)]
+    fn is_match_slow(&self, rel: &Path) -> bool {
         if self.whole_path {
             self.matcher.is_match(rel)
         } else {
@@ -1042,6 +1191,122 @@ mod tests {
     }
 
     #[test]
+    fn name_shortcuts_match_exactly_as_the_compiled_glob() {
+        let pieces = [
+            "*", "**", "?", ".c", "c", "a", "/", "**/", "[ch]", "[!a]", "{a,b}", "{c,.h}", "x",
+            ".", "\\*", ",", "é", "Kconfig",
+        ];
+        let names = [
+            "a", "b.c", ".c", "c", "x.h", "ac", "a,b", "*", "é.c", "Kconfig", "xKconfig", "a.c.c",
+            "b", ".h", "x",
+        ];
+        let mut rng = crate::testutil::XorShift::new(11);
+        let mut patterns: Vec<String> = [
+            "*.c",
+            "**/*.c",
+            "Kconfig",
+            "**/Kconfig",
+            "drivers/**/Kconfig",
+            "*",
+            "**/*",
+            "**/",
+            "**",
+            "*.{c,h}",
+            "a/**/b",
+            "**/b",
+            "a/*.c",
+            "*/b.c",
+            "**/**/*.c",
+            "*c",
+            "\\*",
+        ]
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+        for _ in 0..3000 {
+            let n = 1 + rng.below(5);
+            patterns.push((0..n).map(|_| pieces[rng.below(pieces.len())]).collect());
+        }
+        let mut paths: Vec<String> = Vec::new();
+        for _ in 0..300 {
+            let depth = 1 + rng.below(3);
+            let parts: Vec<&str> = (0..depth).map(|_| names[rng.below(names.len())]).collect();
+            paths.push(parts.join("/"));
+        }
+        let mut checked = 0;
+        for pattern in &patterns {
+            let Ok(glob) = FileGlob::new(pattern, "pattern") else {
+                continue;
+            };
+            for path in &paths {
+                let rel = Path::new(path);
+                assert_eq!(
+                    glob.is_match(rel),
+                    glob.is_match_slow(rel),
+                    "pattern {pattern:?} path {path:?} shape {:?}",
+                    glob.shape
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+        let shape = |p: &str| format!("{:?}", FileGlob::new(p, "pattern").unwrap().shape);
+        assert_eq!(shape("**/*.c"), "NameEndsWith([46, 99])");
+        assert_eq!(shape("*.c"), "NameEndsWith([46, 99])");
+        assert_eq!(shape("./**/Kconfig"), shape("Kconfig"));
+        assert!(shape("drivers/**/Kconfig").starts_with("Glob"));
+    }
+
+    #[test]
+    fn a_files_glob_yields_what_filtering_the_walk_yields() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(
+            root,
+            &[
+                "a.c",
+                "b.h",
+                "keep.c",
+                "gen.c",
+                "sub/x.c",
+                "sub/y.c",
+                "sub/z.txt",
+                "sub/d/w.c",
+                "out/o.c",
+                "c",
+            ],
+        );
+        fs::write(
+            root.join(".gitignore"),
+            "gen.c\nout/\n*.c\n!keep.c\n!sub/**\n",
+        )
+        .unwrap();
+        fs::write(root.join("sub/.gitignore"), "y.c\n").unwrap();
+        let c = config(root);
+        for pattern in ["*.c", "**/*.c", "sub/**/*.c", "c", "*", "sub/*.[ct]*"] {
+            for respect_ignore in [true, false] {
+                let glob = FileGlob::new(pattern, "pattern").unwrap();
+                let plain = WalkOptions {
+                    respect_ignore,
+                    prefix: glob.literal_prefix().to_vec(),
+                    ..WalkOptions::default()
+                };
+                let mut want = walk(&c, root, &plain);
+                want.retain(|p| glob.is_match_slow(Path::new(p)));
+                let filtered = WalkOptions {
+                    files: Some(glob),
+                    ..plain
+                };
+                assert_eq!(
+                    walk(&c, root, &filtered),
+                    want,
+                    "{pattern} {respect_ignore}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn path_order_is_component_wise() {
         let mut paths = vec![
             "a-b/c", "a/b", "a.txt", "a", "a/b/c", "a/b-c", "a/bc", "b", ".x", "A", "a/.h", "é/x",
@@ -1052,6 +1317,50 @@ mod tests {
         paths.sort_by(|x, y| cmp_paths(x, y));
         assert_eq!(paths, by_components);
         assert_eq!(&paths[..4], ["/abs/y/z", "/abs/z", ".x", "A"]);
+    }
+
+    #[test]
+    fn path_order_matches_ranking_every_byte() {
+        let slow = |a: &str, b: &str| cmp_ranked(a.as_bytes(), b.as_bytes());
+        let alphabet = ["a", "b", "/", "-", ".", "\0", "é", "z", "A", "0"];
+        let mut rng = crate::testutil::XorShift::new(5);
+        let words: Vec<String> = (0..400)
+            .map(|_| {
+                let n = rng.below(24);
+                (0..n)
+                    .map(|_| alphabet[rng.below(alphabet.len())])
+                    .collect()
+            })
+            .collect();
+        for a in &words {
+            for b in words.iter().take(120) {
+                assert_eq!(cmp_paths(a, b), slow(a, b), "{a:?} {b:?}");
+                // A long shared prefix takes the eight-byte steps first.
+                let (la, lb) = (
+                    format!("drivers/gpu/drm/{a}"),
+                    format!("drivers/gpu/drm/{b}"),
+                );
+                assert_eq!(cmp_paths(&la, &lb), slow(&la, &lb), "{la:?} {lb:?}");
+            }
+        }
+        assert_eq!(common_prefix(b"abcdefghij", b"abcdefghiX"), 9);
+        assert_eq!(common_prefix(b"abcdefgh", b"abcdefgh"), 8);
+        assert_eq!(common_prefix(b"abcXefghij", b"abcdefghij"), 3);
+    }
+
+    #[test]
+    fn sorting_on_the_pool_sorts_as_here() {
+        let mut rng = crate::testutil::XorShift::new(17);
+        for n in [10usize, 5000, 40_000] {
+            let items: Vec<(usize, String)> = (0..n)
+                .map(|i| (rng.below(50), format!("{}/{i}", rng.below(1000))))
+                .collect();
+            let mut want = items.clone();
+            want.sort();
+            let mut got = items;
+            par_sort_unstable_by(&mut got, |a, b| a.cmp(b));
+            assert_eq!(got, want, "{n}");
+        }
     }
 
     #[test]

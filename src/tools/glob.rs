@@ -1,7 +1,9 @@
 //! `glob`: files whose path matches a glob pattern, newest first, on the shared walk policy
 //! ([`crate::walk`]).
 
+use std::cmp::Ordering;
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::SystemTime;
 
 use schemars::JsonSchema;
@@ -70,9 +72,13 @@ impl Tool for Glob {
             show_internal: false,
             follow_links: true,
             prefix: glob.literal_prefix().to_vec(),
+            // The walk yields only the files the pattern matches.
+            files: Some(glob),
         };
         let dir = walk::open_base(config, &base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
+        // Rows are keyed for sorting as they are found, on the walk's threads.
+        let unkeyed: Mutex<Vec<Row>> = Mutex::new(Vec::new());
         let found = walk::collect_files(
             &walker,
             root,
@@ -80,11 +86,14 @@ impl Tool for Glob {
             &|| ctx.cancel.is_cancelled(),
             || {
                 |entry: &mut FileEntry<'_>| {
-                    if !glob.is_match(entry.rel()) {
-                        return None;
-                    }
                     let mtime = entry.meta().map_or(SystemTime::UNIX_EPOCH, |m| m.mtime);
-                    Some((rel_string(entry.rel()), mtime))
+                    match key_row(rel_string(entry.take_rel()), mtime) {
+                        Ok(row) => Some(row),
+                        Err(row) => {
+                            unkeyed.lock().unwrap_or_else(|e| e.into_inner()).push(row);
+                            None
+                        }
+                    }
                 }
             },
         );
@@ -96,73 +105,152 @@ impl Tool for Glob {
         } else {
             format!("{}/", base.display)
         };
-        Ok(listing(found.items, &prefix, config.max_output_bytes as usize).into())
+        let unkeyed = unkeyed.into_inner().unwrap_or_else(|e| e.into_inner());
+        let budget = config.max_output_bytes as usize;
+        Ok(listing_rows(found.items, unkeyed, &prefix, budget).into())
     }
 }
 
 /// A relative path as results show it: `/`-separated, invalid UTF-8 replaced.
-fn rel_string(rel: &Path) -> String {
+fn rel_string(rel: std::ffi::OsString) -> String {
     if cfg!(unix) {
-        rel.to_string_lossy().into_owned()
+        rel.into_string()
+            .unwrap_or_else(|rel| rel.to_string_lossy().into_owned())
     } else {
-        paths::slash_join(rel)
+        paths::slash_join(Path::new(&rel))
     }
 }
 
 /// Newest first, ties by path.
-fn newest_first(a: &(String, SystemTime), b: &(String, SystemTime)) -> std::cmp::Ordering {
+#[cfg(test)]
+fn newest_first(a: &(String, SystemTime), b: &(String, SystemTime)) -> Ordering {
     b.1.cmp(&a.1).then_with(|| walk::cmp_paths(&a.0, &b.0))
+}
+
+/// A path to list with its mtime. The path's bytes are a sort key: `/` swapped for NUL when
+/// keyed (see [`key_row`]).
+type Row = (Vec<u8>, SystemTime);
+
+/// Newest first, ties by path, on keyed rows: plain byte order (memcmp) is path order.
+fn newest_first_keyed(a: &Row, b: &Row) -> Ordering {
+    b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0))
+}
+
+/// Newest first, ties by path, on rows that hold the paths' own bytes.
+fn newest_first_plain(a: &Row, b: &Row) -> Ordering {
+    b.1.cmp(&a.1).then_with(|| walk::cmp_path_bytes(&a.0, &b.0))
 }
 
 /// The result text: one path per line (`prefix` + relative path), newest first, bounded to
 /// `budget` bytes exactly as dispatch bounds text. When not everything fits, only the entries
 /// that can show are put in order (a partial selection, not a sort of every match).
-fn listing(mut files: Vec<(String, SystemTime)>, prefix: &str, budget: usize) -> String {
-    if files.is_empty() {
+#[cfg(test)]
+fn listing(files: Vec<(String, SystemTime)>, prefix: &str, budget: usize) -> String {
+    let (mut keyed, mut unkeyed) = (Vec::new(), Vec::new());
+    for (path, mtime) in files {
+        match key_row(path, mtime) {
+            Ok(row) => keyed.push(row),
+            Err(row) => unkeyed.push(row),
+        }
+    }
+    listing_rows(keyed, unkeyed, prefix, budget)
+}
+
+/// A path made a sort key. Sorting is mostly comparing paths, so each path's bytes are keyed
+/// as it is found: with every `/` swapped for NUL, plain byte order ranks `/` below every
+/// other byte, which is the path order of [`walk::cmp_paths`], and a comparison is one
+/// `memcmp`. The swap is undone as the text is written. A path that holds a NUL itself (none
+/// does: no file system allows one in a name) could not be restored, so it is left as it is
+/// (`Err`), and a list with such a row is ordered by `cmp_paths` itself.
+fn key_row(path: String, mtime: SystemTime) -> Result<Row, Row> {
+    let mut key = path.into_bytes();
+    if key.contains(&0) {
+        return Err((key, mtime));
+    }
+    swap_byte(&mut key, b'/', 0);
+    Ok((key, mtime))
+}
+
+/// [`listing`] of rows keyed by [`key_row`] (`keyed`) and those it could not key.
+fn listing_rows(mut keyed: Vec<Row>, unkeyed: Vec<Row>, prefix: &str, budget: usize) -> String {
+    if keyed.is_empty() && unkeyed.is_empty() {
         return "(no matches)".to_string();
     }
-    let total: usize = files
+    if unkeyed.is_empty() {
+        return write_rows(keyed, prefix, budget, newest_first_keyed, true);
+    }
+    for (key, _) in &mut keyed {
+        swap_byte(key, 0, b'/');
+    }
+    keyed.extend(unkeyed);
+    write_rows(keyed, prefix, budget, newest_first_plain, false)
+}
+
+fn swap_byte(bytes: &mut [u8], from: u8, to: u8) {
+    for b in bytes {
+        if *b == from {
+            *b = to;
+        }
+    }
+}
+
+/// [`listing_rows`] once the rows are keyed (or not) and the order to put them in is chosen.
+fn write_rows(
+    mut rows: Vec<Row>,
+    prefix: &str,
+    budget: usize,
+    order: impl Fn(&Row, &Row) -> Ordering + Copy + Sync + Send,
+    keyed: bool,
+) -> String {
+    let total: usize = rows
         .iter()
         .map(|(p, _)| prefix.len() + p.len() + 1)
         .sum::<usize>()
         - 1;
     let shown = if total <= budget {
-        files.sort_unstable_by(newest_first);
-        files.len()
+        walk::par_sort_unstable_by(&mut rows, order);
+        rows.len()
     } else {
         // The fewest leading entries whose text reaches the budget: guess from the average
         // length, widen until the guess is enough.
-        let avg = total / files.len() + 1;
+        let avg = total / rows.len() + 1;
         let mut k = (budget / avg)
             .saturating_mul(2)
             .saturating_add(16)
-            .min(files.len());
+            .min(rows.len());
         loop {
-            if k < files.len() {
-                files.select_nth_unstable_by(k, newest_first);
+            if k < rows.len() {
+                rows.select_nth_unstable_by(k, order);
             }
-            files[..k].sort_unstable_by(newest_first);
-            let covered: usize = files[..k]
+            rows[..k].sort_unstable_by(order);
+            let covered: usize = rows[..k]
                 .iter()
                 .map(|(p, _)| prefix.len() + p.len() + 1)
                 .sum();
-            if covered > budget || k == files.len() {
+            if covered > budget || k == rows.len() {
                 break k;
             }
-            k = k.saturating_mul(2).min(files.len());
+            k = k.saturating_mul(2).min(rows.len());
         }
     };
-    let mut out = String::with_capacity(budget.min(total) + 64);
-    for (i, (path, _)) in files[..shown].iter().enumerate() {
+    let mut out: Vec<u8> = Vec::with_capacity(budget.min(total) + 64);
+    for (i, (path, _)) in rows[..shown].iter().enumerate() {
         if i > 0 {
-            out.push('\n');
+            out.push(b'\n');
         }
-        out.push_str(prefix);
-        out.push_str(path);
+        out.extend_from_slice(prefix.as_bytes());
+        let from = out.len();
+        out.extend_from_slice(path);
+        if keyed {
+            swap_byte(&mut out[from..], 0, b'/');
+        }
         if out.len() > budget {
             break;
         }
     }
+    // The rows were Strings, whole: these bytes are UTF-8.
+    let mut out =
+        String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into());
     if total <= budget {
         return out;
     }
@@ -246,6 +334,40 @@ mod tests {
             let whole: Vec<String> = sorted.iter().map(|(p, _)| format!("sub/{p}")).collect();
             let want = crate::bound::bound(whole.join("\n"), budget);
             assert_eq!(listing(files, "sub/", budget), want, "budget {budget}");
+        }
+    }
+
+    #[test]
+    fn keyed_order_is_path_order_even_where_bytes_disagree() {
+        // `-` and `.` sort below `/` as bytes, above it as paths; a NUL (in no real path)
+        // turns the keys off and the same order must come out.
+        let mut rng = crate::testutil::XorShift::new(3);
+        let parts = ["a", "a-b", "a.b", "a/b", "b", "é", "a b", "A", "_"];
+        for with_nul in [false, true] {
+            let mut files: Vec<(String, SystemTime)> = (0..2000)
+                .map(|_| {
+                    let n = 1 + rng.below(3);
+                    let path: Vec<&str> = (0..n).map(|_| parts[rng.below(parts.len())]).collect();
+                    let t = SystemTime::UNIX_EPOCH + Duration::from_secs(rng.below(4) as u64);
+                    (path.join("/"), t)
+                })
+                .collect();
+            if with_nul {
+                // Unlike `zz/`-anything (none here): `/` and NUL rank alike, so such a pair
+                // would be a tie in whatever order an unstable sort leaves it.
+                files.push(("zz\0".to_string(), SystemTime::UNIX_EPOCH));
+            }
+            let mut sorted = files.clone();
+            sorted.sort_by(newest_first);
+            let whole: Vec<&str> = sorted.iter().map(|(p, _)| p.as_str()).collect();
+            for budget in [300usize, 4000, 1 << 20] {
+                let want = crate::bound::bound(whole.join("\n"), budget);
+                assert_eq!(
+                    listing(files.clone(), "", budget),
+                    want,
+                    "{with_nul} {budget}"
+                );
+            }
         }
     }
 

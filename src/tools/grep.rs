@@ -175,7 +175,7 @@ struct Scan {
 #[derive(Debug)]
 enum Source {
     /// The walk a tree scan ran on: its files are opened again through it.
-    Tree(Walk),
+    Tree(Box<Walk>),
     /// The one file the base path named, still open.
     File(fs::File),
 }
@@ -363,6 +363,8 @@ impl Query {
             prefix: glob
                 .map(|g| g.literal_prefix().to_vec())
                 .unwrap_or_default(),
+            // The walk yields only the files the glob matches.
+            files: glob.cloned(),
         };
         let dir = walk::open_base(config, base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
@@ -370,11 +372,6 @@ impl Query {
             let mut searcher = self.searcher(false, false);
             let mut buf = Vec::new();
             move |entry: &mut FileEntry<'_>| {
-                if let Some(glob) = glob {
-                    if !glob.is_match(entry.rel()) {
-                        return None;
-                    }
-                }
                 let (_, count) = self
                     .count(&mut searcher, entry.open().ok()?, &mut buf)
                     .ok()?;
@@ -401,7 +398,7 @@ impl Query {
         Ok(Scan {
             hits,
             stopped_early: collected.stopped_early,
-            source: Some(Source::Tree(walker)),
+            source: Some(Source::Tree(Box::new(walker))),
         })
     }
 

@@ -264,14 +264,13 @@ fn scope_files(
         prefix: glob
             .map(|g| g.literal_prefix().to_vec())
             .unwrap_or_default(),
+        // The walk yields only the files the glob matches.
+        files: glob.cloned(),
     };
     let dir = walk::open_base(config, base)?;
     let (walker, root) = Walk::new(config, &base.abs, dir, &options);
     let found = walk::collect_files(&walker, root, usize::MAX, cancelled, || {
-        |entry: &mut FileEntry<'_>| match glob {
-            Some(g) if !g.is_match(entry.rel()) => None,
-            _ => Some(base.abs.join(entry.rel())),
-        }
+        |entry: &mut FileEntry<'_>| Some(base.abs.join(entry.rel()))
     });
     if found.aborted {
         return Err(ToolError::new(
