@@ -486,14 +486,7 @@ function makeApi(profile) {
     const refusal = await askGuard(name, JSON.parse(checkedJson), config)
     if (refusal !== null) return errorResult(refusal)
     const out = await withCall(signal, onProgress, (id) =>
-      native.dispatchNative(
-        name,
-        checkedJson,
-        json,
-        profile,
-        id,
-        true,
-      ),
+      native.dispatchNative(name, checkedJson, json, profile, id, true),
     )
     emitWarnings(out)
     return toResult(out)
