@@ -230,6 +230,18 @@ async function checkGlob(w) {
   return `${mine.length} files`
 }
 
+/**
+ * Both sides walk the same files: every file of the tree we list (`glob **`) is one rg lists
+ * (`rg --files`), and no other. Equal outputs of a search do not prove it — a side that skipped
+ * files without matches would still agree — and a smaller set is less work.
+ */
+async function checkSameWalk() {
+  const mine = lines(await ours('glob', { pattern: '**' }))
+  const theirs = lines(rg(['--files', ...RG_WALK]))
+  assertSame('the files both sides walk', sortPaths(mine), sortPaths(theirs))
+  return mine.length
+}
+
 /** Peak RSS (KiB) of rg for one run, via GNU time. */
 function rgPeakKib(args) {
   const r = spawnSync('/usr/bin/time', ['-f', '%M', 'rg', ...args], {
@@ -314,6 +326,7 @@ async function child() {
 async function main() {
   prepare()
   if (process.argv.includes('--prepare')) return
+  console.log(`both sides walk the same ${await checkSameWalk()} files`)
   const rows = []
   for (const w of grepWorkloads) {
     const note = await checkGrep(w)
@@ -410,6 +423,7 @@ async function main() {
 async function underLoad() {
   prepare()
   const w = grepWorkloads[0]
+  await checkSameWalk()
   await checkGrep(w)
   const cfg = config()
   const rows = []
