@@ -180,7 +180,13 @@ fn first_line(offset: Option<i64>, total: usize) -> ToolResult<usize> {
 /// columns, a tab, the line's bytes (invalid UTF-8 shown as U+FFFD) cut to [`MAX_LINE_CHARS`]
 /// characters — after a `\n` unless it is the first. A row that would leave less than `room`
 /// of `max_bytes` is taken back (`false`), unless it is the first: one row is always shown.
-fn push_row(out: &mut String, number: usize, line: &[u8], room: usize, max_bytes: usize) -> bool {
+pub(crate) fn push_row(
+    out: &mut String,
+    number: usize,
+    line: &[u8],
+    room: usize,
+    max_bytes: usize,
+) -> bool {
     let mark = out.len();
     if mark > 0 {
         out.push('\n');

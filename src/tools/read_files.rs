@@ -9,14 +9,14 @@ use std::sync::Mutex;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::read_file::{LINE_CUT_MARKER, MAX_LINE_CHARS};
+use super::read_file::push_row;
 use super::Tool;
 use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::ToolResult;
 use crate::output::Output;
 use crate::paths;
-use crate::text::{self, cut_chars, split_lines};
+use crate::text::{self, split_lines};
 
 /// Most paths one call accepts.
 pub const MAX_PATHS: usize = 64;
@@ -96,13 +96,8 @@ fn load_one(config: &Config, input: &str, budget: usize) -> ToolResult<Rows> {
     for (i, (line, _)) in split_lines(&decoded.text).enumerate() {
         total = i + 1;
         if rows.is_empty() || used <= budget {
-            let (kept, cut) = cut_chars(line, MAX_LINE_CHARS);
-            let row = format!(
-                "{:>6}\t{}{}",
-                i + 1,
-                kept,
-                if cut { LINE_CUT_MARKER } else { "" }
-            );
+            let mut row = String::new();
+            push_row(&mut row, i + 1, line.as_bytes(), 0, usize::MAX);
             used += row.len() + 1;
             rows.push(row);
         }
@@ -171,6 +166,7 @@ pub fn render(inputs: &[String], loaded: Vec<ToolResult<Rows>>, budget: i64) -> 
 mod tests {
     use super::*;
     use crate::testutil::config_at;
+    use crate::tools::read_file::LINE_CUT_MARKER;
     use std::fs;
     use std::path::Path;
 
