@@ -348,11 +348,7 @@ function makeApi(profile) {
    * text part and nothing else — that text alone.
    */
   function toResult(out) {
-    if (typeof out === 'string') {
-      return seed
-        ? { isError: false, text: out }
-        : withTextView({ isError: false, content: [{ type: 'text', text: out }] })
-    }
+    if (typeof out === 'string') return textResult(false, out)
     if (seed) return { isError: out.isError, text: contentText(out.content) }
     const content = out.content.map((p) =>
       p.type === 'image'
@@ -365,9 +361,12 @@ function makeApi(profile) {
   }
 
   function errorResult(envelope) {
-    return seed
-      ? { isError: true, text: envelope }
-      : withTextView({ isError: true, content: [{ type: 'text', text: envelope }] })
+    return textResult(true, envelope)
+  }
+
+  /** The entry's result shape for one text. */
+  function textResult(isError, text) {
+    return seed ? { isError, text } : withTextView({ isError, content: [{ type: 'text', text }] })
   }
 
   /**
@@ -511,10 +510,10 @@ function makeApi(profile) {
           native.handlerNative(name, wire, configJson(config), profile, id),
         )
         emitWarnings(out)
-        if (typeof out === 'string') return seed ? out : { content: [{ type: 'text', text: out }] }
-        if (out.isError) throw toolErrorFromEnvelope(contentText(out.content))
-        if (seed) return contentText(out.content)
-        const { content, meta } = toResult(out)
+        const result = toResult(out)
+        if (result.isError) throw toolErrorFromEnvelope(result.text)
+        if (seed) return result.text
+        const { content, meta } = result
         return meta ? { content, meta } : { content }
       },
     })
