@@ -99,37 +99,40 @@ impl LinkPolicy {
 
     /// Opens the file `name` in `dir`: directly, or through the symlink it is under the policy.
     pub fn open_file(&self, dir: &Dir, name: &OsStr) -> io::Result<File> {
-        match dir.open_file(name) {
-            Ok(f) => Ok(f),
-            Err(e) => {
-                if !is_link(dir, name) {
-                    return Err(e);
-                }
-                let f = self.follow(dir, name)?;
-                if f.meta.kind != Kind::File {
-                    return Err(io::Error::other("not a regular file"));
-                }
-                f.into_file()
-            }
-        }
+        dir.open_file(name).or_else(|e| {
+            self.follow_to(dir, name, e, Kind::File, "not a regular file")?
+                .into_file()
+        })
     }
 
     /// Opens the directory `name` in `dir`: directly, or through the symlink it is under the
     /// policy.
     pub fn open_dir(&self, dir: &Dir, name: &OsStr) -> io::Result<Dir> {
-        match dir.open_dir(name) {
-            Ok(d) => Ok(d),
-            Err(e) => {
-                if !is_link(dir, name) {
-                    return Err(e);
-                }
-                let f = self.follow(dir, name)?;
-                if f.meta.kind != Kind::Dir {
-                    return Err(io::Error::other("not a directory"));
-                }
-                Ok(f.into_dir())
-            }
+        dir.open_dir(name).or_else(|e| {
+            Ok(self
+                .follow_to(dir, name, e, Kind::Dir, "not a directory")?
+                .into_dir())
+        })
+    }
+
+    /// After a direct open of `name` failed with `err`: what its symlink leads to under the
+    /// policy, when it is a `kind`. Not a link: `err`; a link to anything else: `wrong`.
+    fn follow_to(
+        &self,
+        dir: &Dir,
+        name: &OsStr,
+        err: io::Error,
+        kind: Kind,
+        wrong: &'static str,
+    ) -> io::Result<Followed> {
+        if !is_link(dir, name) {
+            return Err(err);
         }
+        let followed = self.follow(dir, name)?;
+        if followed.meta.kind != kind {
+            return Err(io::Error::other(wrong));
+        }
+        Ok(followed)
     }
 }
 
