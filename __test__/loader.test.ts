@@ -36,7 +36,7 @@ describe('loading the addon', () => {
     expect(attempts[0]).toContain(`./agent-tools-native.${platform}.node`)
     expect(attempts[1]).toContain(`agent-tools-native-${platform}`)
     expect(err.message).toContain(
-      'Prebuilt packages exist for: linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc.',
+      'Prebuilt packages exist for: linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-gnu.',
     )
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
     expect(lines.at(-1)).toMatch(

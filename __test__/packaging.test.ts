@@ -30,7 +30,7 @@ const expected: Record<string, { platform: string; os: string; cpu: string; libc
   },
   'x86_64-apple-darwin': { platform: 'darwin-x64', os: 'darwin', cpu: 'x64' },
   'aarch64-apple-darwin': { platform: 'darwin-arm64', os: 'darwin', cpu: 'arm64' },
-  'x86_64-pc-windows-msvc': { platform: 'win32-x64-msvc', os: 'win32', cpu: 'x64' },
+  'x86_64-pc-windows-gnu': { platform: 'win32-x64-gnu', os: 'win32', cpu: 'x64' },
 }
 
 describe('platform packages', () => {
