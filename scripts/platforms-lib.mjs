@@ -94,8 +94,15 @@ export function platformFile(target) {
   return join(repo, 'npm', platform, `${pkg.napi.binaryName}.${platform}.node`)
 }
 
-const asRoot = (args) =>
+/** `args` run as root: through sudo unless this already is root. */
+export const asRoot = (args) =>
   process.getuid?.() === 0 ? args : ['sudo', '--non-interactive', '--preserve-env=PATH', ...args]
+
+/** `sh` as root. */
+export function shRoot(args, options) {
+  const [cmd, ...rest] = asRoot(args)
+  sh(cmd, rest, options)
+}
 
 /** Installs the Debian packages that are not installed yet (apt-get update first). */
 export function ensureApt(packages) {
@@ -104,17 +111,10 @@ export function ensureApt(packages) {
   )
   if (missing.length === 0) return
   say(`installing Debian packages: ${missing.join(' ')}`)
-  const [cmd, ...rest] = asRoot(['apt-get', 'update', '-qq'])
-  sh(cmd, rest)
-  const [icmd, ...irest] = asRoot([
-    'apt-get',
-    'install',
-    '-y',
-    '-qq',
-    '--no-install-recommends',
-    ...missing,
-  ])
-  sh(icmd, irest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+  shRoot(['apt-get', 'update', '-qq'])
+  shRoot(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  })
 }
 
 /** `rustup target add`, when the standard library for `target` is not installed. */
