@@ -109,20 +109,28 @@ function checkBinary(target, file) {
       say(`needs glibc ${newest ? newest.join('.') : '(none)'} or newer`)
     }
   } else if (target.includes('-apple-')) {
-    const cpu = { x86_64: 'CPU_TYPE_X86_64', aarch64: 'CPU_TYPE_ARM64' }[arch]
-    check(format.startsWith('Mach-O 64'), 'Mach-O 64-bit', format)
-    check(headers.includes(cpu), `cpu ${cpu}`, headers.match(/CpuType: (\S+)/)?.[1])
-    check(/Filetype: Dylib/.test(headers), 'a dylib (MH_DYLIB)')
+    const cpu = { x86_64: 'X86_64', aarch64: 'Arm64' }[arch]
+    check(/Magic: Magic64 /.test(headers), 'Mach-O 64-bit', format)
+    check(
+      new RegExp(`CpuType: ${cpu} `).test(headers),
+      `cpu ${cpu}`,
+      headers.match(/CpuType: (\S+)/)?.[1],
+    )
+    check(/FileType: DynamicLibrary /.test(headers), 'a dylib (MH_DYLIB)')
     check(
       new RegExp(` T _${REGISTER}$`, 'm').test(nm('--extern-only', '--defined-only')),
       `exports _${REGISTER}`,
     )
     // napi-build links with `-undefined dynamic_lookup`: node's N-API comes from the process.
     check(
-      / U _napi_create_object$/m.test(nm('--undefined-only')),
+      /^\s*(U )?_napi_create_object$/m.test(nm('--undefined-only')),
       'N-API left to the process (dynamic_lookup)',
     )
-    const dylibs = [...readobj('--needed-libs').matchAll(/^\s+(\/\S+)$/gm)].map((m) => m[1])
+    // --needed-libs lists the dylib's own install name too (LC_ID_DYLIB).
+    const id = out(join(tools, 'llvm-objdump'), ['--macho', '--dylib-id', file]).split('\n')[1]
+    const dylibs = [...readobj('--needed-libs').matchAll(/^\s+(\/\S+)$/gm)]
+      .map((m) => m[1])
+      .filter((d) => d !== id)
     check(
       dylibs.length > 0 &&
         dylibs.every((d) => d.startsWith('/usr/lib/') || d.startsWith('/System/')),

@@ -14,7 +14,9 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+#[cfg(unix)]
+use std::time::Duration;
+use std::time::SystemTime;
 
 /// What a directory entry is (the confinement layer's kinds; `Other` is never searched).
 pub use crate::confine::Kind;
