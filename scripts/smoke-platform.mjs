@@ -163,7 +163,8 @@ function checkBinary(target, file) {
 
 /** The files of the main package, copied into `dir` as npm would install them. */
 function installMain(dir) {
-  for (const f of pkg.files) {
+  // Files made only while packing (a bundle) are absent here; loading needs none of them.
+  for (const f of pkg.files.filter((f) => existsSync(join(repo, f)))) {
     mkdirSync(join(dir, f, '..'), { recursive: true })
     copyFileSync(join(repo, f), join(dir, f))
   }
