@@ -109,7 +109,7 @@ function checkBinary(target, file) {
       say(`needs glibc ${newest ? newest.join('.') : '(none)'} or newer`)
     }
   } else if (target.includes('-apple-')) {
-    const cpu = { x86_64: 'X86_64', aarch64: 'Arm64' }[arch]
+    const cpu = { x86_64: 'X86-64', aarch64: 'Arm64' }[arch]
     check(/Magic: Magic64 /.test(headers), 'Mach-O 64-bit', format)
     check(
       new RegExp(`CpuType: ${cpu} `).test(headers),
