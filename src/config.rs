@@ -73,6 +73,18 @@ pub struct Config {
     /// characters (absent: not cut beyond `maxOutputBytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_characters: Option<u64>,
+    /// `sandbox`: what `bash` and the monitors may write (absent: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::Mode>,
+    /// `sandboxNetwork`: whether sandboxed commands may use TCP/UDP (absent: no, once on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_network: Option<bool>,
+    /// `sandboxWritableRoots`: more directories sandboxed commands may write beneath.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_writable_roots: Option<Vec<PathBuf>>,
+    /// `sandboxMechanism`: how the sandbox is enforced; `resolveConfig` names the one in use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_mechanism: Option<crate::sandbox::Mechanism>,
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
@@ -112,6 +124,10 @@ pub struct Options {
     pub tree_sitter_available: Option<bool>,
     pub surface: Option<crate::surfaces::Surface>,
     pub max_characters: Option<u64>,
+    pub sandbox: Option<crate::sandbox::Mode>,
+    pub sandbox_network: Option<bool>,
+    pub sandbox_writable_roots: Option<Vec<PathBuf>>,
+    pub sandbox_mechanism: Option<crate::sandbox::Mechanism>,
 }
 
 impl Options {
@@ -165,6 +181,48 @@ impl Options {
                 Some(0) => return fail("maxCharacters must be an integer >= 1, got: 0".into()),
                 n => n,
             },
+            sandbox: match obj.get("sandbox") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(crate::sandbox::Mode::parse("sandbox", s)?),
+                Some(other) => {
+                    return fail(format!(
+                        "sandbox must be {}, got {other}",
+                        crate::sandbox::MODE_NAMES
+                    ))
+                }
+            },
+            sandbox_network: get_bool("sandboxNetwork")?,
+            sandbox_writable_roots: match obj.get("sandboxWritableRoots") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|v| match v {
+                            Value::String(s) if !s.is_empty() => Ok(PathBuf::from(s)),
+                            other => fail(format!(
+                                "sandboxWritableRoots must be an array of absolute directory paths, got an item {other}"
+                            )),
+                        })
+                        .collect::<Startup<Vec<_>>>()?,
+                ),
+                Some(other) => {
+                    return fail(format!(
+                        "sandboxWritableRoots must be an array of absolute directory paths, got {other}"
+                    ))
+                }
+            },
+            sandbox_mechanism: match obj.get("sandboxMechanism") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => {
+                    Some(crate::sandbox::Mechanism::parse("sandboxMechanism", s)?)
+                }
+                Some(other) => {
+                    return fail(format!(
+                        "sandboxMechanism must be {}, got {other}",
+                        crate::sandbox::MECHANISM_NAMES
+                    ))
+                }
+            },
         })
     }
 }
@@ -212,6 +270,7 @@ pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
             return fail(format!("{name} must be an integer >= {min}, got: {value}"));
         }
     }
+    crate::sandbox::resolve(&mut config)?;
     Ok(config)
 }
 
@@ -246,6 +305,10 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
         surface: options.surface,
         max_characters: options.max_characters,
+        sandbox: options.sandbox,
+        sandbox_network: options.sandbox_network,
+        sandbox_writable_roots: options.sandbox_writable_roots,
+        sandbox_mechanism: options.sandbox_mechanism,
         profile: Profile::default(),
     })
 }
@@ -296,9 +359,71 @@ pub fn options_from_argv_env(
             *slot = Some(parse_int(key, v)?);
         }
     }
+    if newer {
+        if let Some(v) = env_str("SANDBOX") {
+            options.sandbox = Some(crate::sandbox::Mode::parse("SANDBOX", v.trim())?);
+        }
+        if let Some(v) = env_str("SANDBOX_NETWORK") {
+            options.sandbox_network = Some(parse_bool("SANDBOX_NETWORK", v)?);
+        }
+        if let Some(v) = env_str("SANDBOX_WRITABLE_ROOTS").filter(|v| !v.is_empty()) {
+            options.sandbox_writable_roots = Some(
+                std::env::split_paths(v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect(),
+            );
+        }
+        if let Some(v) = env_str("SANDBOX_MECHANISM") {
+            options.sandbox_mechanism = Some(crate::sandbox::Mechanism::parse(
+                "SANDBOX_MECHANISM",
+                v.trim(),
+            )?);
+        }
+    }
+    let mut roots_from_flags = false;
     let mut args = argv.iter();
     while let Some(arg) = args.next() {
+        // `--flag value` and `--flag=value` alike, for the valued sandbox flags.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--sandbox") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        if newer
+            && matches!(
+                flag,
+                "--sandbox" | "--sandbox-writable-root" | "--sandbox-mechanism"
+            )
+        {
+            let value = match inline {
+                Some(v) if !v.is_empty() => v,
+                Some(_) => return fail(format!("{flag} needs a value: {flag}=<value>")),
+                None => match args.next() {
+                    Some(v) if !v.starts_with("--") => v.clone(),
+                    _ => return fail(format!("{flag} needs a value: {flag} <value>")),
+                },
+            };
+            match flag {
+                "--sandbox" => options.sandbox = Some(crate::sandbox::Mode::parse(flag, &value)?),
+                "--sandbox-mechanism" => {
+                    options.sandbox_mechanism =
+                        Some(crate::sandbox::Mechanism::parse(flag, &value)?)
+                }
+                _ => {
+                    // The first flag replaces SANDBOX_WRITABLE_ROOTS; more flags add to it.
+                    if !std::mem::replace(&mut roots_from_flags, true) {
+                        options.sandbox_writable_roots = Some(Vec::new());
+                    }
+                    options
+                        .sandbox_writable_roots
+                        .get_or_insert_with(Vec::new)
+                        .push(PathBuf::from(value));
+                }
+            }
+            continue;
+        }
         match arg.as_str() {
+            "--sandbox-network" if newer => options.sandbox_network = Some(true),
+            "--no-sandbox-network" if newer => options.sandbox_network = Some(false),
             "--workspace" => match args.next() {
                 Some(v) if !v.starts_with("--") => options.workspace_root = Some(v.clone()),
                 _ => return fail("--workspace needs a value: --workspace <dir>".into()),

@@ -43,6 +43,8 @@ pub struct Request<'a> {
     pub cancel: crate::call::Cancel,
     /// Where the latest output is shown to a watching host.
     pub progress: crate::call::Progress,
+    /// The sandbox the command (and everything it starts) runs in; `None`: none.
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Plan>>,
 }
 
 /// How the command ended.
@@ -467,7 +469,12 @@ done
             .process_group(0);
         // No `pre_exec` hook (such as `PR_SET_PDEATHSIG`): without one the standard library
         // spawns with posix_spawn (vfork-like) instead of fork, which saves about a millisecond
-        // per call in a large host; host death is covered by the watchdog instead.
+        // per call in a large host; host death is covered by the watchdog instead. Only the
+        // sandbox needs a hook (it is applied between fork and exec).
+        #[cfg(target_os = "linux")]
+        if let Some(plan) = &req.sandbox {
+            plan.install(&mut cmd);
+        }
         cmd.spawn()
     }
 
@@ -718,6 +725,7 @@ pub(crate) mod tests {
             ceiling: 1 << 20,
             cancel: Default::default(),
             progress: Default::default(),
+            sandbox: None,
         }
     }
 
