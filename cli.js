@@ -15,11 +15,18 @@ const OPTIONS_HELP = `Options (every command):
   --allow-outside-workspace  let paths leave the workspace (confined by default)
   --surface <name>           offer a vendor's tool surface instead of the engine's tools:
                              codex, claude-code, cyberpaw, anthropic or openai
+  --sandbox <mode>           the kernel sandbox of bash and monitors (Linux): off, read-only
+                             or workspace-write (default: workspace-write, network on)
+  --no-sandbox-network       sandboxed commands may not use TCP/UDP (--sandbox-network: may)
+  --sandbox-writable-root <dir>
+                             one more directory sandboxed commands may write (repeatable)
+  --sandbox-mechanism <m>    auto (default), namespaces or landlock
   -h, --help                 show help`
 
 const ENV_HELP = `Environment (a flag wins over its variable):
   WORKSPACE_ROOT, READ_ONLY, ALLOW_OUTSIDE_WORKSPACE, MAX_OUTPUT_BYTES, MAX_FILE_BYTES,
-  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS
+  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS, SANDBOX, SANDBOX_NETWORK,
+  SANDBOX_WRITABLE_ROOTS (directories joined with ':'), SANDBOX_MECHANISM
   (booleans: 1/true/yes/on or 0/false/no/off; integers: plain digits)`
 
 const CONFIG_HELP = `${OPTIONS_HELP}
@@ -84,7 +91,19 @@ Exit status: 0 when the client closes the connection, 2 bad usage or a bad confi
 
 const COMMANDS = new Set(['list', 'call', 'mcp'])
 /** Flags handed on to buildConfig (with `--workspace`'s value). */
-const CONFIG_FLAGS = new Set(['--read-only', '--allow-outside-workspace'])
+const CONFIG_FLAGS = new Set([
+  '--read-only',
+  '--allow-outside-workspace',
+  '--sandbox-network',
+  '--no-sandbox-network',
+])
+/** Config flags that take a value (`--flag value` or `--flag=value`). */
+const VALUED_FLAGS = new Set(['--sandbox', '--sandbox-writable-root', '--sandbox-mechanism'])
+/**
+ * The CLI's and the MCP server's own defaults, under the user's variables and flags: the
+ * sandbox on, writes confined to the workspace, the network on (so npm install works).
+ */
+const CLI_DEFAULTS = { SANDBOX: 'workspace-write', SANDBOX_NETWORK: '1' }
 
 class UsageError extends Error {}
 
@@ -119,6 +138,12 @@ function parseArgs(argv) {
       }
       configArgv.push(arg, argv[++i])
     } else if (arg.startsWith('--surface=')) configArgv.push(arg)
+    else if (VALUED_FLAGS.has(arg)) {
+      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
+        throw new UsageError(`${arg} needs a value: ${arg} <value>`)
+      }
+      configArgv.push(arg, argv[++i])
+    } else if (VALUED_FLAGS.has(arg.split('=')[0])) configArgv.push(arg)
     else throw new UsageError(`unknown option ${arg}`)
   }
   const [command, ...rest] = positional
@@ -144,6 +169,10 @@ const USER_NAMES = {
   bashTimeoutMaxMs: 'BASH_TIMEOUT_MAX_MS',
   monitorReadyTimeoutMs: 'MONITOR_READY_TIMEOUT_MS',
   maxMonitors: 'MAX_MONITORS',
+  sandbox: '--sandbox (SANDBOX)',
+  sandboxNetwork: '--sandbox-network / --no-sandbox-network (SANDBOX_NETWORK)',
+  sandboxWritableRoots: '--sandbox-writable-root (SANDBOX_WRITABLE_ROOTS)',
+  sandboxMechanism: '--sandbox-mechanism (SANDBOX_MECHANISM)',
 }
 
 /** A configuration message in the CLI user's words: the variable or flag, not the option. */
@@ -157,7 +186,7 @@ function inUserWords(message) {
 function buildConfigOrUsage(configArgv) {
   const { buildConfig, StartupError } = loadApi()
   try {
-    return buildConfig(configArgv, process.env)
+    return buildConfig(configArgv, { ...CLI_DEFAULTS, ...process.env })
   } catch (err) {
     if (err instanceof StartupError) {
       throw new UsageError(`bad configuration: ${inUserWords(err.message)}`)

@@ -591,4 +591,125 @@ mod tests {
         assert_eq!(parse_bool("X", "ON"), Ok(true));
         assert_eq!(parse_bool("X", ""), Ok(false));
     }
+
+    #[test]
+    fn sandbox_settings_from_env_and_flags() {
+        use crate::sandbox::{Mechanism, Mode};
+        let env = json!({"SANDBOX": "read-only", "SANDBOX_NETWORK": "yes",
+            "SANDBOX_WRITABLE_ROOTS": "/a:/b", "SANDBOX_MECHANISM": "landlock"});
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.sandbox, Some(Mode::ReadOnly));
+        assert_eq!(o.sandbox_network, Some(true));
+        assert_eq!(
+            o.sandbox_writable_roots,
+            Some(vec![PathBuf::from("/a"), PathBuf::from("/b")])
+        );
+        assert_eq!(o.sandbox_mechanism, Some(Mechanism::Landlock));
+        let argv: Vec<String> = [
+            "--sandbox=workspace-write",
+            "--no-sandbox-network",
+            "--sandbox-writable-root",
+            "/c",
+            "--sandbox-writable-root=/d",
+            "--sandbox-mechanism",
+            "auto",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let o = options_from_argv_env(&argv, env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.sandbox, Some(Mode::WorkspaceWrite));
+        assert_eq!(o.sandbox_network, Some(false));
+        // The flags replace the variable's roots.
+        assert_eq!(
+            o.sandbox_writable_roots,
+            Some(vec![PathBuf::from("/c"), PathBuf::from("/d")])
+        );
+        assert_eq!(o.sandbox_mechanism, Some(Mechanism::Auto));
+        // The seed contract has no sandbox.
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Seed).unwrap();
+        assert_eq!(o.sandbox, None);
+    }
+
+    #[test]
+    fn bad_sandbox_values_name_the_setting() {
+        let empty = serde_json::Map::new();
+        for (argv, env, name) in [
+            (vec!["--sandbox", "on"], json!({}), "--sandbox must be"),
+            (vec!["--sandbox"], json!({}), "--sandbox needs a value"),
+            (
+                vec!["--sandbox-mechanism=bwrap"],
+                json!({}),
+                "--sandbox-mechanism must be",
+            ),
+            (vec![], json!({"SANDBOX": "yes"}), "SANDBOX must be"),
+            (
+                vec![],
+                json!({"SANDBOX_NETWORK": "maybe"}),
+                "SANDBOX_NETWORK must be",
+            ),
+            (
+                vec![],
+                json!({"SANDBOX_MECHANISM": "x"}),
+                "SANDBOX_MECHANISM must be",
+            ),
+        ] {
+            let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+            let env = env.as_object().unwrap_or(&empty).clone();
+            let err = options_from_argv_env(&argv, &env, Profile::Current).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+        for (value, name) in [
+            (json!({"sandbox": "full"}), "sandbox must be"),
+            (json!({"sandbox": 1}), "sandbox must be"),
+            (
+                json!({"sandboxNetwork": "no"}),
+                "sandboxNetwork must be a boolean",
+            ),
+            (
+                json!({"sandboxWritableRoots": "/tmp"}),
+                "sandboxWritableRoots must be an array",
+            ),
+            (
+                json!({"sandboxWritableRoots": [1]}),
+                "sandboxWritableRoots must be an array",
+            ),
+            (
+                json!({"sandboxMechanism": "seatbelt"}),
+                "sandboxMechanism must be",
+            ),
+        ] {
+            let err = Options::from_json(&value).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        for (roots, name) in [
+            (json!(["rel"]), "sandboxWritableRoots must hold absolute"),
+            (
+                json!(["/no/such/dir"]),
+                "sandboxWritableRoots: /no/such/dir is not",
+            ),
+        ] {
+            let o = opts(json!({"workspaceRoot": root, "sandboxWritableRoots": roots}));
+            let err = resolve(o, Path::new("/")).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn sandbox_keys_serialize_only_when_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let plain = resolve(opts(json!({"workspaceRoot": root})), Path::new("/")).unwrap();
+        let text = serde_json::to_string(&plain).unwrap();
+        assert!(!text.contains("sandbox"), "{text}");
+        let off = resolve(
+            opts(json!({"workspaceRoot": root, "sandbox": "off"})),
+            Path::new("/"),
+        )
+        .unwrap();
+        let text = serde_json::to_string(&off).unwrap();
+        assert!(text.ends_with(r#""sandbox":"off"}"#), "{text}");
+    }
 }

@@ -113,7 +113,7 @@ fn build(policy: &Policy) -> Result<Prepared, String> {
         roots,
         workspace: policy.workspace.clone(),
         env: if policy.mode == Mode::WorkspaceWrite {
-            cache_env()
+            cache_env(&policy.writable)
         } else {
             Vec::new()
         },
@@ -429,7 +429,9 @@ impl std::fmt::Debug for Plan {
 /// One command's sandbox: the prepared policy plus the call's own paths.
 pub struct Plan {
     prepared: Arc<Prepared>,
-    /// `.git/hooks` and `.git/config` of the workspace, when they exist (namespaces only).
+    /// `.git/hooks` and `.git/config` of the workspace, when they exist (namespaces only),
+    /// after `.git` itself: bound onto itself (writable), it cannot be renamed away and
+    /// replaced by a copy with writable hooks.
     protected: Vec<CString>,
     /// The command's working directory, entered again once the mounts are in place.
     cwd: CString,
@@ -462,7 +464,7 @@ impl Plan {
     pub fn new(prepared: Arc<Prepared>, cwd: &Path) -> Result<Arc<Plan>, String> {
         let mut protected = Vec::new();
         if prepared.mechanism == Mechanism::Namespaces && prepared.mode == Mode::WorkspaceWrite {
-            for rel in [".git/hooks", ".git/config"] {
+            for rel in [".git", ".git/hooks", ".git/config"] {
                 let path = prepared.workspace.join(rel);
                 if path.symlink_metadata().is_ok() {
                     protected.push(c_path(&path)?);
@@ -573,7 +575,9 @@ impl Plan {
                         return Err(fail(Step::Bind));
                     }
                 }
-                for path in &self.protected {
+                for (i, path) in self.protected.iter().enumerate() {
+                    // `.git` (first) stays writable; what is beneath it is made read-only.
+                    let git_dir = i == 0 && path.as_bytes().ends_with(b"/.git");
                     let fd = libc::syscall(
                         libc::SYS_open_tree,
                         libc::AT_FDCWD,
@@ -584,14 +588,15 @@ impl Plan {
                         return Err(fail(Step::Protect));
                     }
                     let fd = fd as libc::c_int;
-                    let ok = libc::syscall(
-                        libc::SYS_mount_setattr,
-                        fd,
-                        c"".as_ptr(),
-                        libc::AT_EMPTY_PATH,
-                        &READ_ONLY as *const MountAttr,
-                        std::mem::size_of::<MountAttr>(),
-                    ) == 0
+                    let ok = (git_dir
+                        || libc::syscall(
+                            libc::SYS_mount_setattr,
+                            fd,
+                            c"".as_ptr(),
+                            libc::AT_EMPTY_PATH,
+                            &READ_ONLY as *const MountAttr,
+                            std::mem::size_of::<MountAttr>(),
+                        ) == 0)
                         && libc::syscall(
                             libc::SYS_move_mount,
                             fd,

@@ -95,17 +95,20 @@ pub struct Policy {
     pub mechanism: Mechanism,
 }
 
-/// The environment a sandboxed `workspace-write` command gets unless the host sets it:
-/// package-manager caches in the temp directory, so `npm install` and `pip install` work
-/// without writing to `$HOME`.
-pub fn cache_env() -> Vec<(&'static str, PathBuf)> {
+/// The environment a sandboxed `workspace-write` command gets: package-manager caches in the
+/// temp directory, so `npm install` and `pip install` work without writing to `$HOME`. A
+/// cache the host already points beneath a writable root is kept.
+pub fn cache_env(writable: &[PathBuf]) -> Vec<(&'static str, PathBuf)> {
     let base = std::env::temp_dir().join("agent-tools-cache");
     [
         ("npm_config_cache", base.join("npm")),
         ("XDG_CACHE_HOME", base.join("xdg")),
     ]
     .into_iter()
-    .filter(|(key, _)| std::env::var_os(key).is_none())
+    .filter(|(key, _)| {
+        std::env::var_os(key)
+            .is_none_or(|v| !writable.iter().any(|root| Path::new(&v).starts_with(root)))
+    })
     .collect()
 }
 
