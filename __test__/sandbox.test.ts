@@ -235,10 +235,16 @@ describe.skipIf(!linux).each(['namespaces', 'landlock'] as const)(
         'printf "#include <stdio.h>\\nint main(void){puts(\\"compiled\\");return 0;}\\n" > m.c',
         'gcc -o m m.c && ./m',
       ].join('\n')
-      const report = await bash(tools, script)
-      expect(report.stderr).toBe('')
-      expect(report.stdout).toBe('tmp\nHELLO\n1\ncompiled\n')
-      expect(readFileSync(join(ws, 'repo/c.txt'), 'utf8')).toBe('hello\n')
+      // A workspace of its own: the escape attempts above may have emptied this one's .git.
+      const own = setup().ws
+      const boxed = createAgentTools({
+        workspaceRoot: own,
+        sandbox: 'workspace-write',
+        sandboxMechanism: mechanism,
+      })
+      const report = await bash(boxed, script)
+      expect(report.stdout, report.stderr).toBe('tmp\nHELLO\n1\ncompiled\n')
+      expect(readFileSync(join(own, 'c.txt'), 'utf8')).toBe('hello\n')
     })
 
     it('keeps Unix-domain sockets working with the network off', async () => {
