@@ -38,6 +38,8 @@ const ENTRIES = [
       'ResponsesToolCallOutputItem',
       'Segment',
       'ServerConfig',
+      'SandboxMechanism',
+      'SandboxMode',
       'Surface',
       'SurfaceAgentTools',
       'SurfaceToolArgs',
@@ -158,11 +160,14 @@ for (const entry of ENTRIES) {
     it('declares the runtime keys of ServerConfig, ToolDef, ToolInfo, DispatchResult, AgentTools', async () => {
       const root = tempDir()
       const agent = createAgentTools({ workspaceRoot: root })
-      // `surface` and `maxCharacters` are present only when set.
+      // `surface`, `maxCharacters` and the sandbox keys are present only when set.
       const withSurface = resolveConfig({
         workspaceRoot: root,
         surface: 'anthropic',
         maxCharacters: 1000,
+        ...(process.platform === 'linux'
+          ? { sandbox: 'workspace-write', sandboxWritableRoots: [root] }
+          : {}),
       } as never)
       expect(propertiesOf('ServerConfig')).toEqual(runtimeKeys(withSurface))
       expect(propertiesOf('AgentTools')).toEqual(runtimeKeys(agent))
