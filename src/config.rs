@@ -85,6 +85,10 @@ pub struct Config {
     /// `sandboxMechanism`: how the sandbox is enforced; `resolveConfig` names the one in use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_mechanism: Option<crate::sandbox::Mechanism>,
+    /// The tools beyond the contract are offered (`extras: true`); shown only when on, so a
+    /// default config has exactly the contract's fields.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub extras: bool,
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
@@ -101,6 +105,10 @@ impl std::fmt::Display for StartupError {
 }
 
 type Startup<T> = Result<T, StartupError>;
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
 
 fn fail<T>(message: String) -> Startup<T> {
     Err(StartupError(message))
@@ -128,6 +136,7 @@ pub struct Options {
     pub sandbox_network: Option<bool>,
     pub sandbox_writable_roots: Option<Vec<PathBuf>>,
     pub sandbox_mechanism: Option<crate::sandbox::Mechanism>,
+    pub extras: Option<bool>,
 }
 
 impl Options {
@@ -223,6 +232,7 @@ impl Options {
                     ))
                 }
             },
+            extras: get_bool("extras")?,
         })
     }
 }
@@ -309,6 +319,7 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         sandbox_network: options.sandbox_network,
         sandbox_writable_roots: options.sandbox_writable_roots,
         sandbox_mechanism: options.sandbox_mechanism,
+        extras: options.extras.unwrap_or(false),
         profile: Profile::default(),
     })
 }
@@ -436,6 +447,9 @@ pub fn options_from_argv_env(
                 _ => return fail("--surface needs a value: --surface <name>".into()),
             },
             "--allow-outside-workspace" => options.confine_to_workspace = Some(false),
+            // Not the contract's: the CLI passes `--extras` unless its user said `--no-extras`.
+            "--extras" => options.extras = Some(true),
+            "--no-extras" => options.extras = Some(false),
             other => {
                 if let Some(v) = other.strip_prefix("--workspace=") {
                     if v.is_empty() {
