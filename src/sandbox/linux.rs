@@ -642,6 +642,208 @@ impl Plan {
     }
 }
 
+/// A sandboxed `sh -c` started by [`Plan::spawn_shell`]: its pid and the read ends of its
+/// stdout and stderr pipes.
+pub struct Spawned {
+    pub pid: i32,
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+}
+
+/// What the child of [`Plan::spawn_shell`] reads: everything prepared in the parent.
+struct ChildArgs<'a> {
+    plan: &'a Plan,
+    fds: *mut libc::c_int,
+    fds_len: usize,
+    program: &'a std::ffi::CStr,
+    argv: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
+    cwd: &'a std::ffi::CStr,
+    stdio: [libc::c_int; 3],
+    report: libc::c_int,
+}
+
+/// `sh` on the host's `PATH`, found once (the child cannot search: it may not allocate).
+fn shell_path() -> &'static CString {
+    static SH: LazyLock<CString> = LazyLock::new(|| {
+        std::env::var_os("PATH")
+            .and_then(|path| {
+                std::env::split_paths(&path)
+                    .map(|d| d.join("sh"))
+                    .find(|p| p.is_file())
+            })
+            .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok())
+            .unwrap_or_else(|| c"/bin/sh".to_owned())
+    });
+    &SH
+}
+
+impl Plan {
+    /// Starts `sh -c <command>` in `cwd`, sandboxed, as the leader of a new process group,
+    /// with stdin on `/dev/null`, `env` added to the host's environment and both output
+    /// streams piped.
+    ///
+    /// The child is made with `clone(CLONE_VM | CLONE_VFORK)`, as `posix_spawn` does, not
+    /// with `fork`: copying the page tables of a large host (Node) costs more than the whole
+    /// rest of a short command. The child runs on its own stack with every signal blocked
+    /// until its handlers are reset, touches only memory prepared here, and makes only raw
+    /// system calls before `execve`.
+    pub fn spawn_shell(
+        &self,
+        command: &str,
+        cwd: &Path,
+        env: &[(&str, &str)],
+    ) -> io::Result<Spawned> {
+        let nul = |e: std::ffi::NulError| io::Error::new(io::ErrorKind::InvalidInput, e);
+        let argv_c = [
+            c"sh".to_owned(),
+            c"-c".to_owned(),
+            CString::new(command).map_err(nul)?,
+        ];
+        let mut overridden: Vec<&str> = env.iter().map(|(k, _)| *k).collect();
+        overridden.extend(self.prepared.env.iter().map(|(k, _)| *k));
+        let mut env_c: Vec<CString> = Vec::new();
+        for (key, value) in std::env::vars_os() {
+            if overridden.iter().any(|k| key == **k) {
+                continue;
+            }
+            let mut entry = key.as_bytes().to_vec();
+            entry.push(b'=');
+            entry.extend_from_slice(value.as_bytes());
+            if let Ok(c) = CString::new(entry) {
+                env_c.push(c);
+            }
+        }
+        for (key, value) in env {
+            env_c.push(CString::new(format!("{key}={value}")).map_err(nul)?);
+        }
+        for (key, value) in &self.prepared.env {
+            let mut entry = format!("{key}=").into_bytes();
+            entry.extend_from_slice(value.as_os_str().as_bytes());
+            env_c.push(CString::new(entry).map_err(nul)?);
+        }
+        let argv: Vec<*const libc::c_char> = argv_c
+            .iter()
+            .map(|c| c.as_ptr())
+            .chain(std::iter::once(std::ptr::null()))
+            .collect();
+        let envp: Vec<*const libc::c_char> = env_c
+            .iter()
+            .map(|c| c.as_ptr())
+            .chain(std::iter::once(std::ptr::null()))
+            .collect();
+        let cwd = c_path(cwd).map_err(io::Error::other)?;
+        let null = std::fs::File::open("/dev/null")?;
+        let cloexec = nix::fcntl::OFlag::O_CLOEXEC;
+        let (out_r, out_w) = nix::unistd::pipe2(cloexec)?;
+        let (err_r, err_w) = nix::unistd::pipe2(cloexec)?;
+        let (report_r, report_w) = nix::unistd::pipe2(cloexec)?;
+        let mut fds = vec![-1; self.prepared.roots.len()];
+        let args = ChildArgs {
+            plan: self,
+            fds: fds.as_mut_ptr(),
+            fds_len: fds.len(),
+            program: shell_path(),
+            argv: argv.as_ptr(),
+            envp: envp.as_ptr(),
+            cwd: &cwd,
+            stdio: [null.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
+            report: report_w.as_raw_fd(),
+        };
+        const STACK: usize = 256 * 1024;
+        let mut stack = vec![0u8; STACK];
+        // SAFETY: the top of a live buffer, 16-aligned; the stack grows down.
+        let top = unsafe { stack.as_mut_ptr().add(STACK) };
+        let top = (top as usize & !15) as *mut libc::c_void;
+        // SAFETY: every signal is blocked around the clone, so no handler of the host runs on
+        // the child's stack; the child resets the handlers before unblocking. CLONE_VFORK
+        // keeps this thread (and so `args`, `stack` and every buffer they point to) waiting
+        // until the child has exec'd or exited.
+        let pid = unsafe {
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+            let pid = libc::clone(
+                child_main,
+                top,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                &args as *const ChildArgs as *mut libc::c_void,
+            );
+            let err = io::Error::last_os_error();
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            if pid < 0 {
+                return Err(err);
+            }
+            pid
+        };
+        drop((out_w, err_w, report_w, null));
+        let mut report = [0u8; 8];
+        let mut file = std::fs::File::from(report_r);
+        if file.read_exact(&mut report).is_ok() {
+            // SAFETY: reaping the child that failed before exec.
+            unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+            let step = i32::from_ne_bytes([report[0], report[1], report[2], report[3]]);
+            let errno = i32::from_ne_bytes([report[4], report[5], report[6], report[7]]);
+            let e = io::Error::from_raw_os_error(errno);
+            return Err(io::Error::new(
+                e.kind(),
+                format!("{} failed: {e}", Step::name(step)),
+            ));
+        }
+        drop((stack, fds, argv, envp, argv_c, env_c));
+        Ok(Spawned {
+            pid,
+            stdout: out_r,
+            stderr: err_r,
+        })
+    }
+}
+
+/// The child of [`Plan::spawn_shell`]: signal handlers reset, stdio, process group, working
+/// directory, the sandbox, `execve`. Reports `[step, errno]` on the report pipe on failure.
+extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the parent's `ChildArgs`, alive while the parent waits (CLONE_VFORK).
+    unsafe {
+        let a = &*(arg as *const ChildArgs);
+        let fail = |step: i32| -> libc::c_int {
+            let report = [step, *libc::__errno_location()];
+            libc::write(a.report, report.as_ptr().cast(), 8);
+            libc::_exit(127)
+        };
+        // The host's handlers must not run here (they would run on shared memory), and its
+        // ignored SIGPIPE must not reach the command.
+        let mut act: libc::sigaction = std::mem::zeroed();
+        for sig in 1..libc::SIGRTMAX() {
+            if libc::sigaction(sig, std::ptr::null(), &mut act) == 0
+                && (act.sa_sigaction != libc::SIG_IGN || sig == libc::SIGPIPE)
+                && act.sa_sigaction != libc::SIG_DFL
+            {
+                act.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(sig, &act, std::ptr::null_mut());
+            }
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        for (target, fd) in a.stdio.iter().enumerate() {
+            if libc::dup2(*fd, target as libc::c_int) < 0 {
+                return fail(0);
+            }
+        }
+        if libc::setpgid(0, 0) != 0 || libc::chdir(a.cwd.as_ptr()) != 0 {
+            return fail(Step::Chdir as i32);
+        }
+        let fds = std::slice::from_raw_parts_mut(a.fds, a.fds_len);
+        if let Err((step, errno)) = a.plan.apply(fds) {
+            *libc::__errno_location() = errno;
+            return fail(step as i32);
+        }
+        libc::execve(a.program.as_ptr(), a.argv, a.envp);
+        fail(0)
+    }
+}
+
 /// `open` + `write` + `close`: async-signal-safe.
 unsafe fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> Result<(), ()> {
     let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
