@@ -42,6 +42,15 @@ pub struct Prepared {
     workspace: PathBuf,
     env: Vec<(&'static str, PathBuf)>,
     line: String,
+    /// The namespaces already set up, by the `.git` paths they protect: a command joins them
+    /// (`setns`) instead of building its own.
+    namespaces: Mutex<HashMap<Vec<CString>, Arc<Namespaces>>>,
+}
+
+/// A user namespace and the mount namespace set up inside it, kept alive by these fds.
+struct Namespaces {
+    user: OwnedFd,
+    mount: OwnedFd,
 }
 
 static PREPARED: LazyLock<Mutex<HashMap<Policy, Arc<Prepared>>>> = LazyLock::new(Default::default);
@@ -118,6 +127,7 @@ fn build(policy: &Policy) -> Result<Prepared, String> {
             Vec::new()
         },
         line: String::new(),
+        namespaces: Mutex::default(),
     };
     let no_landlock = "Landlock is not available in this kernel (it needs CONFIG_SECURITY_LANDLOCK and `landlock` in the lsm= boot list)";
     let fallback_reason = match policy.mechanism {
@@ -311,6 +321,7 @@ fn probe(prepared: &mut Prepared, mechanism: Mechanism) -> Result<(), String> {
         protected: Vec::new(),
         cwd: c_path(&prepared.workspace)?,
         extra: None,
+        joined: None,
     };
     let (read, write) =
         nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| format!("pipe: {e}"))?;
@@ -376,6 +387,7 @@ fn snapshot(p: &Prepared) -> Prepared {
         workspace: p.workspace.clone(),
         env: Vec::new(),
         line: String::new(),
+        namespaces: Mutex::default(),
     }
 }
 
@@ -438,6 +450,8 @@ pub struct Plan {
     /// A directory to reopen onto a descriptor once the mounts are in place (a monitor's
     /// store, whose inherited fd would otherwise reach the host's mounts).
     extra: Option<(CString, i32)>,
+    /// Namespaces to join instead of building them (`None`: build them in the child).
+    joined: Option<Arc<Namespaces>>,
 }
 
 const OPEN_TREE_CLONE: libc::c_uint = 1;
@@ -471,11 +485,17 @@ impl Plan {
                 }
             }
         }
+        let joined = if prepared.mechanism == Mechanism::Namespaces {
+            Some(namespaces(&prepared, &protected)?)
+        } else {
+            None
+        };
         Ok(Arc::new(Plan {
             protected,
             cwd: c_path(cwd)?,
             prepared,
             extra: None,
+            joined,
         }))
     }
 
@@ -486,6 +506,7 @@ impl Plan {
             protected: self.protected.clone(),
             cwd: self.cwd.clone(),
             extra: Some((c_path(dir)?, fd)),
+            joined: self.joined.clone(),
         }))
     }
 
@@ -520,7 +541,13 @@ impl Plan {
         let fail = |step: Step| (step, io::Error::last_os_error().raw_os_error().unwrap_or(0));
         // SAFETY: each call gets valid NUL-terminated paths and live buffers; none allocates.
         unsafe {
-            if p.mechanism == Mechanism::Namespaces {
+            if let Some(ns) = &self.joined {
+                if libc::setns(ns.user.as_raw_fd(), libc::CLONE_NEWUSER) != 0
+                    || libc::setns(ns.mount.as_raw_fd(), libc::CLONE_NEWNS) != 0
+                {
+                    return Err(fail(Step::Unshare));
+                }
+            } else if p.mechanism == Mechanism::Namespaces {
                 if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
                     return Err(fail(Step::Unshare));
                 }
@@ -611,6 +638,8 @@ impl Plan {
                         return Err(err);
                     }
                 }
+            }
+            if p.mechanism == Mechanism::Namespaces {
                 // The working directory still points into the mounts as they were.
                 if libc::chdir(self.cwd.as_ptr()) != 0 {
                     return Err(fail(Step::Chdir));
@@ -640,6 +669,47 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// The namespaces of `prepared` protecting `protected`, set up once: a holder process builds
+/// them (the same steps a command would), their fds are opened through `/proc`, and the
+/// holder leaves; the fds keep them alive for every later command.
+fn namespaces(prepared: &Arc<Prepared>, protected: &[CString]) -> Result<Arc<Namespaces>, String> {
+    let mut kept = prepared
+        .namespaces
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(ns) = kept.get(protected) {
+        return Ok(ns.clone());
+    }
+    let builder = Arc::new(Plan {
+        prepared: prepared.clone(),
+        protected: protected.to_vec(),
+        cwd: c_path(&prepared.workspace)?,
+        extra: None,
+        joined: None,
+    });
+    let mut cmd = Command::new(shell_path().to_str().unwrap_or("/bin/sh"));
+    cmd.arg("-c")
+        .arg("read x")
+        .current_dir("/")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    builder.install(&mut cmd);
+    let mut holder = cmd
+        .spawn()
+        .map_err(|e| format!("setting up the sandbox's namespaces: {e}"))?;
+    let open = |kind: &str| {
+        std::fs::File::open(format!("/proc/{}/ns/{kind}", holder.id())).map(OwnedFd::from)
+    };
+    let opened = open("user").and_then(|user| Ok((user, open("mnt")?)));
+    drop(holder.stdin.take());
+    let _ = holder.wait();
+    let (user, mount) = opened.map_err(|e| format!("opening the sandbox's namespaces: {e}"))?;
+    let ns = Arc::new(Namespaces { user, mount });
+    kept.insert(protected.to_vec(), ns.clone());
+    Ok(ns)
 }
 
 /// A sandboxed `sh -c` started by [`Plan::spawn_shell`]: its pid and the read ends of its
