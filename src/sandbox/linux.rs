@@ -247,6 +247,8 @@ fn ruleset_fd(policy: &Policy, abi: ABI) -> Result<Option<OwnedFd>, Box<dyn std:
 /// The seccomp program: io_uring, the mount calls and kernel-module / kexec / reboot calls are
 /// refused (`EPERM`) in every mode; with the network off, sockets other than Unix-domain
 /// ones; without Landlock (which scopes them), `ptrace` and `process_vm_*`.
+// `c_long` is `i64` here but `i32` on 32-bit targets: the conversions are kept.
+#[allow(clippy::useless_conversion)]
 fn program(network: bool, landlock: bool) -> Result<BpfProgram, seccompiler::BackendError> {
     let mut refused: Vec<libc::c_long> = vec![
         libc::SYS_io_uring_setup,
@@ -279,7 +281,7 @@ fn program(network: bool, landlock: bool) -> Result<BpfProgram, seccompiler::Bac
     }
     let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> = refused
         .into_iter()
-        .map(|nr| (nr as i64, Vec::new()))
+        .map(|nr| (i64::from(nr), Vec::new()))
         .collect();
     if !network {
         for nr in [libc::SYS_socket, libc::SYS_socketpair] {
@@ -289,7 +291,7 @@ fn program(network: bool, landlock: bool) -> Result<BpfProgram, seccompiler::Bac
                 SeccompCmpOp::Ne,
                 libc::AF_UNIX as u64,
             )?;
-            rules.insert(nr as i64, vec![SeccompRule::new(vec![not_unix])?]);
+            rules.insert(i64::from(nr), vec![SeccompRule::new(vec![not_unix])?]);
         }
     }
     // x32 system calls carry the same numbers with bit 30 set: refuse those as well.
