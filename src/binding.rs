@@ -873,6 +873,17 @@ pub fn resolve_config_json(options_json: String) -> Result<String> {
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 
+/// One diagnostic line per unknown key of `resolveConfig`'s options, naming the closest real
+/// option; empty when every key is known (or the options are not an object).
+#[napi]
+pub fn unknown_option_notes(options_json: String) -> Vec<String> {
+    serde_json::from_str::<Value>(&options_json)
+        .ok()
+        .and_then(|v| Options::from_json_noting_unknown(&v).ok())
+        .map(|(_, notes)| notes)
+        .unwrap_or_default()
+}
+
 /// `buildConfig` from argv and the environment (as JSON); the workspace defaults to the
 /// current directory.
 #[napi]

@@ -29,6 +29,7 @@ mod race;
 pub mod schema;
 pub mod shell;
 pub mod spill;
+pub mod suggest;
 pub mod surfaces;
 #[cfg(test)]
 mod testutil;
