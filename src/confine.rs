@@ -19,7 +19,8 @@
 //!   the root's path (as configured or canonical) and the walk restarts at the root fd.
 //!
 //! Symlinks inside the tree are followed when they stay inside; one that leads outside fails
-//! with an error [`is_escape`] recognizes (and [`crate::error::ToolError::from_io`] maps to
+//! with an error [`crate::error::is_escape`] recognizes (and
+//! [`crate::error::ToolError::from_io`] maps to
 //! `path_escape`). Where the contract refuses symlinks (a mutation target), the final
 //! component is never followed: it is judged with `fstatat(parent_fd, name,
 //! AT_SYMLINK_NOFOLLOW)` ([`Dir::stat`]).
@@ -52,7 +53,7 @@
 //!
 //! Linux uses openat2 with the walk as fallback; other Unixes use the walk only (same
 //! guarantees, more syscalls). Elsewhere (Windows) [`Dir`] holds a path and every operation is
-//! path-based after the lexical and canonical check in [`crate::paths::resolve`]: there is no
+//! path-based after the lexical and canonical check of path resolution: there is no
 //! race freedom there (see SPEC.md "Confinement").
 
 use std::collections::HashMap;
@@ -60,34 +61,65 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
 
-use crate::paths::WorkPath;
+use crate::error::escape;
 
-/// How many symlinks one resolution may follow (as the kernel's `ELOOP` limit).
-pub const MAX_LINK_FOLLOWS: usize = 40;
+/// A path the model named, resolved against the workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkPath {
+    /// Absolute and lexically normalized; symlinks are not resolved.
+    pub abs: PathBuf,
+    /// What results show: relative to the root (`.` for the root), absolute when outside.
+    pub display: String,
+    /// The root every I/O on this path is confined beneath (this module): the
+    /// workspace root when confinement is on, `None` (resolved from `/`, nothing refused)
+    /// when it is off.
+    pub within: Option<PathBuf>,
+    /// The root's opened directory once the path's first I/O fetched it.
+    pub root: RootSlot,
+}
 
-/// The error payload of a resolution that would leave the workspace.
-#[derive(Debug)]
-struct Escape;
+/// A resolved path's opened root, kept for the rest of its I/O: the check that the configured
+/// root still names the directory the cached fd holds ([`Root::get`], a
+/// `statx`) is made once per resolved path, not once per operation on it. A cache, not part of
+/// the path: every slot compares equal.
+#[derive(Clone, Default)]
+pub struct RootSlot(pub(crate) OnceLock<Arc<Root>>);
 
-impl std::fmt::Display for Escape {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("resolves outside the workspace")
+impl PartialEq for RootSlot {
+    fn eq(&self, _: &RootSlot) -> bool {
+        true
     }
 }
 
-impl std::error::Error for Escape {}
+impl Eq for RootSlot {}
 
-fn escape() -> io::Error {
-    io::Error::other(Escape)
+impl std::fmt::Debug for RootSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "RootSlot(open)"
+        } else {
+            "RootSlot"
+        })
+    }
 }
 
-/// True when `err` says a path (or a symlink on it) leads outside the workspace.
-pub fn is_escape(err: &io::Error) -> bool {
-    err.get_ref().is_some_and(|e| e.is::<Escape>())
+impl WorkPath {
+    /// A path confined beneath `root` (`abs` must lie under it).
+    pub fn beneath(root: &Path, abs: PathBuf, display: String) -> WorkPath {
+        WorkPath {
+            abs,
+            display,
+            within: Some(root.to_path_buf()),
+            root: RootSlot::default(),
+        }
+    }
 }
+
+/// How many symlinks one resolution may follow (as the kernel's `ELOOP` limit).
+pub const MAX_LINK_FOLLOWS: usize = 40;
 
 /// What a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,9 +189,6 @@ pub struct Root {
 type RootCache = HashMap<(PathBuf, bool), Arc<Root>>;
 
 static ROOTS: LazyLock<Mutex<RootCache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
-/// Roots whose stale temp files were swept already (once per root path per process).
-static SWEPT: LazyLock<Mutex<std::collections::HashSet<PathBuf>>> =
-    LazyLock::new(|| Mutex::new(std::collections::HashSet::new()));
 /// How many root fds the cache keeps open at most.
 const MAX_CACHED_ROOTS: usize = 64;
 
@@ -167,21 +196,14 @@ impl Root {
     /// The root directory `path` opened as an fd, cached per path. The cache entry is
     /// re-opened when `path` no longer names the directory it holds (the root was replaced).
     /// `confined: false` gives a root beneath which nothing is refused (used for `/`).
-    /// The first time a confined root is opened, stale temp files under it are swept in the
-    /// background ([`crate::atomic::sweep_stale_temps`]).
     pub fn get(path: &Path, confined: bool) -> io::Result<Arc<Root>> {
         let key = (path.to_path_buf(), confined);
         let now = imp::path_id(path)?;
-        let mut first = false;
         let root = {
             let mut roots = ROOTS.lock().unwrap_or_else(PoisonError::into_inner);
             match roots.get(&key) {
                 Some(root) if root.id == now => root.clone(),
                 _ => {
-                    first = SWEPT
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(key.0.clone());
                     if roots.len() >= MAX_CACHED_ROOTS {
                         // Drop roots that are gone or replaced; if that frees nothing, start
                         // over (calls in flight keep their own `Arc`).
@@ -204,12 +226,6 @@ impl Root {
                 }
             }
         };
-        if first && confined {
-            let swept = root.clone();
-            let _ = std::thread::Builder::new()
-                .name("clarvis-temp-sweep".into())
-                .spawn(move || crate::atomic::sweep_stale_temps(&swept));
-        }
         Ok(root)
     }
 
@@ -295,7 +311,7 @@ pub fn open_parent(path: &WorkPath, created: Option<&mut Created>) -> io::Result
 /// Checks, without opening anything for I/O, that `rel` stays beneath `root` as far as it
 /// exists: each existing symlink on the way must stay inside (a dangling one is followed
 /// lexically), and `..` may not climb above the root. Missing components are fine (they are
-/// about to be created). `Err` with [`is_escape`] for an escape or a link loop.
+/// about to be created). `Err` with [`crate::error::is_escape`] for an escape or a link loop.
 pub fn check(path: &WorkPath) -> io::Result<()> {
     let (root, rel) = beneath(path)?;
     imp::check(&root, &rel)
@@ -310,47 +326,6 @@ fn single(name: &OsStr) -> io::Result<()> {
         ));
     }
     Ok(())
-}
-
-/// A temp-file name: `.clarvis-tmp-` and 12 random ASCII letters and digits (the pattern the
-/// startup sweep matches).
-pub fn temp_name() -> OsString {
-    use std::hash::{BuildHasher, Hasher};
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    // std's RandomState is seeded from the OS once per thread and differs for every call;
-    // the counter and the clock make each name's input unique as well.
-    let random = || {
-        let mut h = std::hash::RandomState::new().build_hasher();
-        h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-        h.write_u128(
-            SystemTime::now()
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        h.finish()
-    };
-    let mut name = String::from(crate::paths::TEMP_PREFIX);
-    let mut bits = 0u64;
-    for i in 0..12 {
-        // 62^6 < 2^64: six characters per 64 random bits.
-        if i % 6 == 0 {
-            bits = random();
-        }
-        name.push(ALPHABET[(bits % ALPHABET.len() as u64) as usize] as char);
-        bits /= ALPHABET.len() as u64;
-    }
-    name.into()
-}
-
-/// True for a name [`temp_name`] makes.
-pub fn is_temp_name(name: &OsStr) -> bool {
-    let bytes = name.as_encoded_bytes();
-    let prefix = crate::paths::TEMP_PREFIX.as_bytes();
-    bytes.len() == prefix.len() + 12
-        && bytes.starts_with(prefix)
-        && bytes[prefix.len()..].iter().all(u8::is_ascii_alphanumeric)
 }
 
 pub use imp::Dir;
@@ -391,7 +366,7 @@ mod imp {
     use nix::sys::stat::{fstat, fstatat, mkdirat, FileStat, Mode, SFlag};
     use nix::unistd::{linkat, unlinkat, UnlinkatFlags};
 
-    use super::{escape, single, temp_name, Created, Kind, Root, Stat, MAX_LINK_FOLLOWS};
+    use super::{escape, single, Created, Kind, Root, Stat, MAX_LINK_FOLLOWS};
 
     /// A directory file descriptor. Every method acts on one name inside it and never
     /// follows a final symlink (except [`Dir::stat_follow`]).
@@ -520,11 +495,16 @@ mod imp {
             Ok(File::from(fd))
         }
 
-        /// Creates a new `.clarvis-tmp-*` file in this directory.
-        pub fn create_temp(&self, mode: u32) -> io::Result<(OsString, File)> {
+        /// Creates a new file in this directory under a fresh name from `name` (the caller's
+        /// temp-name policy), retrying when the name is taken.
+        pub fn create_temp(
+            &self,
+            name: impl Fn() -> OsString,
+            mode: u32,
+        ) -> io::Result<(OsString, File)> {
             let mut tries = 0;
             loop {
-                let name = temp_name();
+                let name = name();
                 match self.create_new(&name, mode) {
                     Ok(f) => return Ok((name, f)),
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 16 => tries += 1,
@@ -1022,7 +1002,7 @@ mod imp {
     use std::io;
     use std::path::{Path, PathBuf};
 
-    use super::{single, temp_name, Created, Kind, Root, Stat};
+    use super::{single, Created, Kind, Root, Stat};
 
     #[derive(Debug)]
     pub struct Dir {
@@ -1082,8 +1062,12 @@ mod imp {
                 .create_new(true)
                 .open(self.at(name)?)
         }
-        pub fn create_temp(&self, mode: u32) -> io::Result<(OsString, File)> {
-            let name = temp_name();
+        pub fn create_temp(
+            &self,
+            name: impl Fn() -> OsString,
+            mode: u32,
+        ) -> io::Result<(OsString, File)> {
+            let name = name();
             let f = self.create_new(&name, mode)?;
             Ok((name, f))
         }
@@ -1190,6 +1174,7 @@ mod imp {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use crate::error::is_escape;
     use std::fs;
     use std::os::unix::fs::symlink;
 
@@ -1301,12 +1286,12 @@ mod tests {
             fs::read_to_string(outside.path().join("canary")).unwrap(),
             "secret"
         );
-        let (name, _) = d.create_temp(0o600).unwrap();
-        assert!(is_temp_name(&name), "{name:?}");
-        let names: std::collections::HashSet<OsString> = (0..1000).map(|_| temp_name()).collect();
-        assert_eq!(names.len(), 1000);
-        assert!(names.iter().all(|n| is_temp_name(n)));
-        assert!(!is_temp_name(OsStr::new(".clarvis-tmp-mine")));
+        let (name, _) = d
+            .create_temp(|| OsString::from("made-by-caller"), 0o600)
+            .unwrap();
+        assert_eq!(name, "made-by-caller");
+        let taken = d.create_temp(|| OsString::from("made-by-caller"), 0o600);
+        assert_eq!(taken.unwrap_err().kind(), io::ErrorKind::AlreadyExists);
         let mut names = d.entries().unwrap();
         names.sort();
         assert_eq!(names.len(), 3);

@@ -11,10 +11,13 @@
 //! Elsewhere (Windows) the same interface is kept over paths, without the race-freedom.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::File;
+use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
+
+use crate::config::Config;
 
 /// What a directory entry is (the confinement layer's kinds; `Other` is never searched).
 pub use crate::confine::Kind;
@@ -35,6 +38,107 @@ pub struct RawEntry {
     pub name: OsString,
     /// `None` when the file system did not say (`DT_UNKNOWN`): ask [`Dir::stat`].
     pub kind: Option<Kind>,
+}
+
+/// Where symlinks may lead: followed on purpose only, and (when confined) only to objects that
+/// really lie inside the workspace, judged on the opened object.
+#[derive(Debug, Clone)]
+pub struct LinkPolicy {
+    /// The canonical workspace root when confinement is on.
+    confine_root: Option<PathBuf>,
+}
+
+impl LinkPolicy {
+    pub fn new(config: &Config) -> LinkPolicy {
+        LinkPolicy {
+            confine_root: config
+                .confine_to_workspace
+                .then(|| canonical_root(&config.workspace_root)),
+        }
+    }
+
+    /// Opens what the symlink `name` in `dir` points to. Dangling links, loops and (when
+    /// confined) targets outside the workspace are errors.
+    pub fn follow(&self, dir: &Dir, name: &OsStr) -> io::Result<Followed> {
+        let followed = dir.open_follow(name)?;
+        if let Some(root) = &self.confine_root {
+            if !followed.real_path().is_some_and(|p| p.starts_with(root)) {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the link leads outside the workspace",
+                ));
+            }
+        }
+        Ok(followed)
+    }
+
+    /// Opens the file `name` in `dir`: directly, or through the symlink it is under the policy.
+    pub fn open_file(&self, dir: &Dir, name: &OsStr) -> io::Result<File> {
+        dir.open_file(name).or_else(|e| {
+            self.follow_to(dir, name, e, Kind::File, "not a regular file")?
+                .into_file()
+        })
+    }
+
+    /// Opens the directory `name` in `dir`: directly, or through the symlink it is under the
+    /// policy.
+    pub fn open_dir(&self, dir: &Dir, name: &OsStr) -> io::Result<Dir> {
+        dir.open_dir(name).or_else(|e| {
+            Ok(self
+                .follow_to(dir, name, e, Kind::Dir, "not a directory")?
+                .into_dir())
+        })
+    }
+
+    /// After a direct open of `name` failed with `err`: what its symlink leads to under the
+    /// policy, when it is a `kind`. Not a link: `err`; a link to anything else: `wrong`.
+    fn follow_to(
+        &self,
+        dir: &Dir,
+        name: &OsStr,
+        err: io::Error,
+        kind: Kind,
+        wrong: &'static str,
+    ) -> io::Result<Followed> {
+        if !is_link(dir, name) {
+            return Err(err);
+        }
+        let followed = self.follow(dir, name)?;
+        if followed.meta.kind != kind {
+            return Err(io::Error::other(wrong));
+        }
+        Ok(followed)
+    }
+}
+
+fn is_link(dir: &Dir, name: &OsStr) -> bool {
+    dir.stat(name, false).is_ok_and(|m| m.kind == Kind::Symlink)
+}
+
+/// The canonical form of the workspace root, cached per root and checked against the root's
+/// identity (device and inode) on every use.
+fn canonical_root(root: &Path) -> PathBuf {
+    type Entry = (PathBuf, (u64, u64), PathBuf);
+    static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+    let id = Dir::open_path(root)
+        .and_then(|d| d.meta())
+        .map(|m| m.id)
+        .ok();
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(id) = id {
+        if let Some((_, _, canon)) = cache.iter().find(|(r, i, _)| r == root && *i == id) {
+            return canon.clone();
+        }
+    }
+    let canon = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    cache.retain(|(r, _, _)| r != root);
+    if cache.len() >= 16 {
+        cache.remove(0);
+    }
+    if let Some(id) = id {
+        cache.push((root.to_path_buf(), id, canon.clone()));
+    }
+    canon
 }
 
 #[cfg(unix)]
@@ -109,7 +213,7 @@ mod unix {
 
     impl Dir {
         /// Opens the directory at `path`, following symlinks in it (tests, and canonicalizing
-        /// the root; walks start from [`crate::walk::open_base`]).
+        /// the root; walks start from the root's confined descriptor).
         pub fn open_path(path: &Path) -> io::Result<Dir> {
             let fd = rfs::open(path, DIR_FLAGS, Mode::empty())?;
             Ok(Dir::fresh(fd))

@@ -19,8 +19,7 @@ use std::time::SystemTime;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 
-use crate::dirfd::{Dir, Kind, RawEntry};
-use crate::walk::LinkPolicy;
+use crate::dirfd::{Dir, Kind, LinkPolicy, RawEntry};
 
 /// Ignore file names, highest precedence first. `.rgignore` is ripgrep's own.
 const NAMES: [&str; 3] = [".rgignore", ".ignore", ".gitignore"];

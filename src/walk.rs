@@ -18,9 +18,9 @@
 //! **Race-free.** The walk holds every directory it lists open ([`crate::dirfd`]): names come
 //! from the open directory, subdirectories are opened relative to it without following
 //! symlinks, and files are opened relative to it without following symlinks. A symlink is
-//! followed only deliberately ([`LinkPolicy`]), and what it led to is checked on the opened
-//! object itself, so swapping a directory for a symlink mid-walk can never lead the walk out
-//! of the workspace.
+//! followed only deliberately ([`crate::dirfd::LinkPolicy`]), and what it led to is checked on
+//! the opened object itself, so swapping a directory for a symlink mid-walk can never lead the
+//! walk out of the workspace.
 //!
 //! **Scheduling.** A walk starts on the calling thread; once it has seen more than a small
 //! tree, the directories still pending go to one persistent pool of worker threads (one per
@@ -38,7 +38,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use globset::{GlobBuilder, GlobMatcher};
 
 use crate::config::Config;
-use crate::dirfd::{Dir, Followed, Kind, Meta, RawEntry};
+use crate::dirfd::{Dir, Followed, Kind, LinkPolicy, Meta, RawEntry};
 use crate::error::{ToolError, ToolResult};
 use crate::ignore_rules::{Found, Layer, Rules};
 use crate::paths;
@@ -63,107 +63,6 @@ pub struct WalkOptions {
     /// yielded are the same as when the caller filters what the walk yields, but a file the
     /// glob rejects costs no ignore matching (as an `rg -g` glob decides first).
     pub files: Option<FileGlob>,
-}
-
-/// Where symlinks may lead: followed on purpose only, and (when confined) only to objects that
-/// really lie inside the workspace, judged on the opened object.
-#[derive(Debug, Clone)]
-pub struct LinkPolicy {
-    /// The canonical workspace root when confinement is on.
-    confine_root: Option<PathBuf>,
-}
-
-impl LinkPolicy {
-    pub fn new(config: &Config) -> LinkPolicy {
-        LinkPolicy {
-            confine_root: config
-                .confine_to_workspace
-                .then(|| canonical_root(&config.workspace_root)),
-        }
-    }
-
-    /// Opens what the symlink `name` in `dir` points to. Dangling links, loops and (when
-    /// confined) targets outside the workspace are errors.
-    pub fn follow(&self, dir: &Dir, name: &OsStr) -> io::Result<Followed> {
-        let followed = dir.open_follow(name)?;
-        if let Some(root) = &self.confine_root {
-            if !followed.real_path().is_some_and(|p| p.starts_with(root)) {
-                return Err(io::Error::new(
-                    io::ErrorKind::PermissionDenied,
-                    "the link leads outside the workspace",
-                ));
-            }
-        }
-        Ok(followed)
-    }
-
-    /// Opens the file `name` in `dir`: directly, or through the symlink it is under the policy.
-    pub fn open_file(&self, dir: &Dir, name: &OsStr) -> io::Result<File> {
-        dir.open_file(name).or_else(|e| {
-            self.follow_to(dir, name, e, Kind::File, "not a regular file")?
-                .into_file()
-        })
-    }
-
-    /// Opens the directory `name` in `dir`: directly, or through the symlink it is under the
-    /// policy.
-    pub fn open_dir(&self, dir: &Dir, name: &OsStr) -> io::Result<Dir> {
-        dir.open_dir(name).or_else(|e| {
-            Ok(self
-                .follow_to(dir, name, e, Kind::Dir, "not a directory")?
-                .into_dir())
-        })
-    }
-
-    /// After a direct open of `name` failed with `err`: what its symlink leads to under the
-    /// policy, when it is a `kind`. Not a link: `err`; a link to anything else: `wrong`.
-    fn follow_to(
-        &self,
-        dir: &Dir,
-        name: &OsStr,
-        err: io::Error,
-        kind: Kind,
-        wrong: &'static str,
-    ) -> io::Result<Followed> {
-        if !is_link(dir, name) {
-            return Err(err);
-        }
-        let followed = self.follow(dir, name)?;
-        if followed.meta.kind != kind {
-            return Err(io::Error::other(wrong));
-        }
-        Ok(followed)
-    }
-}
-
-fn is_link(dir: &Dir, name: &OsStr) -> bool {
-    dir.stat(name, false).is_ok_and(|m| m.kind == Kind::Symlink)
-}
-
-/// The canonical form of the workspace root, cached per root and checked against the root's
-/// identity (device and inode) on every use.
-fn canonical_root(root: &Path) -> PathBuf {
-    type Entry = (PathBuf, (u64, u64), PathBuf);
-    static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
-    let id = Dir::open_path(root)
-        .and_then(|d| d.meta())
-        .map(|m| m.id)
-        .ok();
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(id) = id {
-        if let Some((_, _, canon)) = cache.iter().find(|(r, i, _)| r == root && *i == id) {
-            return canon.clone();
-        }
-    }
-    let canon = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    cache.retain(|(r, _, _)| r != root);
-    if cache.len() >= 16 {
-        cache.remove(0);
-    }
-    if let Some(id) = id {
-        cache.push((root.to_path_buf(), id, canon.clone()));
-    }
-    canon
 }
 
 /// The root of the git repository holding `dir` (the nearest ancestor, itself included, with a
@@ -464,7 +363,7 @@ impl Walk {
 /// component-by-component fallback), so the base itself cannot be swapped for an outside link
 /// between the check and the open. An escape is `path_escape`.
 #[cfg(unix)]
-pub fn open_base(_config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
+pub fn open_base(_config: &Config, base: &crate::confine::WorkPath) -> ToolResult<Dir> {
     let err = |e: io::Error| crate::error::io_err(e, &base.display);
     let dir = crate::confine::open_dir(base).map_err(err)?;
     let fd = dir.as_fd().try_clone_to_owned().map_err(err)?;
@@ -473,7 +372,7 @@ pub fn open_base(_config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
 
 /// Opens the directory a walk starts from (by its resolved path: no `openat` here).
 #[cfg(not(unix))]
-pub fn open_base(_config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
+pub fn open_base(_config: &Config, base: &crate::confine::WorkPath) -> ToolResult<Dir> {
     Dir::open_path(&base.abs).map_err(|e| crate::error::io_err(e, &base.display))
 }
 

@@ -99,7 +99,7 @@ pub struct Entry {
 /// descriptor: a directory swapped for a symlink mid-walk is never followed.
 pub fn list(
     config: &Config,
-    base: &paths::WorkPath,
+    base: &crate::confine::WorkPath,
     depth: usize,
     respect: bool,
     cancelled: &(dyn Fn() -> bool + Sync),
