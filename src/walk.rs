@@ -15,10 +15,10 @@
 //!   confinement on, a link whose target lies outside the workspace is skipped, as a direct
 //!   path to it would be refused.
 //!
-//! **Race-free.** The walk holds every directory it lists open ([`crate::dirfd`]): names come
+//! **Race-free.** The walk holds every directory it lists open ([`crate::confine::Dir`]): names come
 //! from the open directory, subdirectories are opened relative to it without following
 //! symlinks, and files are opened relative to it without following symlinks. A symlink is
-//! followed only deliberately ([`crate::dirfd::LinkPolicy`]), and what it led to is checked on
+//! followed only deliberately ([`crate::confine::LinkPolicy`]), and what it led to is checked on
 //! the opened object itself, so swapping a directory for a symlink mid-walk can never lead the
 //! walk out of the workspace.
 //!
@@ -38,7 +38,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use globset::{GlobBuilder, GlobMatcher};
 
 use crate::config::Config;
-use crate::dirfd::{Dir, Followed, Kind, LinkPolicy, Meta, RawEntry};
+use crate::confine::{Dir, Followed, Kind, LinkPolicy, RawEntry, Stat};
 use crate::error::{ToolError, ToolResult};
 use crate::ignore_rules::{Found, Layer, Rules};
 use crate::paths;
@@ -172,10 +172,10 @@ impl Listing {
     }
 
     /// Metadata of a child (of the followed target for a followed link), never by path.
-    pub fn meta(&self, child: &Child) -> io::Result<Meta> {
+    pub fn meta(&self, child: &Child) -> io::Result<Stat> {
         match &child.followed {
             Some(f) => Ok(f.meta),
-            None => self.dir.stat(&child.name, false),
+            None => self.dir.stat(&child.name),
         }
     }
 }
@@ -224,7 +224,7 @@ impl Walk {
         };
         let ids = if self.follow {
             Some(Arc::new(Ids {
-                id: dir.meta()?.id,
+                id: dir.stat_self()?.id(),
                 parent: node.ids,
             }))
         } else {
@@ -250,7 +250,7 @@ impl Walk {
             }
             let kind = match entry.kind {
                 Some(k) => k,
-                None => match dir.stat(&entry.name, false) {
+                None => match dir.stat(&entry.name) {
                     Ok(m) => m.kind,
                     Err(_) => continue,
                 },
@@ -260,7 +260,7 @@ impl Walk {
                 let Ok(f) = self.links.follow(&dir, &entry.name) else {
                     continue;
                 };
-                if f.meta.kind == Kind::Dir && is_ancestor(ids.as_deref(), f.meta.id) {
+                if f.meta.kind == Kind::Dir && is_ancestor(ids.as_deref(), f.meta.id()) {
                     continue;
                 }
                 (f.meta.kind, Some(f))
@@ -365,9 +365,7 @@ impl Walk {
 #[cfg(unix)]
 pub fn open_base(_config: &Config, base: &crate::confine::WorkPath) -> ToolResult<Dir> {
     let err = |e: io::Error| crate::error::io_err(e, &base.display);
-    let dir = crate::confine::open_dir(base).map_err(err)?;
-    let fd = dir.as_fd().try_clone_to_owned().map_err(err)?;
-    Ok(Dir::from_fd(fd))
+    crate::confine::open_dir(base).map_err(err)
 }
 
 /// Opens the directory a walk starts from (by its resolved path: no `openat` here).
@@ -413,10 +411,10 @@ impl FileEntry<'_> {
         }
     }
     /// The file's metadata (the target's, for a followed link).
-    pub fn meta(&self) -> io::Result<Meta> {
+    pub fn meta(&self) -> io::Result<Stat> {
         match &self.child.followed {
             Some(f) => Ok(f.meta),
-            None => self.dir.stat(&self.child.name, false),
+            None => self.dir.stat(&self.child.name),
         }
     }
 }
