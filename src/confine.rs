@@ -829,18 +829,7 @@ mod imp {
             let mut iter = rustix::fs::RawDir::new(fd.as_fd(), &mut buf[..]);
             while let Some(entry) = iter.next() {
                 let entry = entry?;
-                let name = entry.file_name().to_bytes();
-                if name == b"." || name == b".." {
-                    continue;
-                }
-                let kind = match entry.file_type() {
-                    FileType::Unknown => None,
-                    ft => Some(kind_of(ft)),
-                };
-                out.push(RawEntry {
-                    name: OsStr::from_bytes(name).to_os_string(),
-                    kind,
-                });
+                push_entry(out, entry.file_name().to_bytes(), entry.file_type());
             }
             Ok(())
         })
@@ -851,20 +840,24 @@ mod imp {
         let mut dir = rustix::fs::Dir::read_from(fd)?;
         while let Some(entry) = dir.read() {
             let entry = entry?;
-            let name = entry.file_name().to_bytes();
-            if name == b"." || name == b".." {
-                continue;
-            }
-            let kind = match entry.file_type() {
-                FileType::Unknown => None,
-                ft => Some(kind_of(ft)),
-            };
-            out.push(RawEntry {
-                name: OsStr::from_bytes(name).to_os_string(),
-                kind,
-            });
+            push_entry(out, entry.file_name().to_bytes(), entry.file_type());
         }
         Ok(())
+    }
+
+    /// Appends one listed name (but `.` and `..`) with the type the listing gave.
+    fn push_entry(out: &mut Vec<RawEntry>, name: &[u8], ft: FileType) {
+        if name == b"." || name == b".." {
+            return;
+        }
+        let kind = match ft {
+            FileType::Unknown => None,
+            ft => Some(kind_of(ft)),
+        };
+        out.push(RawEntry {
+            name: OsStr::from_bytes(name).to_os_string(),
+            kind,
+        });
     }
 
     /// What to do with the last component.
