@@ -66,9 +66,10 @@ pub struct Config {
     pub read_only: bool,
     /// Paths outside the workspace are refused with `path_escape`.
     pub confine_to_workspace: bool,
-    /// The vendor tool surface offered instead of the engine's own tool names (absent: none).
+    /// The vendor tool surface offered instead of the engine's own tool names (absent: none):
+    /// its name, which the surfaces read (config does not know the surfaces).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub surface: Option<crate::surfaces::Surface>,
+    pub surface: Option<String>,
     /// The `anthropic` surface's `max_characters`: `view` output is cut past this many
     /// characters (absent: not cut beyond `maxOutputBytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,7 +119,8 @@ pub struct Options {
     pub max_monitors: Option<u64>,
     pub ripgrep_available: Option<bool>,
     pub tree_sitter_available: Option<bool>,
-    pub surface: Option<crate::surfaces::Surface>,
+    /// A surface name, checked where the surfaces live.
+    pub surface: Option<String>,
     pub max_characters: Option<u64>,
     pub extras: Option<bool>,
 }
@@ -224,7 +226,7 @@ impl Options {
             tree_sitter_available: get_bool("treeSitterAvailable")?,
             surface: match obj.get("surface") {
                 None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(crate::surfaces::Surface::parse("surface", s)?),
+                Some(Value::String(s)) => Some(s.clone()),
                 Some(other) => return fail(format!("surface must be a string, got {other}")),
             },
             max_characters: match get_int("maxCharacters")? {
@@ -373,9 +375,7 @@ pub fn options_from_argv_env(
             },
             "--read-only" => options.read_only = Some(true),
             "--surface" => match args.next() {
-                Some(v) if !v.starts_with("--") => {
-                    options.surface = Some(crate::surfaces::Surface::parse("--surface", v)?)
-                }
+                Some(v) if !v.starts_with("--") => options.surface = Some(v.clone()),
                 _ => return fail("--surface needs a value: --surface <name>".into()),
             },
             "--allow-outside-workspace" => options.confine_to_workspace = Some(false),
@@ -389,7 +389,7 @@ pub fn options_from_argv_env(
                     }
                     options.workspace_root = Some(v.to_string());
                 } else if let Some(v) = other.strip_prefix("--surface=") {
-                    options.surface = Some(crate::surfaces::Surface::parse("--surface", v)?);
+                    options.surface = Some(v.to_string());
                 }
             }
         }

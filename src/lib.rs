@@ -10,7 +10,6 @@ pub mod call;
 pub mod code;
 pub mod config;
 pub mod confine;
-pub mod dirfd;
 pub mod dispatch;
 pub mod editing;
 pub mod error;
