@@ -76,7 +76,7 @@ pub struct Config {
     pub max_characters: Option<u64>,
     /// `sandbox`: what `bash` and the monitors may write (absent: off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sandbox: Option<crate::sandbox::Mode>,
+    pub sandbox: Option<SandboxMode>,
     /// `sandboxNetwork`: whether sandboxed commands may use TCP/UDP (absent: no, once on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_network: Option<bool>,
@@ -85,7 +85,7 @@ pub struct Config {
     pub sandbox_writable_roots: Option<Vec<PathBuf>>,
     /// `sandboxMechanism`: how the sandbox is enforced; `resolveConfig` names the one in use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sandbox_mechanism: Option<crate::sandbox::Mechanism>,
+    pub sandbox_mechanism: Option<SandboxMechanism>,
     /// The tools beyond the contract are offered (`extras: true`); shown only when on, so a
     /// default config has exactly the contract's fields.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -93,6 +93,62 @@ pub struct Config {
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
+}
+
+/// `sandbox`: what the commands may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    Off,
+    ReadOnly,
+    WorkspaceWrite,
+}
+
+pub const SANDBOX_MODES: &str = "\"off\", \"read-only\" or \"workspace-write\"";
+pub const SANDBOX_MECHANISMS: &str = "\"auto\", \"namespaces\" or \"landlock\"";
+
+impl SandboxMode {
+    /// `setting` is the name the user knows (`sandbox`, `SANDBOX`, `--sandbox`).
+    pub fn parse(setting: &str, raw: &str) -> Result<SandboxMode, StartupError> {
+        match raw {
+            "off" => Ok(SandboxMode::Off),
+            "read-only" => Ok(SandboxMode::ReadOnly),
+            "workspace-write" => Ok(SandboxMode::WorkspaceWrite),
+            other => Err(StartupError(format!(
+                "{setting} must be {SANDBOX_MODES}, got {other:?}"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+        }
+    }
+}
+
+/// `sandboxMechanism`: how the sandbox is enforced (`auto` picks the strongest available).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMechanism {
+    Auto,
+    Namespaces,
+    Landlock,
+}
+
+impl SandboxMechanism {
+    pub fn parse(setting: &str, raw: &str) -> Result<SandboxMechanism, StartupError> {
+        match raw {
+            "auto" => Ok(SandboxMechanism::Auto),
+            "namespaces" => Ok(SandboxMechanism::Namespaces),
+            "landlock" => Ok(SandboxMechanism::Landlock),
+            other => Err(StartupError(format!(
+                "{setting} must be {SANDBOX_MECHANISMS}, got {other:?}"
+            ))),
+        }
+    }
 }
 
 /// A configuration error, reported to JavaScript as `StartupError`.
@@ -134,10 +190,10 @@ pub struct Options {
     /// A surface name, checked where the surfaces live.
     pub surface: Option<String>,
     pub max_characters: Option<u64>,
-    pub sandbox: Option<crate::sandbox::Mode>,
+    pub sandbox: Option<SandboxMode>,
     pub sandbox_network: Option<bool>,
     pub sandbox_writable_roots: Option<Vec<PathBuf>>,
-    pub sandbox_mechanism: Option<crate::sandbox::Mechanism>,
+    pub sandbox_mechanism: Option<SandboxMechanism>,
     pub extras: Option<bool>,
 }
 
@@ -251,11 +307,11 @@ impl Options {
             },
             sandbox: match obj.get("sandbox") {
                 None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(crate::sandbox::Mode::parse("sandbox", s)?),
+                Some(Value::String(s)) => Some(SandboxMode::parse("sandbox", s)?),
                 Some(other) => {
                     return fail(format!(
                         "sandbox must be {}, got {other}",
-                        crate::sandbox::MODE_NAMES
+                        SANDBOX_MODES
                     ))
                 }
             },
@@ -282,12 +338,12 @@ impl Options {
             sandbox_mechanism: match obj.get("sandboxMechanism") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => {
-                    Some(crate::sandbox::Mechanism::parse("sandboxMechanism", s)?)
+                    Some(SandboxMechanism::parse("sandboxMechanism", s)?)
                 }
                 Some(other) => {
                     return fail(format!(
                         "sandboxMechanism must be {}, got {other}",
-                        crate::sandbox::MECHANISM_NAMES
+                        SANDBOX_MECHANISMS
                     ))
                 }
             },
@@ -339,7 +395,20 @@ pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
             return fail(format!("{name} must be an integer >= {min}, got: {value}"));
         }
     }
-    crate::sandbox::resolve(&mut config)?;
+    for root in config.sandbox_writable_roots.iter().flatten() {
+        if !root.is_absolute() {
+            return fail(format!(
+                "sandboxWritableRoots must hold absolute directories, got {:?}",
+                root.display().to_string()
+            ));
+        }
+        if !root.is_dir() {
+            return fail(format!(
+                "sandboxWritableRoots: {} is not an existing directory",
+                root.display()
+            ));
+        }
+    }
     Ok(config)
 }
 
@@ -431,7 +500,7 @@ pub fn options_from_argv_env(
     }
     if newer {
         if let Some(v) = env_str("SANDBOX") {
-            options.sandbox = Some(crate::sandbox::Mode::parse("SANDBOX", v.trim())?);
+            options.sandbox = Some(SandboxMode::parse("SANDBOX", v.trim())?);
         }
         if let Some(v) = env_str("SANDBOX_NETWORK") {
             options.sandbox_network = Some(parse_bool("SANDBOX_NETWORK", v)?);
@@ -444,10 +513,8 @@ pub fn options_from_argv_env(
             );
         }
         if let Some(v) = env_str("SANDBOX_MECHANISM") {
-            options.sandbox_mechanism = Some(crate::sandbox::Mechanism::parse(
-                "SANDBOX_MECHANISM",
-                v.trim(),
-            )?);
+            options.sandbox_mechanism =
+                Some(SandboxMechanism::parse("SANDBOX_MECHANISM", v.trim())?);
         }
     }
     let mut roots_from_flags = false;
@@ -473,10 +540,9 @@ pub fn options_from_argv_env(
                 },
             };
             match flag {
-                "--sandbox" => options.sandbox = Some(crate::sandbox::Mode::parse(flag, &value)?),
+                "--sandbox" => options.sandbox = Some(SandboxMode::parse(flag, &value)?),
                 "--sandbox-mechanism" => {
-                    options.sandbox_mechanism =
-                        Some(crate::sandbox::Mechanism::parse(flag, &value)?)
+                    options.sandbox_mechanism = Some(SandboxMechanism::parse(flag, &value)?)
                 }
                 _ => {
                     // The first flag replaces SANDBOX_WRITABLE_ROOTS; more flags add to it.
@@ -694,7 +760,7 @@ mod tests {
 
     #[test]
     fn sandbox_settings_from_env_and_flags() {
-        use crate::sandbox::{Mechanism, Mode};
+        use super::{SandboxMechanism as Mechanism, SandboxMode as Mode};
         let env = json!({"SANDBOX": "read-only", "SANDBOX_NETWORK": "yes",
             "SANDBOX_WRITABLE_ROOTS": "/a:/b", "SANDBOX_MECHANISM": "landlock"});
         let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Current).unwrap();

@@ -19,68 +19,15 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::{Config, StartupError};
 
 #[cfg(target_os = "linux")]
 pub mod linux;
 
-/// `sandbox`: what the commands may write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    Off,
-    ReadOnly,
-    WorkspaceWrite,
-}
-
-pub const MODE_NAMES: &str = "\"off\", \"read-only\" or \"workspace-write\"";
-pub const MECHANISM_NAMES: &str = "\"auto\", \"namespaces\" or \"landlock\"";
-
-impl Mode {
-    /// `setting` is the name the user knows (`sandbox`, `SANDBOX`, `--sandbox`).
-    pub fn parse(setting: &str, raw: &str) -> Result<Mode, StartupError> {
-        match raw {
-            "off" => Ok(Mode::Off),
-            "read-only" => Ok(Mode::ReadOnly),
-            "workspace-write" => Ok(Mode::WorkspaceWrite),
-            other => Err(StartupError(format!(
-                "{setting} must be {MODE_NAMES}, got {other:?}"
-            ))),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Off => "off",
-            Mode::ReadOnly => "read-only",
-            Mode::WorkspaceWrite => "workspace-write",
-        }
-    }
-}
-
-/// `sandboxMechanism`: how the sandbox is enforced (`auto` picks the strongest available).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mechanism {
-    Auto,
-    Namespaces,
-    Landlock,
-}
-
-impl Mechanism {
-    pub fn parse(setting: &str, raw: &str) -> Result<Mechanism, StartupError> {
-        match raw {
-            "auto" => Ok(Mechanism::Auto),
-            "namespaces" => Ok(Mechanism::Namespaces),
-            "landlock" => Ok(Mechanism::Landlock),
-            other => Err(StartupError(format!(
-                "{setting} must be {MECHANISM_NAMES}, got {other:?}"
-            ))),
-        }
-    }
-}
+pub use crate::config::{
+    SandboxMechanism as Mechanism, SandboxMode as Mode, SANDBOX_MECHANISMS as MECHANISM_NAMES,
+    SANDBOX_MODES as MODE_NAMES,
+};
 
 /// What the sandboxed commands may do: the value every run is prepared from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -149,20 +96,6 @@ impl Policy {
 /// that will be used (`resolveConfig`). Refused when nothing can confine the file system, or
 /// the network rule cannot be enforced.
 pub fn resolve(config: &mut Config) -> Result<(), StartupError> {
-    for root in config.sandbox_writable_roots.iter().flatten() {
-        if !root.is_absolute() {
-            return Err(StartupError(format!(
-                "sandboxWritableRoots must hold absolute directories, got {:?}",
-                root.display().to_string()
-            )));
-        }
-        if !root.is_dir() {
-            return Err(StartupError(format!(
-                "sandboxWritableRoots: {} is not an existing directory",
-                root.display()
-            )));
-        }
-    }
     let Some(policy) = Policy::of(config) else {
         return Ok(());
     };
