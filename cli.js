@@ -85,6 +85,16 @@ Exit status: 0 when the client closes the connection, 2 bad usage or a bad confi
 const COMMANDS = new Set(['list', 'call', 'mcp'])
 /** Flags handed on to buildConfig (with `--workspace`'s value). */
 const CONFIG_FLAGS = new Set(['--read-only', '--allow-outside-workspace'])
+/** `mcp --http`'s port unless --port says otherwise (0: any free port). */
+const DEFAULT_HTTP_PORT = 8765
+/** `mcp --http`'s flags that take a value, with what the value is, for a usage message. */
+const HTTP_VALUE_FLAGS = {
+  '--host': '<address>',
+  '--port': '<number>',
+  '--token-file': '<path>',
+  '--max-sessions': '<number>',
+  '--session-idle-ms': '<number>',
+}
 
 class UsageError extends Error {}
 
@@ -95,6 +105,7 @@ let helpTopic = ''
 function parseArgs(argv) {
   const positional = []
   const configArgv = []
+  const http = {}
   let help = false
   let version = false
   let onlyPositional = false
@@ -119,10 +130,19 @@ function parseArgs(argv) {
       }
       configArgv.push(arg, argv[++i])
     } else if (arg.startsWith('--surface=')) configArgv.push(arg)
-    else throw new UsageError(`unknown option ${arg}`)
+    else if (arg === '--http') http.enabled = true
+    else if (arg.split('=')[0] in HTTP_VALUE_FLAGS) {
+      const [flag, inline] = arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg]
+      if (inline === undefined && (i + 1 >= argv.length || argv[i + 1].startsWith('--'))) {
+        throw new UsageError(`${flag} needs a value: ${flag} ${HTTP_VALUE_FLAGS[flag]}`)
+      }
+      http[flag.slice(2)] = inline ?? argv[++i]
+    } else throw new UsageError(`unknown option ${arg}`)
   }
   const [command, ...rest] = positional
-  return { command, rest, configArgv, help, version }
+  return { command, rest, configArgv, http, help, version }
 }
 
 function out(text) {
@@ -183,7 +203,7 @@ function parseCallArgs(json) {
 }
 
 async function main(argv) {
-  const { command, rest, configArgv, help, version } = parseArgs(argv)
+  const { command, rest, configArgv, http, help, version } = parseArgs(argv)
   if (version) {
     out(require('./package.json').version)
     return 0
@@ -210,6 +230,13 @@ async function main(argv) {
   }
   helpTopic = ` ${command}`
 
+  if (!(command === 'mcp' && http.enabled)) {
+    const flag = Object.keys(http).find((k) => k !== 'enabled')
+    if (http.enabled || flag) {
+      throw new UsageError(`--${flag ?? 'http'} is an option of mcp --http only`)
+    }
+  }
+
   if (command === 'list') {
     if (rest.length > 0) throw new UsageError(`list takes no arguments, got ${rest.join(' ')}`)
     const config = buildConfigOrUsage(configArgv)
@@ -235,8 +262,65 @@ async function main(argv) {
   // mcp
   if (rest.length > 0) throw new UsageError(`mcp takes no arguments, got ${rest.join(' ')}`)
   const config = buildConfigOrUsage(configArgv)
-  await require('./mcp.js').serveStdio(config)
+  if (http.enabled) {
+    const options = httpOptions(http)
+    try {
+      await require('./mcp-http.js').serveHttp(config, options)
+    } catch (err) {
+      if (err?.syscall === 'listen') {
+        throw new UsageError(`cannot listen on ${options.host}:${options.port}: ${err.message}`)
+      }
+      throw err
+    }
+    // Stopped by a signal: every call is cancelled and answered; leave now.
+    process.exit(0)
+  }
+  if ((await require('./mcp.js').serveStdio(config)) === 'gone') {
+    // The client is gone (a signal, or stdout broke): nothing more can be said to it.
+    process.exit(0)
+  }
   return 0
+}
+
+/** A whole number in [min, max] from flag `name`'s value, or a usage error saying so. */
+function intFlag(name, text, min, max) {
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got ${text}`)
+  }
+  return Number(text)
+}
+
+/** `mcp --http`'s options from its flags and MCP_HTTP_TOKEN: the token is required. */
+function httpOptions(http) {
+  let token = process.env.MCP_HTTP_TOKEN ?? ''
+  if (http['token-file'] !== undefined) {
+    try {
+      token = readFileSync(http['token-file'], 'utf8').replace(/\r?\n$/, '')
+    } catch (err) {
+      throw new UsageError(`cannot read --token-file ${http['token-file']}: ${err.message}`)
+    }
+    if (!token) throw new UsageError(`--token-file ${http['token-file']} is empty`)
+  }
+  if (!token) {
+    throw new UsageError(
+      'mcp --http needs a bearer token that clients must send: set the MCP_HTTP_TOKEN ' +
+        'environment variable, or pass --token-file <path> (a file holding the token), ' +
+        'e.g. MCP_HTTP_TOKEN=$(openssl rand -hex 32)',
+    )
+  }
+  return {
+    host: http.host ?? '127.0.0.1',
+    port: http.port === undefined ? DEFAULT_HTTP_PORT : intFlag('port', http.port, 0, 65535),
+    token,
+    maxSessions:
+      http['max-sessions'] === undefined
+        ? undefined
+        : intFlag('max-sessions', http['max-sessions'], 1, 10_000),
+    sessionIdleMs:
+      http['session-idle-ms'] === undefined
+        ? undefined
+        : intFlag('session-idle-ms', http['session-idle-ms'], 1000, 2 ** 31 - 1),
+  }
 }
 
 main(process.argv.slice(2)).then(
