@@ -363,7 +363,10 @@ describe('mcp --http', () => {
     const client = await connect(url)
     const seen: { progress: number; message?: string }[] = []
     const r = await client.callTool(
-      { name: 'bash', arguments: { command: 'for i in 1 2 3 4; do echo tick-$i; sleep 0.4; done' } },
+      {
+        name: 'bash',
+        arguments: { command: 'for i in 1 2 3 4; do echo tick-$i; sleep 0.4; done' },
+      },
       undefined,
       { onprogress: (p) => seen.push(p), timeout: 20_000 },
     )
