@@ -7,16 +7,20 @@ const { dispatch, listTools, setWarnSink } = require('./index.js')
 const { toolMetaFor } = require('./api.js')
 const { version } = require('./package.json')
 
+let loaded
+
 /** The SDK: bundled into one file in the published package, from node_modules in a checkout. */
 function sdk() {
+  if (loaded) return loaded
   try {
-    return require('./mcp-sdk.bundle.js').load()
+    loaded = require('./mcp-sdk.bundle.js').load()
   } catch (err) {
     if (err?.code !== 'MODULE_NOT_FOUND' || !String(err.message).includes('mcp-sdk.bundle.js')) {
       throw err
     }
-    return require('./mcp-sdk.js').load()
+    loaded = require('./mcp-sdk.js').load()
   }
+  return loaded
 }
 
 /** `read_file` → `Read file`, for a tool without a title of its own. */
