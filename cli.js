@@ -19,7 +19,7 @@ const OPTIONS_HELP = `Options (every command):
 
 const ENV_HELP = `Environment (a flag wins over its variable):
   WORKSPACE_ROOT, READ_ONLY, ALLOW_OUTSIDE_WORKSPACE, MAX_OUTPUT_BYTES, MAX_FILE_BYTES,
-  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS
+  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS; MCP_HTTP_TOKEN (the bearer token of mcp --http)
   (booleans: 1/true/yes/on or 0/false/no/off; integers: plain digits)`
 
 const CONFIG_HELP = `${OPTIONS_HELP}
@@ -38,6 +38,7 @@ Commands:
   list                  print the active tool surface as JSON
   call <tool> [json]    run one tool call and print its result text
   mcp                   serve the tools over the Model Context Protocol (stdio)
+  mcp --http            the same, over Streamable HTTP at http://127.0.0.1:8765/mcp
   help [command]        show help for a command
 
 ${OPTIONS_HELP}
@@ -69,17 +70,39 @@ ${CONFIG_HELP}
 
 ${EXIT_HELP}`,
   mcp: `Usage: ${BIN} mcp [options]
+       ${BIN} mcp --http [--host <address>] [--port <number>] [options]
 
 Serves the active tool surface as a Model Context Protocol server over stdio (JSON-RPC on
 stdin/stdout; diagnostics on stderr). With --read-only the mutating tools are neither listed
 nor callable. A tool result is returned as text content, with isError set on an error envelope.
+When the client goes away (stdin closed, stdout broken, a signal) its running tool processes
+are killed and the server exits 0.
 
-Register it with an MCP client, e.g.:
-  claude mcp add agent-tools -- npx -y ${BIN} mcp --workspace /path/to/repo
+Register it with an MCP client, e.g. from a checkout:
+  claude mcp add agent-tools -- node /path/to/${BIN}/cli.js mcp --workspace /path/to/repo
+(once the package is published: ... -- npx -y ${BIN} mcp --workspace /path/to/repo)
+
+With --http, the same server over the MCP Streamable HTTP transport, at /mcp. Every request
+must carry the bearer token (Authorization: Bearer <token>); requests whose Host is not this
+server's host:port (or localhost:port), or whose Origin is not a loopback origin, get 403.
+When ready it prints "listening on http://<host>:<port>/mcp" on stderr; SIGTERM stops it.
+  --http                     serve over HTTP instead of stdio
+  --host <address>           the address to listen on (default 127.0.0.1; anything that is
+                             not loopback exposes the workspace to the network: see README,
+                             "Remote workspace")
+  --port <number>            the port (default 8765; 0 picks a free one)
+  --token-file <path>        read the bearer token from this file (a trailing newline is
+                             trimmed); instead of MCP_HTTP_TOKEN
+  --max-sessions <number>    most sessions open at once (default 16; more get 503)
+  --session-idle-ms <number> a session with no request open for this long ends, its tool
+                             processes killed (default 1800000, 30 minutes)
+  MCP_HTTP_TOKEN             the bearer token, when --token-file is not given; one of the two
+                             is required (e.g. MCP_HTTP_TOKEN=$(openssl rand -hex 32))
 
 ${CONFIG_HELP}
 
-Exit status: 0 when the client closes the connection, 2 bad usage or a bad configuration.`,
+Exit status: 0 when the client closes the connection (stdio) or on SIGTERM, 2 bad usage or a
+bad configuration (no token, a port in use).`,
 }
 
 const COMMANDS = new Set(['list', 'call', 'mcp'])
