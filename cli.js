@@ -331,6 +331,11 @@ function httpOptions(http) {
         'e.g. MCP_HTTP_TOKEN=$(openssl rand -hex 32)',
     )
   }
+  if (/\s/.test(token)) {
+    throw new UsageError(
+      'the bearer token must not contain whitespace (clients send it as Authorization: Bearer <token>)',
+    )
+  }
   return {
     host: http.host ?? '127.0.0.1',
     port: http.port === undefined ? DEFAULT_HTTP_PORT : intFlag('port', http.port, 0, 65535),

@@ -65,7 +65,10 @@ function allowedHostHeaders(host, port) {
   // Bound to every interface, the server is addressed by a loopback name through a port forward
   // or a container's published port.
   if (isWildcard(host) || isLoopbackHost(host)) names.push('127.0.0.1', '[::1]')
-  return new Set(names.map((name) => `${name.toLowerCase()}:${port}`))
+  const allowed = names.map((name) => `${name.toLowerCase()}:${port}`)
+  // On port 80 a client may leave the port out.
+  if (port === 80) allowed.push(...names.map((name) => name.toLowerCase()))
+  return new Set(allowed)
 }
 
 function sha256(text) {
@@ -329,6 +332,14 @@ async function serveHttp(config, options) {
   )
   server.maxConnections = 256
 
+  if (!isLoopbackHost(host)) {
+    log(
+      `agent-tools-native: warning: --host ${host} is not a loopback address: anyone who can ` +
+        'reach this machine on the port can try the token, and plain HTTP carries it and every ' +
+        'file unencrypted; prefer --host 127.0.0.1 with an SSH port forward (README: Remote ' +
+        'workspace)',
+    )
+  }
   await new Promise((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => {
@@ -341,13 +352,6 @@ async function serveHttp(config, options) {
   const sweeper = setInterval(expireIdle, Math.min(sessionIdleMs, 60_000))
   sweeper.unref()
 
-  if (!isLoopbackHost(host)) {
-    log(
-      `agent-tools-native: warning: --host ${host} is not a loopback address: anyone who can reach ` +
-        `this machine on port ${bound} can try the token, and plain HTTP carries it and every ` +
-        'file unencrypted; prefer --host 127.0.0.1 with an SSH port forward (README: remote workspace)',
-    )
-  }
   log(`agent-tools-native: MCP server listening on http://${urlHost(host)}:${bound}/mcp`)
 
   await new Promise((resolve) => {

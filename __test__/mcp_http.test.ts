@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgentTools, readOnlyTools } from '../index.js'
-import { CLI, cleanEnv } from './cli-helpers'
+import { CLI, cleanEnv, runCli } from './cli-helpers'
 import { alive, tempDir, writeTree } from './helpers'
 
 const TOKEN = 'test-token-0123456789abcdef'
@@ -176,6 +176,28 @@ describe('mcp --http', () => {
     expect(code).toBe(2)
     expect(stderr).toContain('MCP_HTTP_TOKEN')
     expect(stderr).toContain('--token-file')
+  })
+
+  it('refuses bad flags (exit 2) and warns before listening on a non-loopback --host', async () => {
+    const env = { MCP_HTTP_TOKEN: TOKEN }
+    for (const [args, message] of [
+      [['mcp', '--port', '3000'], /--port is an option of mcp --http only/],
+      [['list', '--http'], /--http is an option of mcp --http only/],
+      [['mcp', '--http', '--port', '70000'], /--port must be a whole number from 0 to 65535/],
+      [['mcp', '--http', '--max-sessions', '0'], /--max-sessions must be a whole number from 1/],
+      [['mcp', '--http', '--token-file', '/no/such/file'], /cannot read --token-file/],
+    ] as const) {
+      const r = await runCli([...args], { env })
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr).toMatch(message)
+    }
+    // 192.0.2.1 (TEST-NET-1) is no address of this machine: the warning comes, then listening
+    // fails, and nothing is ever bound.
+    const r = await runCli(['mcp', '--http', '--host', '192.0.2.1', '--port', '0'], { env })
+    expect(r.stderr).toMatch(/warning: --host 192\.0\.2\.1 is not a loopback address/)
+    expect(r.stderr).toMatch(/unencrypted/)
+    expect(r.stderr).toMatch(/cannot listen on 192\.0\.2\.1:0/)
+    expect(r.code).toBe(2)
   })
 
   it('lists and calls like stdio: same tools, same results, structured content', async () => {
