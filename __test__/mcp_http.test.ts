@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createAgentTools, readOnlyTools } from '../index.js'
+import { createAgentTools, selectSurface } from '../index.js'
 import { CLI, cleanEnv, runCli } from './cli-helpers'
 import { alive, tempDir, writeTree } from './helpers'
 
@@ -209,7 +209,8 @@ describe('mcp --http', () => {
       /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     )
     const { tools } = await client.listTools()
-    const expected = createAgentTools({ workspaceRoot: root }).listTools()
+    // The same surface as stdio: the CLI offers the tools beyond the contract (extras) too.
+    const expected = createAgentTools({ workspaceRoot: root, extras: true }).listTools()
     expect(tools.map((t) => t.name)).toEqual(expected.map((t) => t.name))
     expect(tools.map((t) => t.inputSchema)).toEqual(expected.map((t) => t.inputSchema))
     const read = await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } })
@@ -229,7 +230,7 @@ describe('mcp --http', () => {
     const { url } = await serve(['--workspace', root, '--read-only', '--token-file', tokenFile], {})
     const client = await connect(url, 'from-a-file')
     const names = (await client.listTools()).tools.map((t) => t.name)
-    expect(names).toEqual(readOnlyTools.map((t) => t.name))
+    expect(names).toEqual(selectSurface(true, true, true).map((t) => t.name))
   })
 
   it('answers 401 with WWW-Authenticate: Bearer to a missing or wrong token, and runs nothing', async () => {

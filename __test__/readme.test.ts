@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { describe, expect, it } from 'vitest'
 import { readRemote } from '../examples/mcp-http'
-import { readOnlyTools, tools } from '../index.js'
+import { selectSurface } from '../index.js'
 import { CLI, cleanEnv } from './cli-helpers'
 import { tempDir } from './helpers'
 
@@ -73,7 +73,8 @@ describe('README', () => {
       try {
         expect(client.getInstructions()).toContain(workspace)
         const names = (await client.listTools()).tools.map((t) => t.name)
-        expect(names).toEqual((readOnly ? readOnlyTools : tools).map((t) => t.name))
+        // The server offers the tools beyond the contract (extras) unless --no-extras.
+        expect(names).toEqual(selectSurface(readOnly, true, true).map((t) => t.name))
       } finally {
         await client.close()
       }
@@ -124,7 +125,9 @@ describe('README', () => {
           },
         ),
       )
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(tools.map((t) => t.name))
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(
+        selectSurface(false, true, true).map((t) => t.name),
+      )
       await client.close()
       expect(await readRemote(url, token, 'hello.txt')).toBe('     1\thello')
     } finally {
