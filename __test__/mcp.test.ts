@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgentTools, readOnlyTools, tools } from '../index.js'
 import { CLI, cleanEnv, MUTATING_TOOL_NAMES } from './cli-helpers'
-import { alive, tempDir, writeTree } from './helpers'
+import { alive, gone, pidIn, tempDir, writeTree } from './helpers'
 
 const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'))
 
@@ -249,17 +249,9 @@ describe('mcp server', () => {
         },
       ]
       child.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''))
-      const file = join(root, 'pid')
-      for (let i = 0; i < 200 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 25))
-      const pid = Number(readFileSync(file, 'utf8'))
+      const pid = await pidIn(join(root, 'pid'))
       expect(alive(pid)).toBe(true)
       return { child, pid, exited, stderr: () => stderr }
-    }
-
-    /** Waits (up to 5 s) for `pid` to be gone; returns whether it is. */
-    async function gone(pid: number): Promise<boolean> {
-      for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50))
-      return !alive(pid)
     }
 
     it('stdin closed: the tool process is killed, exit 0, no stack trace', async () => {

@@ -2,7 +2,7 @@
 // the official SDK's Streamable HTTP client, as a remote MCP host does; its refusals are checked
 // on plain HTTP status codes with node:http (which can send any Host header).
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgentTools, selectSurface } from '../index.js'
 import { CLI, cleanEnv, runCli } from './cli-helpers'
-import { alive, tempDir, writeTree } from './helpers'
+import { alive, gone, pidIn, tempDir, writeTree } from './helpers'
 
 const TOKEN = 'test-token-0123456789abcdef'
 
@@ -150,17 +150,6 @@ function bashCall(id: number, command: string): string {
 /** A shell command that records its pid in `file`, then sleeps 30 s as that same process. */
 function sleeper(file: string): string {
   return `echo $$ > ${file}.tmp && mv ${file}.tmp ${file} && exec sleep 30`
-}
-
-async function pidIn(file: string): Promise<number> {
-  for (let i = 0; i < 200 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 25))
-  return Number(readFileSync(file, 'utf8').trim())
-}
-
-/** Waits (up to 5 s) for `pid` to be gone; returns whether it is. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50))
-  return !alive(pid)
 }
 
 describe('mcp --http', () => {
