@@ -364,7 +364,10 @@ describe('mcp --http', () => {
     }
     const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers })
     req.on('error', () => {})
+    const response = new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve))
     req.end(bashCall(5, sleeper('pid')))
+    // The reply is a stream of events (progress, logs, then the result), open while the call runs.
+    expect((await response).headers['content-type']).toBe('text/event-stream')
     const pid = await pidIn(join(root, 'pid'))
     req.destroy()
     expect(await gone(pid)).toBe(true)
