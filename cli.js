@@ -98,6 +98,8 @@ When ready it prints "listening on http://<host>:<port>/mcp" on stderr; SIGTERM 
   --max-sessions <number>    most sessions open at once (default 16; more get 503)
   --session-idle-ms <number> a session with no request open for this long ends, its tool
                              processes killed (default 1800000, 30 minutes)
+  --allowed-host <name>      one more Host a client may address the server by (name, or
+                             name:port; without a port, the server's); repeatable
   MCP_HTTP_TOKEN             the bearer token, when --token-file is not given; one of the two
                              is required (e.g. MCP_HTTP_TOKEN=$(openssl rand -hex 32))
 
@@ -119,6 +121,7 @@ const HTTP_VALUE_FLAGS = {
   '--token-file': '<path>',
   '--max-sessions': '<number>',
   '--session-idle-ms': '<number>',
+  '--allowed-host': '<name>',
 }
 
 class UsageError extends Error {}
@@ -165,7 +168,10 @@ function parseArgs(argv) {
       if (inline === undefined && (i + 1 >= argv.length || argv[i + 1].startsWith('--'))) {
         throw new UsageError(`${flag} needs a value: ${flag} ${HTTP_VALUE_FLAGS[flag]}`)
       }
-      http[flag.slice(2)] = inline ?? argv[++i]
+      const value = inline ?? argv[++i]
+      // --allowed-host may be given several times; the others once (the last wins).
+      if (flag === '--allowed-host') http[flag.slice(2)] = [...(http[flag.slice(2)] ?? []), value]
+      else http[flag.slice(2)] = value
     } else throw new UsageError(`unknown option ${arg}`)
   }
   // The library offers only the contract's tools unless asked; a CLI user gets them all.
@@ -354,6 +360,7 @@ function httpOptions(http) {
       http['session-idle-ms'] === undefined
         ? undefined
         : intFlag('session-idle-ms', http['session-idle-ms'], 1000, 2 ** 31 - 1),
+    allowedHosts: http['allowed-host'] ?? [],
   }
 }
 

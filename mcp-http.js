@@ -8,7 +8,7 @@
 //      an Origin header, when present, must be a loopback origin;
 //   3. the bearer token, compared in constant time (both sides hashed, then timingSafeEqual);
 //   4. the body: at most 4 MiB, whether announced by Content-Length or chunked, read here so an
-//      oversized upload is cut off (413, connection closed) instead of drained;
+//      oversized upload is cut off (413, the connection dropped 2 s later) instead of drained;
 //   5. the session: an unknown Mcp-Session-Id is 404; a new session needs an initialize request
 //      and room under the session cap.
 // A call whose response stream closes before it is answered (the client went away) is cancelled,
@@ -26,6 +26,8 @@ const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000
 /** A client has this long to send its headers, and this long to send a whole request. */
 const HEADERS_TIMEOUT_MS = 10_000
 const REQUEST_TIMEOUT_MS = 30_000
+/** How long the rest of a refused (413) upload is read and discarded before the drop. */
+const LINGER_MS = 2000
 
 /** Whether `host` (a name or an address, IPv6 with or without brackets) is the loopback. */
 function isLoopbackHost(host) {
@@ -59,8 +61,11 @@ function isLoopbackOrigin(origin) {
   }
 }
 
-/** The Host header values that address this server: its own host:port, and localhost:port. */
-function allowedHostHeaders(host, port) {
+/**
+ * The Host header values that address this server: its own host:port, localhost:port, and
+ * each of `extra` (`name` or `name:port`; without a port, the server's).
+ */
+function allowedHostHeaders(host, port, extra = []) {
   const names = [urlHost(host), 'localhost']
   // Bound to every interface, the server is addressed by a loopback name through a port forward
   // or a container's published port.
@@ -68,6 +73,11 @@ function allowedHostHeaders(host, port) {
   const allowed = names.map((name) => `${name.toLowerCase()}:${port}`)
   // On port 80 a client may leave the port out.
   if (port === 80) allowed.push(...names.map((name) => name.toLowerCase()))
+  for (const name of extra) {
+    const withPort =
+      /:\d+$/.test(name) && !/^[^[]*:.*:/.test(name) ? name : `${urlHost(name)}:${port}`
+    allowed.push(withPort.toLowerCase())
+  }
   return new Set(allowed)
 }
 
@@ -135,7 +145,8 @@ function isInitialize(body) {
  * Serves `config`'s surface over Streamable HTTP until SIGTERM, SIGINT or SIGHUP; then every
  * running call is cancelled (its processes killed) and the promise resolves.
  * `options`: `host`, `port` (0: any free port), `token` (the bearer token, required),
- * `maxSessions`, `sessionIdleMs`, and `log(line)` for the server's own stderr lines.
+ * `maxSessions`, `sessionIdleMs`, `allowedHosts` (more Host header values to accept), and
+ * `log(line)` for the server's own stderr lines.
  */
 async function serveHttp(config, options) {
   const {
@@ -144,6 +155,7 @@ async function serveHttp(config, options) {
     token,
     maxSessions = DEFAULT_MAX_SESSIONS,
     sessionIdleMs = DEFAULT_SESSION_IDLE_MS,
+    allowedHosts: extraHosts = [],
     log = (line) => process.stderr.write(`${line}\n`),
   } = options
   if (!token) throw new Error('serveHttp needs a token')
@@ -256,10 +268,14 @@ async function serveHttp(config, options) {
     if (req.method === 'POST') {
       const read = await readBody(req, MAX_BODY_BYTES)
       if (read.tooLarge) {
-        // Closing the connection stops the upload; the server goes on serving everyone else.
-        refuse(res, 413, `Payload Too Large: the body must not exceed ${MAX_BODY_BYTES} bytes`, {
-          connection: 'close',
-        })
+        refuse(res, 413, `Payload Too Large: the body must not exceed ${MAX_BODY_BYTES} bytes`)
+        // The rest of the upload is discarded for a moment, so the client reads the 413 instead
+        // of a reset, then the connection is dropped: an endless body holds nothing for long.
+        req.on('data', () => {})
+        req.resume()
+        const drop = setTimeout(() => req.socket?.destroy(), LINGER_MS)
+        drop.unref()
+        req.once('end', () => clearTimeout(drop))
         return
       }
       try {
@@ -348,7 +364,7 @@ async function serveHttp(config, options) {
     })
   })
   const bound = server.address().port
-  allowedHosts = allowedHostHeaders(host, bound)
+  allowedHosts = allowedHostHeaders(host, bound, extraHosts)
   const sweeper = setInterval(expireIdle, Math.min(sessionIdleMs, 60_000))
   sweeper.unref()
 

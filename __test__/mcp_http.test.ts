@@ -250,18 +250,33 @@ describe('mcp --http', () => {
   })
 
   it('answers 403 to a foreign Origin and to a Host that is not this server (port included)', async () => {
-    const { port } = await serve(['--workspace', workspace()])
+    const { port } = await serve([
+      '--workspace',
+      workspace(),
+      '--allowed-host',
+      'DevBox',
+      '--allowed-host',
+      'proxy.example:443',
+    ])
     for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1.evil.example']) {
       const r = await request(port, { body: INITIALIZE, headers: { origin } })
       expect(r.status, origin).toBe(403)
     }
-    for (const host of [`evil.example:${port}`, `127.0.0.1:${port + 1}`, `localhost:${port + 1}`]) {
+    for (const host of [
+      `evil.example:${port}`,
+      `127.0.0.1:${port + 1}`,
+      `localhost:${port + 1}`,
+      `devbox:${port + 1}`,
+      'devbox',
+    ]) {
       const r = await request(port, { body: INITIALIZE, headers: { host } })
       expect(r.status, host).toBe(403)
     }
     // What a local client sends is served.
     for (const headers of [
       { host: `localhost:${port}` },
+      { host: `devbox:${port}` }, // --allowed-host, with the server's port
+      { host: 'proxy.example:443' }, // --allowed-host, with its own
       { host: `127.0.0.1:${port}`, origin: 'http://localhost:5173' },
     ]) {
       const r = await request(port, { body: INITIALIZE, headers })
