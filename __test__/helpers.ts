@@ -74,6 +74,15 @@ export function isolateGitHome(): void {
 
 /** Whether `pid` is a live (non-zombie) process. */
 export function alive(pid: number): boolean {
+  if (!existsSync('/proc/self/stat')) {
+    // No /proc (macOS): signal 0 tells whether the process exists.
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM'
+    }
+  }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
