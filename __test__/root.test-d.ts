@@ -31,6 +31,10 @@ describe('the package root typings', () => {
     expectTypeOf<ToolArgs['read_file']['path']>().toEqualTypeOf<string>()
     agent.callTool('read_file', { path: 'a.txt' }, { signal: new AbortController().signal })
     agent.callTool('bash', { command: 'ls', timeout_ms: 0 })
+    // An optional argument may be null, meaning "not given" (strict function calling sends it).
+    agent.callTool('read_file', { path: 'a.txt', mode: null, limit: null })
+    // @ts-expect-error a required one may not
+    agent.callTool('read_file', { path: null })
     // @ts-expect-error an unknown tool name does not compile
     agent.callTool('read_fil', { pth: 1 })
     // @ts-expect-error a misspelled argument does not compile
