@@ -15,13 +15,21 @@ const OPTIONS_HELP = `Options (every command):
   --allow-outside-workspace  let paths leave the workspace (confined by default)
   --surface <name>           offer a vendor's tool surface instead of the engine's tools:
                              codex, claude-code, cyberpaw, anthropic or openai
+  --sandbox <mode>           the kernel sandbox of bash and monitors (Linux): off, read-only
+                             or workspace-write (default: workspace-write, network on)
+  --no-sandbox-network       sandboxed commands may not use TCP/UDP (--sandbox-network: may)
+  --sandbox-writable-root <dir>
+                             one more directory sandboxed commands may write (repeatable)
+  --sandbox-mechanism <m>    auto (default), namespaces or landlock
   --no-extras                only the contract's tools, none of the tools beyond it
                              (monitor_send, ...); the CLI and the MCP server offer them
   -h, --help                 show help`
 
 const ENV_HELP = `Environment (a flag wins over its variable):
   WORKSPACE_ROOT, READ_ONLY, ALLOW_OUTSIDE_WORKSPACE, MAX_OUTPUT_BYTES, MAX_FILE_BYTES,
-  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS; MCP_HTTP_TOKEN (the bearer token of mcp --http)
+  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS, SANDBOX, SANDBOX_NETWORK,
+  SANDBOX_WRITABLE_ROOTS (directories joined with ':'), SANDBOX_MECHANISM;
+  MCP_HTTP_TOKEN (the bearer token of mcp --http)
   (booleans: 1/true/yes/on or 0/false/no/off; integers: plain digits)`
 
 const CONFIG_HELP = `${OPTIONS_HELP}
@@ -111,7 +119,19 @@ bad configuration (no token, a port in use).`,
 
 const COMMANDS = new Set(['list', 'call', 'mcp'])
 /** Flags handed on to buildConfig (with `--workspace`'s value). */
-const CONFIG_FLAGS = new Set(['--read-only', '--allow-outside-workspace'])
+const CONFIG_FLAGS = new Set([
+  '--read-only',
+  '--allow-outside-workspace',
+  '--sandbox-network',
+  '--no-sandbox-network',
+])
+/** Config flags that take a value (`--flag value` or `--flag=value`). */
+const VALUED_FLAGS = new Set(['--sandbox', '--sandbox-writable-root', '--sandbox-mechanism'])
+/**
+ * The CLI's and the MCP server's own defaults, under the user's variables and flags: the
+ * sandbox on, writes confined to the workspace, the network on (so npm install works).
+ */
+const CLI_DEFAULTS = { SANDBOX: 'workspace-write', SANDBOX_NETWORK: '1' }
 /** `mcp --http`'s port unless --port says otherwise (0: any free port). */
 const DEFAULT_HTTP_PORT = 8765
 /** `mcp --http`'s flags that take a value, with what the value is, for a usage message. */
@@ -160,6 +180,12 @@ function parseArgs(argv) {
       }
       configArgv.push(arg, argv[++i])
     } else if (arg.startsWith('--surface=')) configArgv.push(arg)
+    else if (VALUED_FLAGS.has(arg)) {
+      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
+        throw new UsageError(`${arg} needs a value: ${arg} <value>`)
+      }
+      configArgv.push(arg, argv[++i])
+    } else if (VALUED_FLAGS.has(arg.split('=')[0])) configArgv.push(arg)
     else if (arg === '--http') http.enabled = true
     else if (arg.split('=')[0] in HTTP_VALUE_FLAGS) {
       const [flag, inline] = arg.includes('=')
@@ -199,6 +225,10 @@ const USER_NAMES = {
   bashTimeoutMaxMs: 'BASH_TIMEOUT_MAX_MS',
   monitorReadyTimeoutMs: 'MONITOR_READY_TIMEOUT_MS',
   maxMonitors: 'MAX_MONITORS',
+  sandbox: '--sandbox (SANDBOX)',
+  sandboxNetwork: '--sandbox-network / --no-sandbox-network (SANDBOX_NETWORK)',
+  sandboxWritableRoots: '--sandbox-writable-root (SANDBOX_WRITABLE_ROOTS)',
+  sandboxMechanism: '--sandbox-mechanism (SANDBOX_MECHANISM)',
 }
 
 /** A configuration message in the CLI user's words: the variable or flag, not the option. */
@@ -212,7 +242,7 @@ function inUserWords(message) {
 function buildConfigOrUsage(configArgv) {
   const { buildConfig, StartupError } = loadApi()
   try {
-    return buildConfig(configArgv, process.env)
+    return buildConfig(configArgv, { ...CLI_DEFAULTS, ...process.env })
   } catch (err) {
     if (err instanceof StartupError) {
       throw new UsageError(`bad configuration: ${inUserWords(err.message)}`)
