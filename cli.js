@@ -16,7 +16,8 @@ const OPTIONS_HELP = `Options (every command):
   --surface <name>           offer a vendor's tool surface instead of the engine's tools:
                              codex, claude-code, cyberpaw, anthropic or openai
   --sandbox <mode>           the kernel sandbox of bash and monitors (Linux): off, read-only
-                             or workspace-write (default: workspace-write, network on)
+                             or workspace-write (default on Linux: workspace-write,
+                             network on; elsewhere off, as no sandbox exists there yet)
   --no-sandbox-network       sandboxed commands may not use TCP/UDP (--sandbox-network: may)
   --sandbox-writable-root <dir>
                              one more directory sandboxed commands may write (repeatable)
@@ -128,10 +129,13 @@ const CONFIG_FLAGS = new Set([
 /** Config flags that take a value (`--flag value` or `--flag=value`). */
 const VALUED_FLAGS = new Set(['--sandbox', '--sandbox-writable-root', '--sandbox-mechanism'])
 /**
- * The CLI's and the MCP server's own defaults, under the user's variables and flags: the
- * sandbox on, writes confined to the workspace, the network on (so npm install works).
+ * The CLI's and the MCP server's own defaults, under the user's variables and flags: on Linux
+ * the sandbox on, writes confined to the workspace, the network on (so npm install works).
+ * Elsewhere no sandbox exists yet, and asking for one is a startup error, so the default there
+ * is off: a plain `agent-tools-native mcp` must start on a Mac.
  */
-const CLI_DEFAULTS = { SANDBOX: 'workspace-write', SANDBOX_NETWORK: '1' }
+const CLI_DEFAULTS =
+  process.platform === 'linux' ? { SANDBOX: 'workspace-write', SANDBOX_NETWORK: '1' } : {}
 /** `mcp --http`'s port unless --port says otherwise (0: any free port). */
 const DEFAULT_HTTP_PORT = 8765
 /** `mcp --http`'s flags that take a value, with what the value is, for a usage message. */
