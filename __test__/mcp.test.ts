@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgentTools, readOnlyTools, tools } from '../index.js'
 import { CLI, cleanEnv, MUTATING_TOOL_NAMES } from './cli-helpers'
-import { tempDir, writeTree } from './helpers'
+import { alive, gone, pidIn, tempDir, writeTree } from './helpers'
 
 const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'))
 
@@ -60,13 +60,21 @@ describe('mcp server', () => {
     const root = fixture()
     const client = await connect(['--workspace', root])
     const { tools: listed } = await client.listTools()
-    expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name))
-    const expected = createAgentTools({ workspaceRoot: root }).listTools()
+    // The server offers the tools beyond the contract too, as the library's `extras: true` does.
+    const expected = createAgentTools({ workspaceRoot: root, extras: true }).listTools()
+    expect(listed.map((t) => t.name)).toEqual(expected.map((t) => t.name))
+    expect(listed.map((t) => t.name)).toContain('monitor_send')
     for (const [i, tool] of listed.entries()) {
       expect(tool.description).toBe(expected[i]?.description)
       expect(tool.inputSchema).toEqual(expected[i]?.inputSchema)
       expect(tool.annotations?.readOnlyHint).toBe(readOnlyTools.some((t) => t.name === tool.name))
     }
+  })
+
+  it('lists exactly the contract tools with --no-extras', async () => {
+    const client = await connect(['--workspace', fixture(), '--no-extras'])
+    const names = (await client.listTools()).tools.map((t) => t.name)
+    expect(names).toEqual(tools.map((t) => t.name))
   })
 
   it('lists only the read tools in read-only mode (flag or environment)', async () => {
@@ -143,9 +151,10 @@ describe('mcp server', () => {
     const client = await connect(['--workspace', root])
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} })
     expect(unknown.isError).toBe(true)
-    expect(JSON.parse(textOf(unknown))).toEqual({
+    expect(JSON.parse(textOf(unknown))).toMatchObject({
       error: 'not_found',
       message: 'Unknown tool: no_such_tool',
+      available: expect.arrayContaining(['read_file', 'bash']),
     })
     const readOnly = await connect(['--workspace', root, '--read-only'])
     for (const name of MUTATING_TOOL_NAMES) {
@@ -154,9 +163,10 @@ describe('mcp server', () => {
         arguments: { path: 'new.txt', content: 'x', command: 'touch new.txt' },
       })
       expect(r.isError).toBe(true)
-      expect(JSON.parse(textOf(r))).toEqual({
+      expect(JSON.parse(textOf(r))).toMatchObject({
         error: 'not_found',
         message: `Unknown tool: ${name}`,
+        hidden_by: 'readOnly',
       })
     }
     expect(existsSync(join(root, 'new.txt'))).toBe(false)
@@ -202,5 +212,76 @@ describe('mcp server', () => {
       content: [{ type: 'text', text: '     1\tone\n     2\ttwo' }],
       isError: false,
     })
+  })
+
+  describe('when the client goes away mid-call', () => {
+    /** A server whose client has started a `sleep 30` (with a progressToken); its pid. */
+    async function sleeping() {
+      const root = fixture()
+      const child = spawn(process.execPath, [CLI, 'mcp', '--workspace', root], {
+        env: cleanEnv(),
+      })
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (d) => {
+        stderr += d
+      })
+      child.stdout.on('error', () => {})
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      const messages = [
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: {
+            name: 'bash',
+            arguments: { command: 'echo $$ > pid.tmp && mv pid.tmp pid && exec sleep 30' },
+            _meta: { progressToken: 'p' },
+          },
+        },
+      ]
+      child.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''))
+      const pid = await pidIn(join(root, 'pid'))
+      expect(alive(pid)).toBe(true)
+      return { child, pid, exited, stderr: () => stderr }
+    }
+
+    it('stdin closed: the tool process is killed, exit 0, no stack trace', async () => {
+      const { child, pid, exited, stderr } = await sleeping()
+      child.stdin.end()
+      expect(await exited).toBe(0)
+      expect(await gone(pid)).toBe(true)
+      expect(stderr()).not.toMatch(/Error|^\s+at /m)
+    })
+
+    it('stdout broken (EPIPE): the tool process is killed, exit 0, no stack trace', async () => {
+      const { child, pid, exited, stderr } = await sleeping()
+      // The client stops reading: the next progress notification the server writes hits EPIPE.
+      child.stdout.destroy()
+      expect(await exited).toBe(0)
+      expect(await gone(pid)).toBe(true)
+      expect(stderr()).not.toMatch(/Error|EPIPE|^\s+at /m)
+    })
+
+    it.each(['SIGTERM', 'SIGHUP'] as const)(
+      '%s: the tool process is killed, exit 0, no stack trace',
+      async (signal) => {
+        const { child, pid, exited, stderr } = await sleeping()
+        child.kill(signal)
+        expect(await exited).toBe(0)
+        expect(await gone(pid)).toBe(true)
+        expect(stderr()).not.toMatch(/Error|^\s+at /m)
+      },
+    )
   })
 })

@@ -27,6 +27,8 @@ const ENTRIES = [
       'Elicit',
       'ElicitRequest',
       'ErrorCode',
+      'ExtraToolArgs',
+      'ExtraToolName',
       'Guard',
       'GuardContext',
       'GuardDecision',
@@ -38,6 +40,8 @@ const ENTRIES = [
       'ResponsesToolCallOutputItem',
       'Segment',
       'ServerConfig',
+      'SandboxMechanism',
+      'SandboxMode',
       'Surface',
       'SurfaceAgentTools',
       'SurfaceToolArgs',
@@ -158,11 +162,15 @@ for (const entry of ENTRIES) {
     it('declares the runtime keys of ServerConfig, ToolDef, ToolInfo, DispatchResult, AgentTools', async () => {
       const root = tempDir()
       const agent = createAgentTools({ workspaceRoot: root })
-      // `surface` and `maxCharacters` are present only when set.
+      // `surface`, `maxCharacters`, `extras` and the sandbox keys are present only when set.
       const withSurface = resolveConfig({
         workspaceRoot: root,
         surface: 'anthropic',
         maxCharacters: 1000,
+        ...(process.platform === 'linux'
+          ? { sandbox: 'workspace-write', sandboxWritableRoots: [root] }
+          : {}),
+        extras: true,
       } as never)
       expect(propertiesOf('ServerConfig')).toEqual(runtimeKeys(withSurface))
       expect(propertiesOf('AgentTools')).toEqual(runtimeKeys(agent))

@@ -66,16 +66,89 @@ pub struct Config {
     pub read_only: bool,
     /// Paths outside the workspace are refused with `path_escape`.
     pub confine_to_workspace: bool,
-    /// The vendor tool surface offered instead of the engine's own tool names (absent: none).
+    /// The vendor tool surface offered instead of the engine's own tool names (absent: none):
+    /// its name, which the surfaces read (config does not know the surfaces).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub surface: Option<crate::surfaces::Surface>,
+    pub surface: Option<String>,
     /// The `anthropic` surface's `max_characters`: `view` output is cut past this many
     /// characters (absent: not cut beyond `maxOutputBytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_characters: Option<u64>,
+    /// `sandbox`: what `bash` and the monitors may write (absent: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
+    /// `sandboxNetwork`: whether sandboxed commands may use TCP/UDP (absent: no, once on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_network: Option<bool>,
+    /// `sandboxWritableRoots`: more directories sandboxed commands may write beneath.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_writable_roots: Option<Vec<PathBuf>>,
+    /// `sandboxMechanism`: how the sandbox is enforced; `resolveConfig` names the one in use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_mechanism: Option<SandboxMechanism>,
+    /// The tools beyond the contract are offered (`extras: true`); shown only when on, so a
+    /// default config has exactly the contract's fields.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub extras: bool,
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
+}
+
+/// `sandbox`: what the commands may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    Off,
+    ReadOnly,
+    WorkspaceWrite,
+}
+
+pub const SANDBOX_MODES: &str = "\"off\", \"read-only\" or \"workspace-write\"";
+pub const SANDBOX_MECHANISMS: &str = "\"auto\", \"namespaces\" or \"landlock\"";
+
+impl SandboxMode {
+    /// `setting` is the name the user knows (`sandbox`, `SANDBOX`, `--sandbox`).
+    pub fn parse(setting: &str, raw: &str) -> Result<SandboxMode, StartupError> {
+        match raw {
+            "off" => Ok(SandboxMode::Off),
+            "read-only" => Ok(SandboxMode::ReadOnly),
+            "workspace-write" => Ok(SandboxMode::WorkspaceWrite),
+            other => Err(StartupError(format!(
+                "{setting} must be {SANDBOX_MODES}, got {other:?}"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+        }
+    }
+}
+
+/// `sandboxMechanism`: how the sandbox is enforced (`auto` picks the strongest available).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMechanism {
+    Auto,
+    Namespaces,
+    Landlock,
+}
+
+impl SandboxMechanism {
+    pub fn parse(setting: &str, raw: &str) -> Result<SandboxMechanism, StartupError> {
+        match raw {
+            "auto" => Ok(SandboxMechanism::Auto),
+            "namespaces" => Ok(SandboxMechanism::Namespaces),
+            "landlock" => Ok(SandboxMechanism::Landlock),
+            other => Err(StartupError(format!(
+                "{setting} must be {SANDBOX_MECHANISMS}, got {other:?}"
+            ))),
+        }
+    }
 }
 
 /// A configuration error, reported to JavaScript as `StartupError`.
@@ -89,6 +162,10 @@ impl std::fmt::Display for StartupError {
 }
 
 type Startup<T> = Result<T, StartupError>;
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
 
 fn fail<T>(message: String) -> Startup<T> {
     Err(StartupError(message))
@@ -110,25 +187,88 @@ pub struct Options {
     pub max_monitors: Option<u64>,
     pub ripgrep_available: Option<bool>,
     pub tree_sitter_available: Option<bool>,
-    pub surface: Option<crate::surfaces::Surface>,
+    /// A surface name, checked where the surfaces live.
+    pub surface: Option<String>,
     pub max_characters: Option<u64>,
+    pub sandbox: Option<SandboxMode>,
+    pub sandbox_network: Option<bool>,
+    pub sandbox_writable_roots: Option<Vec<PathBuf>>,
+    pub sandbox_mechanism: Option<SandboxMechanism>,
+    pub extras: Option<bool>,
+}
+
+/// An options object that remembers which keys were read, so the keys nobody read are known.
+struct ReadKeys<'a> {
+    obj: &'a serde_json::Map<String, Value>,
+    read: std::cell::RefCell<Vec<&'static str>>,
+}
+
+impl ReadKeys<'_> {
+    fn get(&self, key: &'static str) -> Option<&Value> {
+        self.read.borrow_mut().push(key);
+        self.obj.get(key)
+    }
+
+    /// The keys present that were never read.
+    fn unread(&self) -> Vec<&str> {
+        let read = self.read.borrow();
+        self.obj
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !read.contains(k))
+            .collect()
+    }
 }
 
 impl Options {
     /// Reads `AgentToolsOptions` from a JSON object, checking each known field's type.
     /// Unknown keys are ignored, as a JavaScript options bag would.
     pub fn from_json(value: &Value) -> Startup<Options> {
+        Self::read_json(value).map(|(options, _)| options)
+    }
+
+    /// [`Options::from_json`], plus one diagnostic line per unknown key, naming the closest real
+    /// option (`readonly` is most likely `readOnly`). The contract ignores unknown keys, so this
+    /// is a warning for the host's warn sink, never an error.
+    pub fn from_json_noting_unknown(value: &Value) -> Startup<(Options, Vec<String>)> {
+        let (options, read) = Self::read_json(value)?;
+        let notes = read
+            .unread()
+            .into_iter()
+            .map(|key| {
+                let near = crate::suggest::closest(key, read.read.borrow().iter().copied());
+                match near {
+                    Some(near) => {
+                        format!("unknown option {key:?} is ignored; did you mean {near:?}?")
+                    }
+                    None => format!("unknown option {key:?} is ignored"),
+                }
+            })
+            .collect();
+        Ok((options, notes))
+    }
+
+    fn read_json(value: &Value) -> Startup<(Options, ReadKeys<'_>)> {
         let Some(obj) = value.as_object() else {
             return fail("options must be an object with at least workspaceRoot".into());
         };
-        let get_bool = |key: &str| -> Startup<Option<bool>> {
+        let obj = ReadKeys {
+            obj,
+            read: Default::default(),
+        };
+        let options = Self::read_keys(&obj)?;
+        Ok((options, obj))
+    }
+
+    fn read_keys(obj: &ReadKeys) -> Startup<Options> {
+        let get_bool = |key: &'static str| -> Startup<Option<bool>> {
             match obj.get(key) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::Bool(b)) => Ok(Some(*b)),
                 Some(other) => fail(format!("{key} must be a boolean, got {other}")),
             }
         };
-        let get_int = |key: &str| -> Startup<Option<u64>> {
+        let get_int = |key: &'static str| -> Startup<Option<u64>> {
             match obj.get(key) {
                 None | Some(Value::Null) => Ok(None),
                 Some(v) => match v.as_u64() {
@@ -158,13 +298,56 @@ impl Options {
             tree_sitter_available: get_bool("treeSitterAvailable")?,
             surface: match obj.get("surface") {
                 None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(crate::surfaces::Surface::parse("surface", s)?),
+                Some(Value::String(s)) => Some(s.clone()),
                 Some(other) => return fail(format!("surface must be a string, got {other}")),
             },
             max_characters: match get_int("maxCharacters")? {
                 Some(0) => return fail("maxCharacters must be an integer >= 1, got: 0".into()),
                 n => n,
             },
+            sandbox: match obj.get("sandbox") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(SandboxMode::parse("sandbox", s)?),
+                Some(other) => {
+                    return fail(format!(
+                        "sandbox must be {}, got {other}",
+                        SANDBOX_MODES
+                    ))
+                }
+            },
+            sandbox_network: get_bool("sandboxNetwork")?,
+            sandbox_writable_roots: match obj.get("sandboxWritableRoots") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|v| match v {
+                            Value::String(s) if !s.is_empty() => Ok(PathBuf::from(s)),
+                            other => fail(format!(
+                                "sandboxWritableRoots must be an array of absolute directory paths, got an item {other}"
+                            )),
+                        })
+                        .collect::<Startup<Vec<_>>>()?,
+                ),
+                Some(other) => {
+                    return fail(format!(
+                        "sandboxWritableRoots must be an array of absolute directory paths, got {other}"
+                    ))
+                }
+            },
+            sandbox_mechanism: match obj.get("sandboxMechanism") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => {
+                    Some(SandboxMechanism::parse("sandboxMechanism", s)?)
+                }
+                Some(other) => {
+                    return fail(format!(
+                        "sandboxMechanism must be {}, got {other}",
+                        SANDBOX_MECHANISMS
+                    ))
+                }
+            },
+            extras: get_bool("extras")?,
         })
     }
 }
@@ -212,6 +395,20 @@ pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
             return fail(format!("{name} must be an integer >= {min}, got: {value}"));
         }
     }
+    for root in config.sandbox_writable_roots.iter().flatten() {
+        if !root.is_absolute() {
+            return fail(format!(
+                "sandboxWritableRoots must hold absolute directories, got {:?}",
+                root.display().to_string()
+            ));
+        }
+        if !root.is_dir() {
+            return fail(format!(
+                "sandboxWritableRoots: {} is not an existing directory",
+                root.display()
+            ));
+        }
+    }
     Ok(config)
 }
 
@@ -246,6 +443,11 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
         surface: options.surface,
         max_characters: options.max_characters,
+        sandbox: options.sandbox,
+        sandbox_network: options.sandbox_network,
+        sandbox_writable_roots: options.sandbox_writable_roots,
+        sandbox_mechanism: options.sandbox_mechanism,
+        extras: options.extras.unwrap_or(false),
         profile: Profile::default(),
     })
 }
@@ -296,21 +498,81 @@ pub fn options_from_argv_env(
             *slot = Some(parse_int(key, v)?);
         }
     }
+    if newer {
+        if let Some(v) = env_str("SANDBOX") {
+            options.sandbox = Some(SandboxMode::parse("SANDBOX", v.trim())?);
+        }
+        if let Some(v) = env_str("SANDBOX_NETWORK") {
+            options.sandbox_network = Some(parse_bool("SANDBOX_NETWORK", v)?);
+        }
+        if let Some(v) = env_str("SANDBOX_WRITABLE_ROOTS").filter(|v| !v.is_empty()) {
+            options.sandbox_writable_roots = Some(
+                std::env::split_paths(v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect(),
+            );
+        }
+        if let Some(v) = env_str("SANDBOX_MECHANISM") {
+            options.sandbox_mechanism =
+                Some(SandboxMechanism::parse("SANDBOX_MECHANISM", v.trim())?);
+        }
+    }
+    let mut roots_from_flags = false;
     let mut args = argv.iter();
     while let Some(arg) = args.next() {
+        // `--flag value` and `--flag=value` alike, for the valued sandbox flags.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--sandbox") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        if newer
+            && matches!(
+                flag,
+                "--sandbox" | "--sandbox-writable-root" | "--sandbox-mechanism"
+            )
+        {
+            let value = match inline {
+                Some(v) if !v.is_empty() => v,
+                Some(_) => return fail(format!("{flag} needs a value: {flag}=<value>")),
+                None => match args.next() {
+                    Some(v) if !v.starts_with("--") => v.clone(),
+                    _ => return fail(format!("{flag} needs a value: {flag} <value>")),
+                },
+            };
+            match flag {
+                "--sandbox" => options.sandbox = Some(SandboxMode::parse(flag, &value)?),
+                "--sandbox-mechanism" => {
+                    options.sandbox_mechanism = Some(SandboxMechanism::parse(flag, &value)?)
+                }
+                _ => {
+                    // The first flag replaces SANDBOX_WRITABLE_ROOTS; more flags add to it.
+                    if !std::mem::replace(&mut roots_from_flags, true) {
+                        options.sandbox_writable_roots = Some(Vec::new());
+                    }
+                    options
+                        .sandbox_writable_roots
+                        .get_or_insert_with(Vec::new)
+                        .push(PathBuf::from(value));
+                }
+            }
+            continue;
+        }
         match arg.as_str() {
+            "--sandbox-network" if newer => options.sandbox_network = Some(true),
+            "--no-sandbox-network" if newer => options.sandbox_network = Some(false),
             "--workspace" => match args.next() {
                 Some(v) if !v.starts_with("--") => options.workspace_root = Some(v.clone()),
                 _ => return fail("--workspace needs a value: --workspace <dir>".into()),
             },
             "--read-only" => options.read_only = Some(true),
             "--surface" => match args.next() {
-                Some(v) if !v.starts_with("--") => {
-                    options.surface = Some(crate::surfaces::Surface::parse("--surface", v)?)
-                }
+                Some(v) if !v.starts_with("--") => options.surface = Some(v.clone()),
                 _ => return fail("--surface needs a value: --surface <name>".into()),
             },
             "--allow-outside-workspace" => options.confine_to_workspace = Some(false),
+            // Not the contract's: the CLI passes `--extras` unless its user said `--no-extras`.
+            "--extras" => options.extras = Some(true),
+            "--no-extras" => options.extras = Some(false),
             other => {
                 if let Some(v) = other.strip_prefix("--workspace=") {
                     if v.is_empty() {
@@ -318,7 +580,7 @@ pub fn options_from_argv_env(
                     }
                     options.workspace_root = Some(v.to_string());
                 } else if let Some(v) = other.strip_prefix("--surface=") {
-                    options.surface = Some(crate::surfaces::Surface::parse("--surface", v)?);
+                    options.surface = Some(v.to_string());
                 }
             }
         }
@@ -431,6 +693,35 @@ mod tests {
     }
 
     #[test]
+    fn unknown_keys_are_noted_with_the_closest_option() {
+        let (options, notes) = Options::from_json_noting_unknown(&json!({
+            "workspaceRoot": "/w",
+            "readonly": true,
+            "maxOutputBytes": 2048,
+            "frobnicate": 1,
+        }))
+        .unwrap();
+        assert_eq!(options.read_only, None, "a typo changes nothing");
+        assert_eq!(options.max_output_bytes, Some(2048));
+        assert_eq!(
+            notes,
+            vec![
+                r#"unknown option "frobnicate" is ignored"#.to_string(),
+                r#"unknown option "readonly" is ignored; did you mean "readOnly"?"#.to_string(),
+            ]
+        );
+        let every_known = json!({
+            "workspaceRoot": "/w", "readOnly": false, "confineToWorkspace": true,
+            "maxOutputBytes": null, "maxFileBytes": null, "bashTimeoutMs": null,
+            "bashTimeoutMaxMs": null, "maxBashOutputBytes": null, "maxImageBytes": null,
+            "monitorReadyTimeoutMs": null, "maxMonitors": null, "ripgrepAvailable": true,
+            "treeSitterAvailable": true, "surface": null, "maxCharacters": null, "extras": true,
+        });
+        let (_, notes) = Options::from_json_noting_unknown(&every_known).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
     fn argv_beats_env() {
         let env = json!({"WORKSPACE_ROOT": "/env", "READ_ONLY": "no", "MAX_FILE_BYTES": "2048"});
         let argv: Vec<String> = ["--workspace=/flag", "--read-only"]
@@ -465,5 +756,126 @@ mod tests {
         );
         assert_eq!(parse_bool("X", "ON"), Ok(true));
         assert_eq!(parse_bool("X", ""), Ok(false));
+    }
+
+    #[test]
+    fn sandbox_settings_from_env_and_flags() {
+        use super::{SandboxMechanism as Mechanism, SandboxMode as Mode};
+        let env = json!({"SANDBOX": "read-only", "SANDBOX_NETWORK": "yes",
+            "SANDBOX_WRITABLE_ROOTS": "/a:/b", "SANDBOX_MECHANISM": "landlock"});
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.sandbox, Some(Mode::ReadOnly));
+        assert_eq!(o.sandbox_network, Some(true));
+        assert_eq!(
+            o.sandbox_writable_roots,
+            Some(vec![PathBuf::from("/a"), PathBuf::from("/b")])
+        );
+        assert_eq!(o.sandbox_mechanism, Some(Mechanism::Landlock));
+        let argv: Vec<String> = [
+            "--sandbox=workspace-write",
+            "--no-sandbox-network",
+            "--sandbox-writable-root",
+            "/c",
+            "--sandbox-writable-root=/d",
+            "--sandbox-mechanism",
+            "auto",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let o = options_from_argv_env(&argv, env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.sandbox, Some(Mode::WorkspaceWrite));
+        assert_eq!(o.sandbox_network, Some(false));
+        // The flags replace the variable's roots.
+        assert_eq!(
+            o.sandbox_writable_roots,
+            Some(vec![PathBuf::from("/c"), PathBuf::from("/d")])
+        );
+        assert_eq!(o.sandbox_mechanism, Some(Mechanism::Auto));
+        // The seed contract has no sandbox.
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Seed).unwrap();
+        assert_eq!(o.sandbox, None);
+    }
+
+    #[test]
+    fn bad_sandbox_values_name_the_setting() {
+        let empty = serde_json::Map::new();
+        for (argv, env, name) in [
+            (vec!["--sandbox", "on"], json!({}), "--sandbox must be"),
+            (vec!["--sandbox"], json!({}), "--sandbox needs a value"),
+            (
+                vec!["--sandbox-mechanism=bwrap"],
+                json!({}),
+                "--sandbox-mechanism must be",
+            ),
+            (vec![], json!({"SANDBOX": "yes"}), "SANDBOX must be"),
+            (
+                vec![],
+                json!({"SANDBOX_NETWORK": "maybe"}),
+                "SANDBOX_NETWORK must be",
+            ),
+            (
+                vec![],
+                json!({"SANDBOX_MECHANISM": "x"}),
+                "SANDBOX_MECHANISM must be",
+            ),
+        ] {
+            let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+            let env = env.as_object().unwrap_or(&empty).clone();
+            let err = options_from_argv_env(&argv, &env, Profile::Current).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+        for (value, name) in [
+            (json!({"sandbox": "full"}), "sandbox must be"),
+            (json!({"sandbox": 1}), "sandbox must be"),
+            (
+                json!({"sandboxNetwork": "no"}),
+                "sandboxNetwork must be a boolean",
+            ),
+            (
+                json!({"sandboxWritableRoots": "/tmp"}),
+                "sandboxWritableRoots must be an array",
+            ),
+            (
+                json!({"sandboxWritableRoots": [1]}),
+                "sandboxWritableRoots must be an array",
+            ),
+            (
+                json!({"sandboxMechanism": "seatbelt"}),
+                "sandboxMechanism must be",
+            ),
+        ] {
+            let err = Options::from_json(&value).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        for (roots, name) in [
+            (json!(["rel"]), "sandboxWritableRoots must hold absolute"),
+            (
+                json!(["/no/such/dir"]),
+                "sandboxWritableRoots: /no/such/dir is not",
+            ),
+        ] {
+            let o = opts(json!({"workspaceRoot": root, "sandboxWritableRoots": roots}));
+            let err = resolve(o, Path::new("/")).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn sandbox_keys_serialize_only_when_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let plain = resolve(opts(json!({"workspaceRoot": root})), Path::new("/")).unwrap();
+        let text = serde_json::to_string(&plain).unwrap();
+        assert!(!text.contains("sandbox"), "{text}");
+        let off = resolve(
+            opts(json!({"workspaceRoot": root, "sandbox": "off"})),
+            Path::new("/"),
+        )
+        .unwrap();
+        let text = serde_json::to_string(&off).unwrap();
+        assert!(text.ends_with(r#""sandbox":"off"}"#), "{text}");
     }
 }

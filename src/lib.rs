@@ -10,7 +10,6 @@ pub mod call;
 pub mod code;
 pub mod config;
 pub mod confine;
-pub mod dirfd;
 pub mod dispatch;
 pub mod editing;
 pub mod error;
@@ -26,9 +25,11 @@ pub mod pool;
 pub mod punctuation;
 #[cfg(all(test, target_os = "linux"))]
 mod race;
+pub mod sandbox;
 pub mod schema;
 pub mod shell;
 pub mod spill;
+pub mod suggest;
 pub mod surfaces;
 #[cfg(test)]
 mod testutil;
