@@ -72,8 +72,11 @@ describe('the CI workflow', () => {
 
   it('builds every napi target', () => {
     const build = workflow.slice(workflow.indexOf('\n  build:'), workflow.indexOf('\n  test:'))
-    const built = [...build.matchAll(/^\s+target: (\S+)$/gm)].map((m) => m[1])
+    const built = [...build.matchAll(/^\s+(?:- )?target: (\S+)$/gm)].map((m) => m[1])
     expect(built.sort()).toEqual([...targets].sort())
+    // One way to build a platform package: the script a developer runs, then its checks.
+    expect(build).toContain(`run: npm run build:platform -- \${{ matrix.target }}`)
+    expect(build).toContain(`run: npm run smoke:platform -- \${{ matrix.target }}`)
   })
 
   it('tests on Node 20, 22 and 24 and publishes on a version tag', () => {
