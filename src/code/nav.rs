@@ -98,7 +98,10 @@ pub fn source_text(mut bytes: Vec<u8>, max: u64) -> Option<String> {
 }
 
 /// The grammar of a file name, when `accept` takes it.
-pub fn grammar_of(name: &Path, accept: &dyn Fn(&'static Grammar) -> bool) -> Option<&'static Grammar> {
+pub fn grammar_of(
+    name: &Path,
+    accept: &dyn Fn(&'static Grammar) -> bool,
+) -> Option<&'static Grammar> {
     let name = name.file_name()?.to_str()?;
     lang::for_extension(&lang::extname(name)).filter(|g| accept(g))
 }

@@ -178,11 +178,23 @@ mod tests {
             "",
         );
         assert_eq!(found, ["console.log(x)"]);
-        let (found, _) = run("go", "fmt.Println($$$)", "package p\nfunc f() { fmt.Println(1) }\n", "");
-        assert_eq!(found, ["fmt.Println(1)"]);
+        // `fmt.Println($A)` alone would parse as a Go type conversion: patterns must be
+        // unambiguous code.
+        let (found, _) = run(
+            "go",
+            "fmt.Println($A, $$$)",
+            "package p\nfunc f() { fmt.Println(1); fmt.Println(1, 2) }\n",
+            "",
+        );
+        assert_eq!(found, ["fmt.Println(1, 2)"]);
         let (found, _) = run("cpp", "free($P)", "void f(void) { free(p); }\n", "");
         assert_eq!(found, ["free(p)"]);
-        let (found, _) = run("java", "$A.size()", "class A { int f() { return l.size(); } }\n", "");
+        let (found, _) = run(
+            "java",
+            "$A.size()",
+            "class A { int f() { return l.size(); } }\n",
+            "",
+        );
         assert_eq!(found, ["l.size()"]);
     }
 

@@ -60,6 +60,7 @@ impl Tool for AstGrep {
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
     const NEEDS_TREE_SITTER: bool = true;
+    const EXTRA: bool = true;
     const TITLE: &'static str = "Structural search and rewrite (ast-grep)";
     type Args = Args;
 
@@ -204,8 +205,12 @@ fn compile_all(pattern: &str, language_arg: Option<&str>) -> ToolResult<Patterns
             ))
             .with("field", "language"));
         };
-        let compiled = structural::compile(pattern, grammar)
-            .map_err(|e| bad(format!("invalid ast-grep pattern for {}: {e}", grammar.name)))?;
+        let compiled = structural::compile(pattern, grammar).map_err(|e| {
+            bad(format!(
+                "invalid ast-grep pattern for {}: {e}",
+                grammar.name
+            ))
+        })?;
         return Ok(GRAMMARS
             .iter()
             .map(|g| std::ptr::eq(g, grammar).then(|| compiled.clone()))
@@ -287,7 +292,7 @@ mod tests {
     use serde_json::json;
 
     use crate::error::ErrorCode;
-    use crate::testutil::config_at as config;
+    use crate::tools::find_symbol::tests::config;
     use crate::tools::find_symbol::tests::tree;
 
     fn call(root: &Path, args: serde_json::Value) -> crate::error::ToolResult<String> {
@@ -316,7 +321,11 @@ mod tests {
             "a.rs:4: a.unwrap()\na.rs:5: b(c)\nb.py:1: x.unwrap()"
         );
         assert_eq!(
-            call(root, json!({"pattern": "console.log($$$A)", "path": "c.ts"})).unwrap(),
+            call(
+                root,
+                json!({"pattern": "console.log($$$A)", "path": "c.ts"})
+            )
+            .unwrap(),
             "c.ts:1: console.log(a, b)\nc.ts:2: console.log()"
         );
         assert_eq!(
@@ -325,10 +334,19 @@ mod tests {
         );
         let e = call(root, json!({"pattern": "$$$A", "language": "rust"})).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidInput);
-        assert!(e.message.starts_with("invalid ast-grep pattern for rust: "), "{}", e.message);
+        assert!(
+            e.message.starts_with("invalid ast-grep pattern for rust: "),
+            "{}",
+            e.message
+        );
         let e = call(root, json!({"pattern": "x", "language": "cobol"})).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidInput);
-        assert!(e.message.starts_with("unknown language \"cobol\": use one of typescript, tsx"), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("unknown language \"cobol\": use one of typescript, tsx"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
@@ -338,23 +356,33 @@ mod tests {
         let a = "fn f() {\r\n    a.unwrap();\r\n}\r\n";
         let b = "fn g() { b.unwrap() }\n";
         tree(root, &[("a.rs", a), ("zz_sg_fail.rs", b)]);
-        let args = json!({"pattern": "$X.unwrap()", "rewrite": "$X.expect(\"ok\")", "language": "rust"});
+        let args =
+            json!({"pattern": "$X.unwrap()", "rewrite": "$X.expect(\"ok\")", "language": "rust"});
         let out = call(root, args.clone()).unwrap();
-        assert!(out.starts_with("2 rewrite(s) across 2 file(s) (dry run"), "{out}");
+        assert!(
+            out.starts_with("2 rewrite(s) across 2 file(s) (dry run"),
+            "{out}"
+        );
         assert!(out.contains("+    a.expect(\"ok\");"), "{out}");
         assert_eq!(fs::read_to_string(root.join("a.rs")).unwrap(), a);
         // Applied: both files, line endings kept, and meta.diff.
         let mut apply = args.clone();
         apply["dry_run"] = json!(false);
         let c = config(root);
-        let spec = crate::tools::REGISTRY.iter().find(|t| t.name == "ast_grep").unwrap();
+        let spec = crate::tools::REGISTRY
+            .iter()
+            .find(|t| t.name == "ast_grep")
+            .unwrap();
         let ctx = crate::call::Ctx::new(&c, crate::call::Cancel::default());
         let result = spec.call(apply.clone(), &ctx).unwrap();
         assert_eq!(
             result.joined_text(),
             "Rewrote 2 match(es) in 2 file(s):\n  M a.rs (1 rewrite)\n  M zz_sg_fail.rs (1 rewrite)"
         );
-        assert!(result.meta.unwrap()["diff"].as_str().unwrap().contains("-fn g() { b.unwrap() }"));
+        assert!(result.meta.unwrap()["diff"]
+            .as_str()
+            .unwrap()
+            .contains("-fn g() { b.unwrap() }"));
         assert_eq!(
             fs::read_to_string(root.join("a.rs")).unwrap(),
             "fn f() {\r\n    a.expect(\"ok\");\r\n}\r\n"

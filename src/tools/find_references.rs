@@ -44,6 +44,7 @@ impl Tool for FindReferences {
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
     const NEEDS_TREE_SITTER: bool = true;
+    const EXTRA: bool = true;
     const TITLE: &'static str = "Find references to a name";
     type Args = Args;
 
@@ -127,8 +128,8 @@ mod tests {
 
     use serde_json::json;
 
+    use crate::tools::find_symbol::tests::config;
     use crate::tools::find_symbol::tests::tree;
-    use crate::testutil::config_at as config;
 
     fn call(root: &Path, args: serde_json::Value) -> crate::error::ToolResult<String> {
         crate::testutil::call_text("find_references", args, &config(root))
@@ -178,8 +179,13 @@ mod tests {
     fn bounded_by_max_output_bytes_and_cancellable() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let body: String = (0..500).map(|i| format!("fn f{i}() {{ target(); }}\n")).collect();
-        tree(root, &[("a.rs", &body), ("b/c.rs", "fn g() { target(); }\n")]);
+        let body: String = (0..500)
+            .map(|i| format!("fn f{i}() {{ target(); }}\n"))
+            .collect();
+        tree(
+            root,
+            &[("a.rs", &body), ("b/c.rs", "fn g() { target(); }\n")],
+        );
         let mut c = config(root);
         c.max_output_bytes = 2048;
         let out =
@@ -191,7 +197,10 @@ mod tests {
         cancel.cancel();
         let ctx = crate::call::Ctx::new(&c, cancel);
         for tool in ["find_references", "find_symbol", "repo_map", "ast_grep"] {
-            let spec = crate::tools::REGISTRY.iter().find(|t| t.name == tool).unwrap();
+            let spec = crate::tools::REGISTRY
+                .iter()
+                .find(|t| t.name == tool)
+                .unwrap();
             let args = match tool {
                 "repo_map" => json!({}),
                 "ast_grep" => json!({"pattern": "target()", "language": "rust"}),

@@ -43,6 +43,7 @@ impl Tool for FindSymbol {
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
     const NEEDS_TREE_SITTER: bool = true;
+    const EXTRA: bool = true;
     const TITLE: &'static str = "Find a symbol's definitions";
     type Args = Args;
 
@@ -123,8 +124,16 @@ pub(crate) mod tests {
 
     use serde_json::json;
 
+    use crate::config::Config;
     use crate::error::ErrorCode;
-    use crate::testutil::config_at as config;
+
+    /// A test config with the tools beyond the contract offered.
+    pub fn config(root: &Path) -> Config {
+        Config {
+            extras: true,
+            ..crate::testutil::config_at(root)
+        }
+    }
 
     pub fn tree(root: &Path, files: &[(&str, &str)]) {
         for (f, body) in files {
@@ -181,13 +190,14 @@ pub(crate) mod tests {
             call(root, json!({"name": "parse", "path": "py/p.py"})).unwrap(),
             "py/p.py:2: method def parse(self):"
         );
-        assert_eq!(
-            call(root, json!({"name": "Pars"})).unwrap(),
-            "(no matches)"
-        );
+        assert_eq!(call(root, json!({"name": "Pars"})).unwrap(), "(no matches)");
         let e = call(root, json!({"name": "Parser", "kind": "klass"})).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidInput);
-        assert!(e.message.contains("function, method, class"), "{}", e.message);
+        assert!(
+            e.message.contains("function, method, class"),
+            "{}",
+            e.message
+        );
         let e = call(root, json!({"name": "a b"})).unwrap_err();
         assert!(e.message.contains("use grep"), "{}", e.message);
         // Paging.

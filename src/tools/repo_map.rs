@@ -54,6 +54,7 @@ impl Tool for RepoMap {
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
     const NEEDS_TREE_SITTER: bool = true;
+    const EXTRA: bool = true;
     const TITLE: &'static str = "Map a repository";
     type Args = Args;
 
@@ -133,7 +134,9 @@ pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -
         })
         .collect();
     let sum: f64 = person.iter().sum();
-    person.iter_mut().for_each(|p| *p /= sum.max(f64::MIN_POSITIVE));
+    person
+        .iter_mut()
+        .for_each(|p| *p /= sum.max(f64::MIN_POSITIVE));
     let mut out_weight = vec![0.0f64; n];
     for &(from, _, _, w) in &links {
         out_weight[from as usize] += w;
@@ -175,22 +178,27 @@ pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -
         return "(no definitions found)".to_string();
     }
     // The most definitions whose map fits the budget (the map grows with every one added).
-    let render = |k: usize| render(files, &rank, &defs[..k], defs.len() - k);
-    let (mut lo, mut hi) = (0usize, defs.len());
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if render(mid).len() <= budget {
-            lo = mid;
-        } else {
-            hi = mid - 1;
+    // With the footer saying what is left out when it fits, else without.
+    for footer in [true, false] {
+        let render = |k: usize| render(files, &rank, &defs[..k], defs.len() - k, footer);
+        let (mut lo, mut hi) = (0usize, defs.len());
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if render(mid).len() <= budget {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if lo > 0 {
+            return render(lo);
         }
     }
-    if lo == 0 {
+    {
         // Not even one definition fits: the top file's path, as much as fits.
         let first = &files[defs[0].1 .0 as usize].0;
-        return first[..crate::bound::floor_char_boundary(first, budget)].to_string();
+        first[..crate::bound::floor_char_boundary(first, budget)].to_string()
     }
-    render(lo)
 }
 
 /// The map text of the chosen definitions: files by rank, definitions by line.
@@ -199,6 +207,7 @@ fn render(
     rank: &[f64],
     chosen: &[(f64, DefRef)],
     left: usize,
+    footer: bool,
 ) -> String {
     let mut by_file: Vec<DefRef> = chosen.iter().map(|c| c.1).collect();
     by_file.sort_by(|a, b| {
@@ -225,9 +234,9 @@ fn render(
         out.push_str(&l);
         out.push('\n');
     }
-    if left > 0 {
+    if left > 0 && footer {
         out.push_str(&format!(
-            "[... {left} more definitions not shown: raise max_tokens, narrow path, or set focus ...]"
+            "[... {left} more definitions: raise max_tokens, narrow path or set focus ...]"
         ));
     } else {
         out.pop();
@@ -241,7 +250,7 @@ mod tests {
 
     use serde_json::json;
 
-    use crate::testutil::config_at as config;
+    use crate::tools::find_symbol::tests::config;
     use crate::tools::find_symbol::tests::tree;
 
     fn call(root: &Path, args: serde_json::Value) -> String {
@@ -288,6 +297,9 @@ mod tests {
         let out = call(dir.path(), json!({"focus": ["run_jobs"]}));
         assert!(out.starts_with("app/jobs.py:\n"), "{out}");
         let out = call(dir.path(), json!({"path": "tools"}));
-        assert_eq!(out, "tools/report.py:\n  1: def report()\n  4: def format_row(r)");
+        assert_eq!(
+            out,
+            "tools/report.py:\n  1: def report()\n  4: def format_row(r)"
+        );
     }
 }
