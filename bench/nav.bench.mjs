@@ -93,7 +93,7 @@ const rows = []
   const root = ripgrepTree()
   const config = resolveConfig({ workspaceRoot: root, maxOutputBytes: 2 ** 30, readOnly: true, extras: true })
   for (const name of ['Sink', 'LineTerminator', 'Glob']) {
-    const rg = () => spawnSync('rg', [...WALK, '-w', '-n', '--no-heading', '--with-filename', name], { cwd: root, maxBuffer: 1 << 28 })
+    const rg = () => spawnSync('rg', [...WALK, '-w', '-n', '--no-heading', '--with-filename', name], { cwd: root, maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] })
     const ours = () => dispatch('find_references', { name }, config)
     const r = await ours()
     if (r.isError) throw new Error(r.text)

@@ -102,6 +102,11 @@ pub struct FileTags {
     pub defs: Vec<Def>,
     /// Every identifier used as a reference, with its number of uses, sorted by name.
     pub names: Vec<(Box<str>, u32)>,
+    /// Where those references start (byte offsets, ascending): what find_references checks an
+    /// occurrence of a name against, without parsing the file again.
+    pub refs: Vec<u32>,
+    /// Raw code text (C macro bodies) as byte ranges: every word in it counts as a reference.
+    pub code: Vec<(u32, u32)>,
 }
 
 impl FileTags {
@@ -113,7 +118,7 @@ impl FileTags {
             .map(|d| d.name.len() + d.text.len() + 48)
             .sum();
         let names: usize = self.names.iter().map(|(n, _)| n.len() + 24).sum();
-        defs + names + 64
+        defs + names + self.refs.len() * 4 + self.code.len() * 8 + 96
     }
 }
 
@@ -267,21 +272,49 @@ pub fn file_tags(grammar: &'static Grammar, tree: &Tree, text: &str) -> FileTags
     let def_names: HashSet<usize> = found.iter().map(|f| f.name.start_byte()).collect();
     let defs = found.iter().map(|f| def(f, text)).collect();
     let mut counts: HashMap<&str, u32> = HashMap::new();
+    let mut refs = Vec::new();
+    let mut code_ranges = Vec::new();
     each_token(q, tree, |node, code| {
         let Some(t) = text.get(node.byte_range()) else {
             return;
         };
         if code {
+            code_ranges.push((node.start_byte() as u32, node.end_byte() as u32));
             for word in words(t) {
                 *counts.entry(word).or_default() += 1;
             }
         } else if !def_names.contains(&node.start_byte()) {
+            refs.push(node.start_byte() as u32);
             *counts.entry(t).or_default() += 1;
         }
     });
     let mut names: Vec<(Box<str>, u32)> = counts.into_iter().map(|(n, c)| (n.into(), c)).collect();
     names.sort_unstable();
-    FileTags { defs, names }
+    refs.sort_unstable();
+    FileTags {
+        defs,
+        names,
+        refs,
+        code: code_ranges,
+    }
+}
+
+impl FileTags {
+    /// Of the whole-word occurrences of a name at `offsets` (see [`word_occurrences`]), the
+    /// ones that are references: where an identifier leaf that is not a definition's own name
+    /// starts (so not in a comment or string, and the whole identifier, since the occurrence
+    /// is a whole word), or inside raw code text.
+    pub fn references(&self, offsets: &[usize]) -> Vec<usize> {
+        offsets
+            .iter()
+            .copied()
+            .filter(|&at| {
+                let at32 = at as u32;
+                self.refs.binary_search(&at32).is_ok()
+                    || self.code.iter().any(|&(s, e)| s <= at32 && at32 < e)
+            })
+            .collect()
+    }
 }
 
 /// Calls `f` on every identifier leaf (`false`) and every raw code node (`true`) of the tree.
@@ -382,44 +415,6 @@ pub fn word_occurrences(text: &str, name: &str) -> Vec<usize> {
             let before = at.checked_sub(1).map(|i| bytes[i]);
             let after = bytes.get(at + name.len()).copied();
             !before.is_some_and(is_word_byte) && !after.is_some_and(is_word_byte)
-        })
-        .collect()
-}
-
-/// Of the whole-word occurrences of `name` at `offsets`, the ones that are references: an
-/// identifier leaf spanning exactly the name (so not inside a comment or string) that is not
-/// the name of a definition, or a word of raw code text (a C macro body).
-pub fn references(
-    grammar: &'static Grammar,
-    tree: &Tree,
-    text: &str,
-    name: &str,
-    offsets: &[usize],
-) -> Vec<usize> {
-    let Some(q) = query_for(grammar) else {
-        return Vec::new();
-    };
-    let root = tree.root_node();
-    let mut def_names: Option<HashSet<usize>> = None;
-    offsets
-        .iter()
-        .copied()
-        .filter(|&at| {
-            let end = at + name.len();
-            let Some(node) = root.descendant_for_byte_range(at, end) else {
-                return false;
-            };
-            let flag = |n: Node| q.token.get(n.kind_id() as usize).copied().unwrap_or(0);
-            if node.start_byte() == at && node.end_byte() == end && flag(node) == 1 {
-                let defs = def_names.get_or_insert_with(|| {
-                    definitions(q, tree, text)
-                        .iter()
-                        .map(|f| f.name.start_byte())
-                        .collect()
-                });
-                return !defs.contains(&at);
-            }
-            std::iter::successors(Some(node), |n| n.parent()).any(|n| flag(n) == 2)
         })
         .collect()
 }
@@ -635,12 +630,10 @@ mod tests {
 
     #[test]
     fn references_skip_comments_strings_longer_names_and_definitions() {
-        let g = by_name("rust").unwrap();
         let text = "// run here\nfn run() {}\nfn main() {\n    run();\n    let s = \"run\";\n    run_all();\n    x.run();\n}\n";
-        let tree = parse(g, text, TOOL_BUDGET, &|| false).unwrap();
         let at = word_occurrences(text, "run");
         assert_eq!(at.len(), 5, "{at:?}");
-        let refs = references(g, &tree, text, "run", &at);
+        let refs = tags("rust", text).references(&at);
         let lines: Vec<usize> = refs
             .iter()
             .map(|&b| text[..b].matches('\n').count() + 1)
@@ -651,10 +644,8 @@ mod tests {
         let names: Vec<(&str, u32)> = t.names.iter().map(|(n, c)| (&**n, *c)).collect();
         assert_eq!(names, [("run", 2), ("run_all", 1), ("s", 1), ("x", 1)]);
         // A C macro body is code.
-        let g = by_name("cpp").unwrap();
         let text = "#define CALL(x) run(x)\nint run(int a) { return a; }\n";
-        let tree = parse(g, text, TOOL_BUDGET, &|| false).unwrap();
-        let refs = references(g, &tree, text, "run", &word_occurrences(text, "run"));
+        let refs = tags("cpp", text).references(&word_occurrences(text, "run"));
         assert_eq!(refs, [16]);
     }
 

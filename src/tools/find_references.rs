@@ -1,7 +1,8 @@
 //! `find_references`: every line where a name is used as an identifier — not in a comment or a
 //! string, not as a longer name that contains it, not where it is defined. Files are searched
 //! for the name as a whole word first (as `rg -w` does); only the files that have it are
-//! parsed, and each occurrence is kept when the syntax tree says it is a reference.
+//! parsed, or their tags taken from the cache (by file identity), and each occurrence is kept
+//! when it starts a reference identifier of the syntax tree.
 //!
 //! Paged and bounded as grep is: pass 1 keeps only line numbers per file, the page's rows are
 //! read again from the files it touches.
@@ -13,7 +14,7 @@ use super::grep::cut_line;
 use super::Tool;
 use crate::bound::bound;
 use crate::call::Ctx;
-use crate::code::{nav, parse, tags};
+use crate::code::{nav, tags};
 use crate::error::ToolResult;
 use crate::output::Output;
 use crate::paths;
@@ -61,12 +62,11 @@ impl Tool for FindReferences {
             if at.is_empty() {
                 return Ok(None);
             }
-            let tree = match parse::parse(c.grammar, &text, parse::TOOL_BUDGET, &cancelled) {
-                Ok(tree) => tree,
-                Err(parse::ParseFailure::Aborted) => return Err(()),
-                Err(_) => return Ok(None),
+            // The file's tags, cached by its identity, say where its references start.
+            let Some(tags) = c.tags_of(&text, &cancelled)? else {
+                return Ok(None);
             };
-            let refs = tags::references(c.grammar, &tree, &text, name, &at);
+            let refs = tags.references(&at);
             let mut lines = nav::lines_of(&text, &refs);
             lines.dedup();
             Ok((!lines.is_empty()).then(|| (c.rel.clone(), lines)))
