@@ -352,31 +352,53 @@ fn def(f: &Found, text: &str) -> Def {
     let start = f.node.start_byte();
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-    let raw = &text[line_start..line_end];
-    let lead = raw.len() - raw.trim_start().len();
-    let body = body_start(f.node).filter(|&b| b >= line_start + lead && b < line_end);
-    let line = raw.trim();
-    let (line, cut) = match line.char_indices().nth(MAX_LINE_CHARS) {
-        Some((i, _)) => (&line[..i], true),
-        None => (line, false),
+    let body = body_start(f.node);
+    let (first, first_sig) = line_and_signature(text, line_start, line_end, body);
+    // A definition whose first line does not name it (C's `static int` above `name(...)`)
+    // shows that line joined with the line that does.
+    let name_at = f.name.start_byte();
+    let (line, sig) = if name_at >= line_end {
+        let name_start = text[..name_at].rfind('\n').map_or(0, |i| i + 1);
+        let name_end = text[name_at..].find('\n').map_or(text.len(), |i| name_at + i);
+        let (second, second_sig) = line_and_signature(text, name_start, name_end, body);
+        (format!("{first} {second}"), format!("{first} {second_sig}"))
+    } else {
+        (first.to_string(), first_sig.to_string())
     };
-    let sig_end = body.map_or(line.len(), |b| (b - line_start - lead).min(line.len()));
+    let mut shown = match line.char_indices().nth(MAX_LINE_CHARS) {
+        Some((i, _)) => format!("{}...", &line[..i]),
+        None => line,
+    };
+    let sig_len = if sig.len() <= shown.len() && shown.starts_with(&sig) {
+        sig.len()
+    } else {
+        shown.len()
+    };
+    shown.shrink_to_fit();
+    Def {
+        name: text[f.name.byte_range()].into(),
+        kind: f.kind,
+        line: f.node.start_position().row as u32 + 1,
+        sig_len: sig_len as u32,
+        text: shown.into(),
+    }
+}
+
+/// The line `text[start..end]` trimmed, and its signature part: up to the body when the body
+/// starts on it, without a trailing `{` or `:`.
+fn line_and_signature(text: &str, start: usize, end: usize, body: Option<usize>) -> (&str, &str) {
+    let raw = &text[start..end];
+    let lead = raw.len() - raw.trim_start().len();
+    let line = raw.trim();
+    let sig_end = body
+        .filter(|&b| b >= start + lead && b < end)
+        .map_or(line.len(), |b| (b - start - lead).min(line.len()));
     let sig = line[..sig_end].trim_end();
     let sig = sig
         .strip_suffix('{')
         .or_else(|| sig.strip_suffix(':'))
         .map_or(sig, str::trim_end);
-    let mut shown = line.to_string();
-    if cut {
-        shown.push_str("...");
-    }
-    Def {
-        name: text[f.name.byte_range()].into(),
-        kind: f.kind,
-        line: f.node.start_position().row as u32 + 1,
-        sig_len: sig.len() as u32,
-        text: shown.into(),
-    }
+    (line, sig)
 }
 
 /// Where a definition's body starts: its `body` field, or else the first `{` of the node or of
@@ -621,6 +643,10 @@ mod tests {
                 "6:enum E | enum E",
                 "6:const X | enum E { X }"
             ]
+        );
+        assert_eq!(
+            defs("cpp", "static int\nsplit(int a)\n{\n  return a;\n}\n"),
+            ["1:function split | static int split(int a)"]
         );
         assert_eq!(
             defs("cpp", "#define MAX 3\nstruct s { int a; };\nint f(int);\nstatic int *g(void)\n{\n  return 0;\n}\nclass K { void m(); };\nvoid K::m() {}\ntypedef int t;\n"),

@@ -176,6 +176,17 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_file_is_parsed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &[("a.py", "def f():\n    pass\nf()\n")]);
+        assert_eq!(call(root, json!({"name": "f"})).unwrap(), "a.py:3: f()");
+        // Same file (inode), new size and contents: the cached tags are not used.
+        std::fs::write(root.join("a.py"), "# f()\nx = 'f()'\n\n\nf()\n").unwrap();
+        assert_eq!(call(root, json!({"name": "f"})).unwrap(), "a.py:5: f()");
+    }
+
+    #[test]
     fn bounded_by_max_output_bytes_and_cancellable() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();

@@ -3,7 +3,7 @@
 //!
 //! Importance comes from a reference graph, as aider's repo map does: file A links to file B for
 //! each name A uses that B defines (weighted by the square root of A's uses, divided among the
-//! files that define the name; names defined in more than [`MAX_DEFINERS`] files are too common
+//! files that define the name, ×10 for a long compound name as aider weighs them; names defined in more than [`MAX_DEFINERS`] files are too common
 //! to say anything). Files are ranked with PageRank, personalized toward `focus` (files,
 //! directories or symbol names) when given; each file's rank flows along its links to the
 //! definitions it uses, which ranks the definitions. The most important definitions that fit
@@ -111,6 +111,10 @@ pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -
             if is_focus_name(name) {
                 w *= 10.0;
             }
+            // As aider weighs them: a long, specific name says more than `count` or `flags`.
+            if is_specific(name) {
+                w *= 10.0;
+            }
             if name.starts_with('_') {
                 w *= 0.1;
             }
@@ -199,6 +203,11 @@ pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -
         let first = &files[defs[0].1 .0 as usize].0;
         first[..crate::bound::floor_char_boundary(first, budget)].to_string()
     }
+}
+
+/// Whether a name is long and compound (`inode_permission`, `parseArgs`), as aider counts it.
+fn is_specific(name: &str) -> bool {
+    name.len() >= 8 && (name.contains('_') || name.chars().skip(1).any(|c| c.is_ascii_uppercase()))
 }
 
 /// The map text of the chosen definitions: files by rank, definitions by line.
