@@ -13,7 +13,7 @@
 (enum_item name: (type_identifier) @name) @definition.enum
 (type_item name: (type_identifier) @name) @definition.type
 (trait_item name: (type_identifier) @name) @definition.trait
-(mod_item name: (identifier) @name) @definition.module
+(mod_item name: (identifier) @name body: (_)) @definition.module
 (macro_definition name: (identifier) @name) @definition.macro
 (const_item name: (identifier) @name) @definition.const
 (static_item name: (identifier) @name) @definition.const
