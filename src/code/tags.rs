@@ -359,7 +359,9 @@ fn def(f: &Found, text: &str) -> Def {
     let name_at = f.name.start_byte();
     let (line, sig) = if name_at >= line_end {
         let name_start = text[..name_at].rfind('\n').map_or(0, |i| i + 1);
-        let name_end = text[name_at..].find('\n').map_or(text.len(), |i| name_at + i);
+        let name_end = text[name_at..]
+            .find('\n')
+            .map_or(text.len(), |i| name_at + i);
         let (second, second_sig) = line_and_signature(text, name_start, name_end, body);
         (format!("{first} {second}"), format!("{first} {second_sig}"))
     } else {

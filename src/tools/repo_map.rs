@@ -7,7 +7,7 @@
 //! to say anything). Files are ranked with PageRank, personalized toward `focus` (files,
 //! directories or symbol names) when given; each file's rank flows along its links to the
 //! definitions it uses, which ranks the definitions. The most important definitions that fit
-//! the budget are shown, grouped by file, files in rank order, definitions in line order.
+//! the budget are shown (a focus file's own definitions also share its rank), grouped by file, files in rank order, definitions in line order.
 //! Ties are broken by path and line, so the same tree always gives the same map.
 
 use std::collections::HashMap;
@@ -125,17 +125,16 @@ pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -
             }
         }
     }
-    // Personalization: every file a little, focus files and the definers of focus names much.
-    let mut person: Vec<f64> = files
+    // Personalization, as aider's: toward the focus files and the definers of focus names only
+    // (every file alike when there is no focus, or it matches nothing).
+    let focused: Vec<bool> = files
         .iter()
-        .map(|(path, t)| {
-            let focused = is_focus_file(path) || t.defs.iter().any(|d| is_focus_name(&d.name));
-            if focused {
-                100.0
-            } else {
-                1.0
-            }
-        })
+        .map(|(path, t)| is_focus_file(path) || t.defs.iter().any(|d| is_focus_name(&d.name)))
+        .collect();
+    let any_focus = focused.iter().any(|&f| f);
+    let mut person: Vec<f64> = focused
+        .iter()
+        .map(|&f| if f || !any_focus { 1.0 } else { 0.0 })
         .collect();
     let sum: f64 = person.iter().sum();
     person
@@ -167,7 +166,9 @@ pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -
     }
     let mut defs: Vec<(f64, DefRef)> = Vec::new();
     for (i, (_, t)) in files.iter().enumerate() {
-        let own = rank[i] * 1e-3 / t.defs.len().max(1) as f64;
+        // A focus file's own definitions share its rank; any other's get a token of it.
+        let share = if focused[i] { 1.0 } else { 1e-3 };
+        let own = rank[i] * share / t.defs.len().max(1) as f64;
         for (k, d) in t.defs.iter().enumerate() {
             let score = flow.get(&(i as u32, &*d.name)).copied().unwrap_or(0.0) + own;
             defs.push((score, (i as u32, k as u32)));
@@ -303,6 +304,12 @@ mod tests {
         project(dir.path());
         let out = call(dir.path(), json!({"focus": ["tools/report.py"]}));
         assert!(out.starts_with("tools/report.py:\n"), "{out}");
+        // Even in a small map, a focus file's definitions come first.
+        let small = call(dir.path(), json!({"focus": ["tools/"], "max_tokens": 12}));
+        assert!(
+            small.starts_with("tools/report.py:\n  1: def report()"),
+            "{small}"
+        );
         let out = call(dir.path(), json!({"focus": ["run_jobs"]}));
         assert!(out.starts_with("app/jobs.py:\n"), "{out}");
         let out = call(dir.path(), json!({"path": "tools"}));
