@@ -35,6 +35,9 @@ function err(result: DispatchResult): { error: string; message: string } {
   return JSON.parse(text)
 }
 
+/** A TypeScript line whose template literal uses a name: `${Client.name}` is a reference. */
+const RUN_LINE = ['export const run = () => c.get(`/$', '{Client.name}`)'].join('')
+
 /** One small project per language family: a central module used by two others. */
 const PROJECT: Record<string, string> = {
   'rust/src/store.rs': [
@@ -76,7 +79,7 @@ const PROJECT: Record<string, string> = {
     '',
     "const c = new Client('http://x') // Client here is a comment",
     "const name = 'Client'",
-    'export const run = () => c.get(`/${Client.name}`)',
+    RUN_LINE,
     '',
   ].join('\n'),
   'py/pkg/db.py': [
@@ -92,7 +95,7 @@ const PROJECT: Record<string, string> = {
     '',
     '# Database is created per request',
     'def handle(req):',
-    "    db = Database()",
+    '    db = Database()',
     "    return db.query('Database')",
     '',
   ].join('\n'),
@@ -118,9 +121,13 @@ const PROJECT: Record<string, string> = {
     '}',
     '',
   ].join('\n'),
-  'c/list.h': ['struct list {', '  struct list *next;', '};', 'int list_len(struct list *l);', ''].join(
-    '\n',
-  ),
+  'c/list.h': [
+    'struct list {',
+    '  struct list *next;',
+    '};',
+    'int list_len(struct list *l);',
+    '',
+  ].join('\n'),
   'c/list.c': [
     '#include "list.h"',
     '',
@@ -166,12 +173,16 @@ describe('find_symbol', () => {
     expect(await find({ name: 'run' })).toBe(
       [
         'java/src/Main.java:2: method void run(Cache cache) {',
-        'ts/src/app.ts:5: function export const run = () => c.get(`/${Client.name}`)',
+        `ts/src/app.ts:5: function ${RUN_LINE}`,
       ].join('\n'),
     )
     expect(await find({ name: 'query' })).toBe('py/pkg/db.py:4: method def query(self, sql):')
-    expect(await find({ name: 'Server' })).toBe('go/server/server.go:4: struct type Server struct {')
-    expect(await find({ name: 'list_len' })).toBe('c/list.c:4: function int list_len(struct list *l)')
+    expect(await find({ name: 'Server' })).toBe(
+      'go/server/server.go:4: struct type Server struct {',
+    )
+    expect(await find({ name: 'list_len' })).toBe(
+      'c/list.c:4: function int list_len(struct list *l)',
+    )
     expect(await find({ name: 'list', kind: 'struct' })).toBe('c/list.h:1: struct struct list {')
     expect(await find({ name: 'lookup', path: 'java' })).toBe(
       'java/src/Cache.java:2: method public Object lookup(String key) {',
@@ -200,14 +211,13 @@ describe('find_references', () => {
       [
         "ts/src/app.ts:1: import { Client } from './client'",
         "ts/src/app.ts:3: const c = new Client('http://x') // Client here is a comment",
-        'ts/src/app.ts:5: export const run = () => c.get(`/${Client.name}`)',
+        `ts/src/app.ts:5: ${RUN_LINE}`,
       ].join('\n'),
     )
     expect(await refs('Database')).toBe(
-      [
-        'py/pkg/api.py:1: from pkg.db import Database',
-        'py/pkg/api.py:5:     db = Database()',
-      ].join('\n'),
+      ['py/pkg/api.py:1: from pkg.db import Database', 'py/pkg/api.py:5:     db = Database()'].join(
+        '\n',
+      ),
     )
     expect(await refs('NewServer')).toBe(
       'go/main.go:4: \ts := server.NewServer(":80") // NewServer',
@@ -223,8 +233,13 @@ describe('find_references', () => {
 
   it('pages like grep and stays within maxOutputBytes', async () => {
     const body = Array.from({ length: 300 }, (_, i) => `fn f${i}() { target(); }`).join('\n')
-    const { tools } = workspace({ 'a.rs': body, 'b.rs': 'fn g() { target() }\n' }, { maxOutputBytes: 2000 })
-    const page = ok(await tools.callTool('find_references', { name: 'target', head_limit: 2, offset: 299 }))
+    const { tools } = workspace(
+      { 'a.rs': body, 'b.rs': 'fn g() { target() }\n' },
+      { maxOutputBytes: 2000 },
+    )
+    const page = ok(
+      await tools.callTool('find_references', { name: 'target', head_limit: 2, offset: 299 }),
+    )
     expect(page).toBe('a.rs:300: fn f299() { target(); }\nb.rs:1: fn g() { target() }')
     const cut = ok(await tools.callTool('find_references', { name: 'target' }))
     expect(cut.length).toBeLessThanOrEqual(2000)
@@ -234,8 +249,10 @@ describe('find_references', () => {
 
 describe('repo_map', () => {
   const SERVICE = {
-    'svc/core.py': 'class Registry:\n    def lookup(self, key):\n        return key\n\ndef register(name):\n    return Registry()\n',
-    'svc/http.py': 'from svc.core import Registry, register\n\ndef serve():\n    register("http")\n    Registry().lookup(1)\n',
+    'svc/core.py':
+      'class Registry:\n    def lookup(self, key):\n        return key\n\ndef register(name):\n    return Registry()\n',
+    'svc/http.py':
+      'from svc.core import Registry, register\n\ndef serve():\n    register("http")\n    Registry().lookup(1)\n',
     'svc/cli.py': 'from svc.core import register\n\ndef main():\n    register("cli")\n',
     'svc/worker.py': 'from svc.core import Registry\n\ndef work():\n    Registry().lookup(2)\n',
     'scripts/report.py': 'def report():\n    pass\n\ndef summary():\n    return report()\n',
@@ -264,7 +281,14 @@ describe('repo_map', () => {
   it('maps every family in one tree', async () => {
     const { tools } = workspace(PROJECT)
     const map = ok(await tools.callTool('repo_map', { max_tokens: 4096 }))
-    for (const path of ['rust/src/store.rs', 'ts/src/client.ts', 'py/pkg/db.py', 'go/server/server.go', 'c/list.h', 'java/src/Cache.java']) {
+    for (const path of [
+      'rust/src/store.rs',
+      'ts/src/client.ts',
+      'py/pkg/db.py',
+      'go/server/server.go',
+      'c/list.h',
+      'java/src/Cache.java',
+    ]) {
       expect(map).toContain(`${path}:\n`)
     }
   })
@@ -294,9 +318,13 @@ describe('ast_grep', () => {
     expect(dry.startsWith('2 rewrite(s) across 2 file(s) (dry run')).toBe(true)
     expect(readFileSync(join(root, 'src/a.rs'), 'utf8')).toBe(CODE['src/a.rs'])
     const applied = await tools.callTool('ast_grep', { ...args, dry_run: false })
-    expect(ok(applied)).toBe('Rewrote 2 match(es) in 2 file(s):\n  M src/a.rs (1 rewrite)\n  M src/b.rs (1 rewrite)')
+    expect(ok(applied)).toBe(
+      'Rewrote 2 match(es) in 2 file(s):\n  M src/a.rs (1 rewrite)\n  M src/b.rs (1 rewrite)',
+    )
     expect(String(applied.meta?.diff)).toContain('+    let x = opt.expect("checked");')
-    expect(readFileSync(join(root, 'src/b.rs'), 'utf8')).toBe('fn b() -> u8 {\n    parse(s).expect("checked")\n}\n')
+    expect(readFileSync(join(root, 'src/b.rs'), 'utf8')).toBe(
+      'fn b() -> u8 {\n    parse(s).expect("checked")\n}\n',
+    )
   })
 
   it('is all or nothing: one refused file leaves every file as it was', async () => {
@@ -329,7 +357,9 @@ describe('navigation tools are extras', () => {
 
   it('are listed only with extras: true, with titles and annotations', async () => {
     const root = tempDir('atn-nav-')
-    const plain = createAgentTools({ workspaceRoot: root }).listTools().map((t) => t.name)
+    const plain = createAgentTools({ workspaceRoot: root })
+      .listTools()
+      .map((t) => t.name)
     for (const name of NAV) expect(plain).not.toContain(name)
     const extras = createAgentTools({ workspaceRoot: root, extras: true }).listTools()
     for (const name of NAV) {
@@ -348,7 +378,8 @@ describe('navigation tools are extras', () => {
     // A tree big enough that the walk is still going when the abort lands (as grep's test).
     const root = tempDir('atn-nav-')
     const files: Record<string, string> = {}
-    for (let i = 0; i < 600; i++) files[`d${i % 20}/e${i % 7}/f${i}.rs`] = 'fn Store() { x.unwrap(); }\n'
+    for (let i = 0; i < 600; i++)
+      files[`d${i % 20}/e${i % 7}/f${i}.rs`] = 'fn Store() { x.unwrap(); }\n'
     writeTree(root, files)
     const config = resolveConfig({ workspaceRoot: root, extras: true })
     for (const [tool, args] of [

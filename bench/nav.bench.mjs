@@ -62,7 +62,15 @@ function linuxFs() {
   console.log(`unpacking fs/ of ${TARBALL} into ${dir} (once)`)
   execFileSync(
     'tar',
-    ['-xJf', TARBALL, '-C', partial, '--strip-components=1', '--wildcards', 'linux-source-6.1/fs/*'],
+    [
+      '-xJf',
+      TARBALL,
+      '-C',
+      partial,
+      '--strip-components=1',
+      '--wildcards',
+      'linux-source-6.1/fs/*',
+    ],
     { stdio: 'inherit' },
   )
   rmSync(dir, { recursive: true, force: true })
@@ -92,9 +100,19 @@ const rows = []
 // --- find_references vs rg -w --------------------------------------------------------------
 {
   const root = ripgrepTree()
-  const config = resolveConfig({ workspaceRoot: root, maxOutputBytes: 2 ** 30, readOnly: true, extras: true })
+  const config = resolveConfig({
+    workspaceRoot: root,
+    maxOutputBytes: 2 ** 30,
+    readOnly: true,
+    extras: true,
+  })
   for (const name of ['Sink', 'LineTerminator', 'Glob']) {
-    const rg = () => spawnSync('rg', [...WALK, '-w', '-n', '--no-heading', '--with-filename', name], { cwd: root, maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] })
+    const rg = () =>
+      spawnSync('rg', [...WALK, '-w', '-n', '--no-heading', '--with-filename', name], {
+        cwd: root,
+        maxBuffer: 1 << 28,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     const ours = () => dispatch('find_references', { name }, config)
     const t0 = process.hrtime.bigint()
     const r = await ours()
@@ -109,7 +127,8 @@ const rows = []
         .map((l) => l.replace(/^([^:]*:\d+):/, '$1: ')),
     )
     const missing = mine.filter((l) => !theirs.has(l))
-    if (missing.length) throw new Error(`find_references ${name}: rows rg -w does not have: ${missing.slice(0, 3)}`)
+    if (missing.length)
+      throw new Error(`find_references ${name}: rows rg -w does not have: ${missing.slice(0, 3)}`)
     const t = await timeInterleaved(ours, rg)
     rows.push({
       workload: `find_references \`${name}\` over ripgrep's crates/ vs \`rg -w -n ${name}\``,
@@ -140,10 +159,15 @@ const rows = []
       }
       console.log(JSON.stringify({ times, chars: text.length, head: text.split('\\n').slice(0, 3) }))
     })()`
-  const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { maxBuffer: 1 << 26 }).toString())
+  const out = JSON.parse(
+    execFileSync(process.execPath, ['-e', script], { maxBuffer: 1 << 26 }).toString(),
+  )
   const [cold, ...warm] = out.times
-  const again = JSON.parse(execFileSync(process.execPath, ['-e', script], { maxBuffer: 1 << 26 }).toString())
-  if (JSON.stringify(again.head) !== JSON.stringify(out.head)) throw new Error('repo_map is not deterministic across processes')
+  const again = JSON.parse(
+    execFileSync(process.execPath, ['-e', script], { maxBuffer: 1 << 26 }).toString(),
+  )
+  if (JSON.stringify(again.head) !== JSON.stringify(out.head))
+    throw new Error('repo_map is not deterministic across processes')
   const warmMs = median(warm)
   rows.push({
     workload: 'repo_map of Linux 6.1 fs/ (default 1024 tokens), warm: tags cached',

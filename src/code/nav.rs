@@ -21,6 +21,10 @@ use crate::paths::{self, WorkPath};
 use crate::text;
 use crate::walk::{self, FileEntry, Walk, WalkOptions};
 
+/// The call was cancelled while a file was being parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
+
 /// A source file the walk found, opened.
 pub struct Candidate {
     /// As results show it: relative to the workspace root.
@@ -51,7 +55,10 @@ impl Candidate {
 
     /// The file's tags: from the cache when the file is unchanged, else read and parsed (and
     /// kept). `Err` only when the call was cancelled.
-    pub fn tags(&mut self, cancelled: &dyn Fn() -> bool) -> Result<Option<Arc<FileTags>>, ()> {
+    pub fn tags(
+        &mut self,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Option<Arc<FileTags>>, Cancelled> {
         if let Some(t) = tags::cached(&self.abs, &self.stamp) {
             return Ok(Some(t));
         }
@@ -66,7 +73,7 @@ impl Candidate {
         &self,
         text: &str,
         cancelled: &dyn Fn() -> bool,
-    ) -> Result<Option<Arc<FileTags>>, ()> {
+    ) -> Result<Option<Arc<FileTags>>, Cancelled> {
         if let Some(t) = tags::cached(&self.abs, &self.stamp) {
             return Ok(Some(t));
         }
@@ -76,7 +83,7 @@ impl Candidate {
                 tags::remember(&self.abs, self.stamp, t.clone());
                 Ok(Some(t))
             }
-            Err(ParseFailure::Aborted) => Err(()),
+            Err(ParseFailure::Aborted) => Err(Cancelled),
             Err(_) => Ok(None),
         }
     }
@@ -142,7 +149,7 @@ pub fn aborted() -> ToolError {
 
 /// Visits every source file under `base` (a directory, walked; or one file) whose grammar
 /// `accept` takes, on the walk pool, and keeps what `visit` returns (at most `cap` items),
-/// sorted by path. `visit` returning `Err` means the call was cancelled.
+/// sorted by path. `visit` returning [`Cancelled`] stops the call with `aborted`.
 pub fn scan<T, V>(
     config: &Config,
     base: &WorkPath,
@@ -153,7 +160,7 @@ pub fn scan<T, V>(
 ) -> ToolResult<Scanned<T>>
 where
     T: Send,
-    V: Fn(&mut Candidate) -> Result<Option<T>, ()> + Sync,
+    V: Fn(&mut Candidate) -> Result<Option<T>, Cancelled> + Sync,
 {
     let max = config.max_file_bytes;
     let internal = base
@@ -175,7 +182,7 @@ where
                 file: file.try_clone().map_err(|e| io_err(e, &base.display))?,
                 max,
             };
-            if let Some(item) = visit(&mut c).map_err(|()| aborted())? {
+            if let Some(item) = visit(&mut c).map_err(|Cancelled| aborted())? {
                 items.push((c.display, item));
             }
         }
@@ -215,7 +222,7 @@ where
         }
     } else {
         walk::collect_files(&walker, root, cap, &stop, || {
-            |entry: &mut FileEntry<'_>| -> Option<Result<(String, T), ()>> {
+            |entry: &mut FileEntry<'_>| -> Option<Result<(String, T), Cancelled>> {
                 let rel = entry.rel();
                 let grammar = grammar_of(rel, accept)?;
                 let rel = rel.to_path_buf();
@@ -234,7 +241,7 @@ where
                 match visit(&mut c) {
                     Ok(Some(item)) => Some(Ok((c.display, item))),
                     Ok(None) => None,
-                    Err(()) => Some(Err(())),
+                    Err(Cancelled) => Some(Err(Cancelled)),
                 }
             }
         })
@@ -244,7 +251,7 @@ where
     }
     let mut items = Vec::with_capacity(collected.items.len());
     for item in collected.items {
-        items.push(item.map_err(|()| aborted())?);
+        items.push(item.map_err(|Cancelled| aborted())?);
     }
     walk::par_sort_unstable_by(&mut items, |a, b| walk::cmp_paths(&a.0, &b.0));
     Ok(Scanned {

@@ -220,9 +220,7 @@ fn compile_all(pattern: &str, language_arg: Option<&str>) -> ToolResult<Patterns
     let patterns: Patterns = GRAMMARS
         .iter()
         .map(|g| {
-            if g.outline_query.is_none() {
-                return None;
-            }
+            g.outline_query?;
             match structural::compile(pattern, g) {
                 Ok(p) => Some(p),
                 Err(e) => {
@@ -247,10 +245,10 @@ fn search(
     pattern: &Pattern,
     text: String,
     cancelled: &dyn Fn() -> bool,
-) -> Result<Vec<(u32, String)>, ()> {
+) -> Result<Vec<(u32, String)>, nav::Cancelled> {
     let tree = match parse::parse(grammar, &text, parse::TOOL_BUDGET, cancelled) {
         Ok(t) => t,
-        Err(parse::ParseFailure::Aborted) => return Err(()),
+        Err(parse::ParseFailure::Aborted) => return Err(nav::Cancelled),
         Err(_) => return Ok(Vec::new()),
     };
     let doc = structural::document(grammar, text, tree);
