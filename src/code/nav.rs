@@ -16,8 +16,9 @@ use super::lang::{self, Grammar};
 use super::parse::{self, ParseFailure};
 use super::tags::{self, FileTags, Stamp};
 use crate::config::Config;
+use crate::confine::WorkPath;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
-use crate::paths::{self, WorkPath};
+use crate::paths;
 use crate::text;
 use crate::walk::{self, FileEntry, Walk, WalkOptions};
 
@@ -274,35 +275,6 @@ pub fn lines_of(text: &str, offsets: &[usize]) -> Vec<u32> {
             line
         })
         .collect()
-}
-
-/// The requested page of `total` results as grep pages them: rows `offset..offset+limit` from
-/// `row(i)` while they fit `budget` bytes, then grep's footer. `(no matches)` when there are
-/// none.
-pub fn render_page(
-    total: u64,
-    offset: u64,
-    limit: Option<u64>,
-    budget: usize,
-    stopped_early: bool,
-    mut row: impl FnMut(u64) -> String,
-) -> String {
-    if total == 0 {
-        return "(no matches)".to_string();
-    }
-    if offset >= total {
-        return format!("(no results at offset {offset}; {total} total)");
-    }
-    let end = offset
-        .saturating_add(limit.filter(|&l| l > 0).unwrap_or(u64::MAX))
-        .min(total);
-    let mut page = crate::tools::grep::Page::new(budget);
-    for i in offset..end {
-        if !page.push_result(Vec::new(), row(i)) {
-            break;
-        }
-    }
-    page.finish(offset, total, stopped_early)
 }
 
 /// Checks that `name` is one identifier (what find_symbol and find_references look for).

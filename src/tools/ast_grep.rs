@@ -17,9 +17,10 @@ use crate::bound::bound;
 use crate::call::Ctx;
 use crate::code::lang::{self, Grammar, GRAMMARS};
 use crate::code::{nav, parse, structural};
+use crate::confine::WorkPath;
 use crate::error::{ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths::{self, WorkPath};
+use crate::paths;
 
 /// Matches a search keeps before it reports an incomplete result.
 const MAX_FILES: usize = 1_000_000;
@@ -91,7 +92,7 @@ impl Tool for AstGrep {
                         .map(move |(line, first)| format!("{display}:{line}: {first}"))
                 })
                 .collect();
-            let text = nav::render_page(
+            let text = super::grep::render_page(
                 rows.len() as u64,
                 args.offset.unwrap_or(0),
                 args.head_limit,

@@ -77,7 +77,7 @@ impl Tool for FindReferences {
         let mut first_of_file = 0u64;
         let mut current: Option<(usize, Vec<String>)> = None;
         let budget = ctx.max_output_bytes as usize;
-        let text = nav::render_page(
+        let text = super::grep::render_page(
             total,
             args.offset.unwrap_or(0),
             args.head_limit,

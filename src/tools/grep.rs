@@ -568,6 +568,35 @@ impl Sink for Counter {
     }
 }
 
+/// The requested page of `total` results as grep pages them (the navigation tools' paging): rows `offset..offset+limit` from
+/// `row(i)` while they fit `budget` bytes, then grep's footer. `(no matches)` when there are
+/// none.
+pub(crate) fn render_page(
+    total: u64,
+    offset: u64,
+    limit: Option<u64>,
+    budget: usize,
+    stopped_early: bool,
+    mut row: impl FnMut(u64) -> String,
+) -> String {
+    if total == 0 {
+        return "(no matches)".to_string();
+    }
+    if offset >= total {
+        return format!("(no results at offset {offset}; {total} total)");
+    }
+    let end = offset
+        .saturating_add(limit.filter(|&l| l > 0).unwrap_or(u64::MAX))
+        .min(total);
+    let mut page = Page::new(budget);
+    for i in offset..end {
+        if !page.push_result(Vec::new(), row(i)) {
+            break;
+        }
+    }
+    page.finish(offset, total, stopped_early)
+}
+
 /// The output being built: rows within a byte budget, and how many results it shows. Shared
 /// by the tools that page results as grep does (the navigation tools).
 pub(crate) struct Page {
