@@ -4,8 +4,6 @@
 //! by default (counts and a diff); applied, it writes every changed file in one transaction,
 //! all or nothing, through `replace`'s commit path.
 
-use std::fmt::Write as _;
-
 use ast_grep_core::Pattern;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -147,20 +145,8 @@ impl Tool for AstGrep {
             let g = grammar_of(p)?;
             rewrite_file(ctx, p, g, pattern_for(&patterns, g)?, template)
         })?;
-        let mut out = format!("Rewrote {total} match(es) in {} file(s):", changes.len());
-        for c in &changes {
-            let _ = write!(
-                out,
-                "\n  M {} ({} rewrite{})",
-                c.path.display,
-                c.count,
-                if c.count == 1 { "" } else { "s" }
-            );
-        }
-        for warning in replace::written_warnings(ctx, &changes) {
-            out.push('\n');
-            out.push_str(&warning);
-        }
+        let head = format!("Rewrote {total} match(es) in {} file(s):", changes.len());
+        let out = replace::applied(ctx, head, &changes, "rewrite");
         Ok(Output::text(bound(out, budget)).with_meta("diff", diff))
     }
 }

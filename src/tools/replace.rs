@@ -155,33 +155,35 @@ pub fn run_replace(
     commit(&changes, cancelled, |path| {
         load(path, config).and_then(|f| replace_in(path, f, &re, &template))
     })?;
-    let mut out = format!(
+    let head = format!(
         "Replaced {total} occurrence(s) in {} file(s):",
         changes.len()
     );
-    for c in &changes {
+    Ok((applied(config, head, &changes, "replacement"), Some(diff)))
+}
+
+/// The text of an applied change set: `head`, a `  M <path> (<n> <noun>[s])` line per file, and
+/// the syntax warnings of the files written (see [`syntax_warnings`]). Shared with ast_grep.
+pub(crate) fn applied(config: &Config, head: String, changes: &[Change], noun: &str) -> String {
+    let mut out = head;
+    for c in changes {
         let _ = write!(
             out,
-            "\n  M {} ({} replacement{})",
+            "\n  M {} ({} {noun}{})",
             c.path.display,
             c.count,
             if c.count == 1 { "" } else { "s" }
         );
     }
-    for warning in written_warnings(config, &changes) {
-        out.push('\n');
-        out.push_str(&warning);
-    }
-    Ok((out, Some(diff)))
-}
-
-/// The syntax warnings of the files `changes` wrote (see [`syntax_warnings`]).
-pub(crate) fn written_warnings(config: &Config, changes: &[Change]) -> Vec<String> {
     let written: Vec<(&WorkPath, &str, &str)> = changes
         .iter()
         .map(|c| (&c.path, c.old_text.as_str(), c.new_text.as_str()))
         .collect();
-    syntax_warnings(config, &written)
+    for warning in syntax_warnings(config, &written) {
+        out.push('\n');
+        out.push_str(&warning);
+    }
+    out
 }
 
 /// Writes every change in one transaction, all or nothing: each file is locked, checked not
