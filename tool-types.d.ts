@@ -218,49 +218,49 @@ export interface ExtraToolArgs {
   }
   find_symbol: {
     /** Return at most this many definitions (default: as many as fit the output limit). */
-    head_limit?: number
+    head_limit?: number | null
     /** Only definitions of this kind: function, method, class, struct, interface, type, trait, enum, const, macro or module. */
-    kind?: string
+    kind?: string | null
     /** The exact name defined (case-sensitive), one identifier: `parse_args`, `HttpClient`. */
     name: string
     /** Definitions to skip (0-based), for paging: use the offset a footer gives you. */
-    offset?: number
+    offset?: number | null
     /** File or directory to search (default: the workspace root). */
-    path?: string
+    path?: string | null
   }
   find_references: {
     /** Return at most this many lines (default: as many as fit the output limit). */
-    head_limit?: number
+    head_limit?: number | null
     /** The name used (case-sensitive), one identifier: `parse_args`, `HttpClient`. */
     name: string
     /** Lines to skip (0-based), for paging: use the offset a footer gives you. */
-    offset?: number
+    offset?: number | null
     /** File or directory to search (default: the workspace root). */
-    path?: string
+    path?: string | null
   }
   repo_map: {
     /** Files, directories or symbol names to center the map on: they and what they use rank higher (`["src/server.ts", "handleRequest"]`). */
-    focus?: string[]
+    focus?: string[] | null
     /** Size of the map in tokens, about 4 characters each (default 1024). */
-    max_tokens?: number
+    max_tokens?: number | null
     /** Directory (or file) to map (default: the workspace root). */
-    path?: string
+    path?: string | null
   }
   ast_grep: {
     /** With rewrite: preview only (default TRUE): counts and a diff, nothing written. Pass false to write every changed file (all or none). */
-    dry_run?: boolean
+    dry_run?: boolean | null
     /** Return at most this many matches (default: as many as fit the output limit). */
-    head_limit?: number
+    head_limit?: number | null
     /** The language of the pattern and of the files searched: typescript, tsx, javascript, python, go, rust, java, c-sharp, cpp (also for C), ruby, php, kotlin, swift, scala, lua, bash, css, html, json, yaml, toml, ... (default: each file's own language, by extension, for the programming languages). */
-    language?: string
+    language?: string | null
     /** Matches to skip (0-based), for paging: use the offset a footer gives you. */
-    offset?: number
+    offset?: number | null
     /** File or directory to search (default: the workspace root). */
-    path?: string
+    path?: string | null
     /** A code pattern in ast-grep syntax: code of the language with metavariables. `$X` matches any one node (an expression, a name, ...), `$$$ARGS` any number of nodes, `$_` one node without capturing: `$X.unwrap()`, `console.log($$$ARGS)`, `if err != nil { return $E }`. */
     pattern: string
     /** Replace each match with this template; metavariables of the pattern are substituted (`$X.expect("reason")`). A dry run unless dry_run is false. */
-    rewrite?: string
+    rewrite?: string | null
   }
 }
 
