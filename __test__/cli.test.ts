@@ -69,7 +69,11 @@ describe('cli list', () => {
 
   it('hides every mutating tool with --read-only or READ_ONLY', async () => {
     const root = fixture()
-    const readOnlyNames = readOnlyTools.map((t) => t.name)
+    // The contract's read-only tools and the read-only extras (the CLI offers extras).
+    const readOnlyNames = createAgentTools({ workspaceRoot: root, extras: true, readOnly: true })
+      .listTools()
+      .map((t) => t.name)
+    expect(readOnlyNames).toEqual(expect.arrayContaining(readOnlyTools.map((t) => t.name)))
     for (const run of [
       runCli(['list', '--read-only', '--workspace', root]),
       runCli(['list'], { env: { READ_ONLY: 'yes', WORKSPACE_ROOT: root } }),

@@ -4,16 +4,22 @@
 //! - [`parse`]: parsing with a time budget and a cancel check, parsers cached per thread;
 //! - [`outline`]: the query-driven symbol skeleton;
 //! - [`syntax`]: ERROR / MISSING issues, check_syntax's JSON and the write-warning line;
-//! - [`indent`]: the indentation-aware block read (exact where a grammar exists).
+//! - [`indent`]: the indentation-aware block read (exact where a grammar exists);
+//! - [`tags`], [`nav`]: definitions and references (tags queries), the walk and reads of the
+//!   navigation tools, and the tags cache;
+//! - [`structural`]: ast-grep patterns over these grammars.
 //!
 //! The tools (`tools/outline.rs`, `tools/check_syntax.rs`) and the write tools' warnings call
 //! the functions here; nothing in this module formats a tool result beyond those texts.
 
 pub mod indent;
 pub mod lang;
+pub mod nav;
 pub mod outline;
 pub mod parse;
+pub mod structural;
 pub mod syntax;
+pub mod tags;
 
 use std::io::Read;
 

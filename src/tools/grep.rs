@@ -458,27 +458,7 @@ impl Query {
                 }
             }
         }
-        // `A..B`: A is the offset, B = A + the results shown (the offset to ask for next).
-        let (from, to) = (spec.offset, spec.offset + page.shown);
-        let footer = if scan.stopped_early {
-            Some(INCOMPLETE.to_string())
-        } else if page.full {
-            Some(format!(
-                "[... showing {from}..{to} of {total}; the output limit cut this page short: call again with offset={to} and a lower head_limit ...]"
-            ))
-        } else if to < total {
-            Some(format!(
-                "[... showing {from}..{to} of {total}; call again with offset={to} for more ...]"
-            ))
-        } else {
-            None
-        };
-        let mut text = page.text;
-        if let Some(footer) = footer {
-            text.push('\n');
-            text.push_str(&footer);
-        }
-        text
+        page.finish(spec.offset, total, scan.stopped_early)
     }
 
     /// Pass 2: search again only the files holding results `start..end` and render them.
@@ -588,12 +568,42 @@ impl Sink for Counter {
     }
 }
 
-/// The output being built: rows within a byte budget, and how many results it shows.
-struct Page {
+/// The requested page of `total` results as grep pages them (the navigation tools' paging): rows `offset..offset+limit` from
+/// `row(i)` while they fit `budget` bytes, then grep's footer. `(no matches)` when there are
+/// none.
+pub(crate) fn render_page(
+    total: u64,
+    offset: u64,
+    limit: Option<u64>,
+    budget: usize,
+    stopped_early: bool,
+    mut row: impl FnMut(u64) -> String,
+) -> String {
+    if total == 0 {
+        return "(no matches)".to_string();
+    }
+    if offset >= total {
+        return format!("(no results at offset {offset}; {total} total)");
+    }
+    let end = offset
+        .saturating_add(limit.filter(|&l| l > 0).unwrap_or(u64::MAX))
+        .min(total);
+    let mut page = Page::new(budget);
+    for i in offset..end {
+        if !page.push_result(Vec::new(), row(i)) {
+            break;
+        }
+    }
+    page.finish(offset, total, stopped_early)
+}
+
+/// The output being built: rows within a byte budget, and how many results it shows. Shared
+/// by the tools that page results as grep does (the navigation tools).
+pub(crate) struct Page {
     text: String,
     budget: usize,
     /// Results (files, file counts, or matches) shown.
-    shown: u64,
+    pub(crate) shown: u64,
     /// A row did not fit: the page was cut by the byte budget.
     full: bool,
     /// Rows are not adjacent to what was shown last: the next row is preceded by `--`.
@@ -601,7 +611,32 @@ struct Page {
 }
 
 impl Page {
-    fn new(budget: usize) -> Page {
+    /// The page text with its footer: `A..B` where A is the offset and B = A + the results
+    /// shown (the offset to ask for next); [`INCOMPLETE`] when the scan stopped at its cap.
+    pub(crate) fn finish(self, offset: u64, total: u64, stopped_early: bool) -> String {
+        let (from, to) = (offset, offset + self.shown);
+        let footer = if stopped_early {
+            Some(INCOMPLETE.to_string())
+        } else if self.full {
+            Some(format!(
+                "[... showing {from}..{to} of {total}; the output limit cut this page short: call again with offset={to} and a lower head_limit ...]"
+            ))
+        } else if to < total {
+            Some(format!(
+                "[... showing {from}..{to} of {total}; call again with offset={to} for more ...]"
+            ))
+        } else {
+            None
+        };
+        let mut text = self.text;
+        if let Some(footer) = footer {
+            text.push('\n');
+            text.push_str(&footer);
+        }
+        text
+    }
+
+    pub(crate) fn new(budget: usize) -> Page {
         Page {
             text: String::new(),
             budget,
@@ -631,7 +666,7 @@ impl Page {
 
     /// Adds one result with the context rows leading to it. The first result is always shown:
     /// if it does not fit, it goes alone, cut to the budget.
-    fn push_result(&mut self, mut lead: Vec<String>, row: String) -> bool {
+    pub(crate) fn push_result(&mut self, mut lead: Vec<String>, row: String) -> bool {
         lead.push(row);
         if self.push_rows(&lead) {
             self.shown += 1;
@@ -792,7 +827,7 @@ impl Query {
 /// A line's text without its terminator, cut to [`MAX_ROW_CHARS`] characters. When the cut
 /// would hide the match (`focus`, a byte offset), the shown window starts a little before it.
 /// Every cut is marked with the number of characters it removed.
-fn cut_line(bytes: &[u8], focus: Option<usize>, line: u64) -> String {
+pub(crate) fn cut_line(bytes: &[u8], focus: Option<usize>, line: u64) -> String {
     let bytes = strip_eol(bytes);
     let text = String::from_utf8_lossy(bytes);
     if text.len() <= MAX_ROW_CHARS {
