@@ -9,6 +9,7 @@ import {
   dispatch,
   dispatchMany,
   type ErrorCode,
+  type ExtraToolName,
   resolveConfig,
   type ToolArgs,
   type ToolName,
@@ -45,6 +46,19 @@ describe('the package root typings', () => {
     dispatch('list_dir', {}, config, AbortSignal.abort())
     // @ts-expect-error dispatch checks a known tool's arguments too
     dispatch('list_dir', { dir: 'x' }, config)
+  })
+
+  it('the tools beyond the contract are typed only with extras: true', () => {
+    expectTypeOf<'monitor_send'>().toMatchTypeOf<ExtraToolName>()
+    expectTypeOf<'monitor_send'>().not.toMatchTypeOf<ToolName>()
+    const withExtras = createAgentTools({ workspaceRoot: '.', extras: true })
+    withExtras.callTool('monitor_send', { id: 'm1', input: 'y\n' })
+    withExtras.callTool('read_file', { path: 'a.txt' })
+    // @ts-expect-error an extra tool's arguments are checked too
+    withExtras.callTool('monitor_send', { id: 'm1', inptu: 'y' })
+    const contractOnly = createAgentTools({ workspaceRoot: '.' })
+    // @ts-expect-error without extras, an extra tool's literal name does not compile
+    contractOnly.callTool('monitor_send', { id: 'm1', input: 'y' })
   })
 
   it('dispatchMany takes { name, args } calls and resolves one result per call', () => {
