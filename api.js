@@ -603,7 +603,10 @@ function makeApi(profile) {
       }
     }
     const resolved = callNativeConfig(() =>
-      native.resolveConfigJson(JSON.stringify({ ...rest, ripgrepAvailable, treeSitterAvailable })),
+      native.resolveConfigJson(
+        JSON.stringify({ ...rest, ripgrepAvailable, treeSitterAvailable }),
+        profile,
+      ),
     )
     return finish(resolved, options)
   }
@@ -615,7 +618,9 @@ function makeApi(profile) {
     probe = undefined,
     tsProbe = undefined,
   ) {
-    if (!Array.isArray(argv) || argv.some((a) => typeof a !== 'string')) {
+    // The newest contract skips `undefined` elements (CONTRACT-v0.5-wording §3).
+    const allowed = (a) => typeof a === 'string' || (!seed && a === undefined)
+    if (!Array.isArray(argv) || !argv.every(allowed)) {
       throw new StartupError('argv must be an array of strings')
     }
     const ripgrepAvailable = probeRipgrep(probe)
@@ -626,7 +631,7 @@ function makeApi(profile) {
     }
     const resolved = callNativeConfig(() =>
       native.buildConfigJson(
-        argv,
+        argv.map((a) => (a === undefined ? null : a)),
         JSON.stringify(envStrings),
         ripgrepAvailable,
         treeSitterAvailable,

@@ -9,7 +9,7 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::call::{self, Cancel, Ctx, Progress};
-use crate::config::{self, Options, Profile};
+use crate::config::{self, Profile};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
 use crate::output::{Output, Part};
@@ -865,11 +865,12 @@ fn cwd() -> Result<std::path::PathBuf> {
 
 /// `resolveConfig` from the options as JSON; throws with a message naming the setting.
 #[napi]
-pub fn resolve_config_json(options_json: String) -> Result<String> {
+pub fn resolve_config_json(options_json: String, profile: Option<String>) -> Result<String> {
     let value: Value = serde_json::from_str(&options_json)
         .map_err(|e| startup_error(format!("options are not serializable: {e}")))?;
-    let options = Options::from_json(&value).map_err(|e| startup_error(e.0))?;
-    let resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    let profile = profile_of(profile.as_deref().unwrap_or(""));
+    let resolved =
+        config::resolve_for(&value, &cwd()?, profile).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 
@@ -877,7 +878,7 @@ pub fn resolve_config_json(options_json: String) -> Result<String> {
 /// current directory.
 #[napi]
 pub fn build_config_json(
-    argv: Vec<String>,
+    argv: Vec<Option<String>>,
     env_json: String,
     ripgrep_available: bool,
     tree_sitter_available: bool,
@@ -886,6 +887,21 @@ pub fn build_config_json(
     let env: Value = serde_json::from_str(&env_json)
         .map_err(|e| startup_error(format!("env is not serializable: {e}")))?;
     let empty = serde_json::Map::new();
+    if profile_of(&profile) == Profile::Current {
+        let mut options =
+            config::newest_options_from_argv_env(&argv, env.as_object().unwrap_or(&empty))
+                .map_err(|e| startup_error(e.0))?;
+        options.insert("ripgrepAvailable".into(), Value::Bool(ripgrep_available));
+        options.insert(
+            "treeSitterAvailable".into(),
+            Value::Bool(tree_sitter_available),
+        );
+        let resolved = config::resolve_for(&Value::Object(options), &cwd()?, Profile::Current)
+            .map_err(|e| startup_error(e.0))?;
+        return Ok(serde_json::to_string(&resolved).expect("config serializes"));
+    }
+    // The seed entry refuses an argv that is not all strings before it gets here.
+    let argv: Vec<String> = argv.into_iter().flatten().collect();
     let mut options = config::options_from_argv_env(
         &argv,
         env.as_object().unwrap_or(&empty),
