@@ -61,7 +61,8 @@ function serializeError(err) {
 function fsError(err, path) {
   const code = err?.code
   if (code === 'ENOENT') return new ToolError('not_found', `No such file: ${path}`, { path })
-  if (code === 'EISDIR') return new ToolError('not_a_file', `Path is a directory: ${path}`, { path })
+  if (code === 'EISDIR')
+    return new ToolError('not_a_file', `Path is a directory: ${path}`, { path })
   if (code === 'ENOTDIR') return new ToolError('not_a_file', `Not a directory: ${path}`, { path })
   return new ToolError('io_error', `${code ?? 'EIO'}: ${err?.message ?? String(err)}`, { path })
 }

@@ -57,11 +57,17 @@ describe('grep: budget and markers (wording §1)', () => {
     // "(b) Page over the cap — scan finished but the rendered page is over `maxOutputBytes`
     // bytes (with or without `head_limit`) → `<bounded>\n[... page exceeded <maxOutputBytes>
     // bytes and was cut; set or reduce head_limit to page in smaller chunks ...]`".
-    const body = Array.from({ length: 20 }, (_, i) => `hit ${String(i).padStart(2, '0')} ${'y'.repeat(53)}\n`)
-    const { tools } = workspace({ 'a.txt': body.join('') }, {
-      maxOutputBytes: 1024,
-      probeRipgrep: () => true,
-    })
+    const body = Array.from(
+      { length: 20 },
+      (_, i) => `hit ${String(i).padStart(2, '0')} ${'y'.repeat(53)}\n`,
+    )
+    const { tools } = workspace(
+      { 'a.txt': body.join('') },
+      {
+        maxOutputBytes: 1024,
+        probeRipgrep: () => true,
+      },
+    )
     const rendered = body.map((l, i) => `a.txt:${i + 1}:${l.slice(0, -1)}`).join('\n')
     expect(rendered.length).toBeGreaterThan(1024)
     const exceeded =
@@ -74,15 +80,22 @@ describe('grep: budget and markers (wording §1)', () => {
       const marker = `\n[... output truncated: `
       expect(text.endsWith(exceeded)).toBe(true)
       const bounded = text.slice(0, -exceeded.length)
-      expect(bounded).toMatch(new RegExp(`\\[\\.\\.\\. output truncated: \\d+ of ${page.length} bytes shown \\.\\.\\.\\]$`))
+      expect(bounded).toMatch(
+        new RegExp(
+          `\\[\\.\\.\\. output truncated: \\d+ of ${page.length} bytes shown \\.\\.\\.\\]$`,
+        ),
+      )
       expect(page.startsWith(bounded.slice(0, bounded.indexOf(marker)))).toBe(true)
       expect(text).not.toContain('showing')
     }
     // Without rg, the same 1,200 bytes of rows are over the in-process budget of 1024.
-    const { tools: inProcess } = workspace({ 'a.txt': body.join('') }, {
-      maxOutputBytes: 1024,
-      probeRipgrep: () => false,
-    })
+    const { tools: inProcess } = workspace(
+      { 'a.txt': body.join('') },
+      {
+        maxOutputBytes: 1024,
+        probeRipgrep: () => false,
+      },
+    )
     const text = ok(await inProcess.callTool('grep', { pattern: 'hit', output_mode: 'content' }))
     expect(text.endsWith(`\n${INCOMPLETE}`)).toBe(true)
   })
@@ -108,9 +121,7 @@ describe('grep: edge cases (wording §1)', () => {
       ok(await tools.callTool('grep', { pattern: 'two', multiline: true, output_mode: 'content' })),
     ).toBe('a.txt:2:two')
     // Not multiline, the regex runs per line and `^` matches every line.
-    expect(ok(await tools.callTool('grep', { pattern: '^', output_mode: 'count' }))).toBe(
-      'a.txt:2',
-    )
+    expect(ok(await tools.callTool('grep', { pattern: '^', output_mode: 'count' }))).toBe('a.txt:2')
   })
 
   it('text that is not valid UTF-8 is handled as each path of the contract does', async () => {
@@ -131,7 +142,10 @@ describe('grep: edge cases (wording §1)', () => {
       'bad.txt:1\ngood.txt:1',
     )
     const inProcess = workspace(files, { probeRipgrep: () => false })
-    writeFileSync(Buffer.concat([Buffer.from(join(inProcess.root, 'x')), Buffer.from([0xff])]), 'needle\n')
+    writeFileSync(
+      Buffer.concat([Buffer.from(join(inProcess.root, 'x')), Buffer.from([0xff])]),
+      'needle\n',
+    )
     expect(
       ok(await inProcess.tools.callTool('grep', { pattern: 'needle', output_mode: 'content' })),
     ).toBe('bad.txt:1:needle \uFFFD\ngood.txt:1:needle ok')
@@ -203,7 +217,12 @@ describe('configuration (wording §3)', () => {
     const b = tempDir()
     const argv = [undefined, '--workspace', a, undefined, `--workspace=${b}`] as string[]
     expect(root.buildConfig(argv, {}).workspaceRoot).toBe(a)
-    for (const bad of [['--workspace'], ['--workspace', undefined], ['--workspace', '--read-only'], ['--workspace=']]) {
+    for (const bad of [
+      ['--workspace'],
+      ['--workspace', undefined],
+      ['--workspace', '--read-only'],
+      ['--workspace='],
+    ]) {
       expect(message(() => root.buildConfig(bad as string[], { WORKSPACE_ROOT: a }))).toBe(
         '--workspace requires a path argument',
       )
@@ -231,7 +250,9 @@ describe('configuration (wording §3)', () => {
       131072,
     )
     expect(
-      message(() => root.resolveConfig({ workspaceRoot: dir, bashTimeoutMs: 10, bashTimeoutMaxMs: 5 })),
+      message(() =>
+        root.resolveConfig({ workspaceRoot: dir, bashTimeoutMs: 10, bashTimeoutMaxMs: 5 }),
+      ),
     ).toBe('bashTimeoutMaxMs (5) must be >= bashTimeoutMs (10).')
     expect(message(() => root.resolveConfig({ workspaceRoot: dir, maxOutputBytes: 2048.5 }))).toBe(
       'maxOutputBytes must be an integer >= 1024, got: 2048.5',
@@ -318,8 +339,14 @@ describe('outline (wording §6)', () => {
 
 describe('apply_patch messages (wording §7)', () => {
   const cases: [string, string][] = [
-    ['--- a/x.ts\n@@ -1 +1 @@\n-a\n+A\n', 'Malformed patch: Missing "+++ ..." file header for a/x.ts'],
-    ['--- a/x.ts\t2024-01-01\nnot a header\n', 'Malformed patch: Missing "+++ ..." file header for a/x.ts'],
+    [
+      '--- a/x.ts\n@@ -1 +1 @@\n-a\n+A\n',
+      'Malformed patch: Missing "+++ ..." file header for a/x.ts',
+    ],
+    [
+      '--- a/x.ts\t2024-01-01\nnot a header\n',
+      'Malformed patch: Missing "+++ ..." file header for a/x.ts',
+    ],
     ['--- a/x.ts\n+++ b/x.ts\n', 'Patch contains no applicable hunks'],
     ['just prose\n', 'Patch contains no applicable hunks'],
     ['', 'Patch contains no applicable hunks'],
@@ -336,6 +363,17 @@ describe('apply_patch messages (wording §7)', () => {
       })
     })
   }
+
+  it('a hunk-less block beside an actionable one is still processed', async () => {
+    // "A hunk-less non-rename block beside an actionable one is still processed (a modify
+    // rewrites the same text: `  M <rel> (+0 -0)`)".
+    const { root: dir, tools } = workspace({ 'x.ts': 'a\n', 'y.ts': 'b\n' })
+    const patch = '--- a/x.ts\n+++ b/x.ts\n--- a/y.ts\n+++ b/y.ts\n@@ -1 +1 @@\n-b\n+B\n'
+    expect(ok(await tools.callTool('apply_patch', { patch }))).toBe(
+      'Applied patch:\n  M x.ts (+0 -0)\n  M y.ts (+1 -1)',
+    )
+    expect(readFileSync(join(dir, 'y.ts'), 'utf8')).toBe('B\n')
+  })
 
   it('hunks that each apply alone but not together fail with no hunk number', async () => {
     // "`hunk` is omitted when every hunk applies alone in that sequence although the whole
@@ -406,9 +444,10 @@ describe('bash at the root (wording §8)', () => {
     const config = { ...root.resolveConfig({ workspaceRoot: dir }), maxBashOutputBytes: 64 }
     const r = await root.dispatch('bash', { command: 'seq 1 3000; echo the-end' }, config)
     const report = JSON.parse(ok(r))
-    const m = /^\[\.\.\. earlier output truncated: last 64 of 13901 bytes shown; full output written to (\.clarvis\/bash-\S+\.stdout\.log) \.\.\.\]\n([\s\S]*)$/.exec(
-      report.stdout,
-    )
+    const m =
+      /^\[\.\.\. earlier output truncated: last 64 of 13901 bytes shown; full output written to (\.clarvis\/bash-\S+\.stdout\.log) \.\.\.\]\n([\s\S]*)$/.exec(
+        report.stdout,
+      )
     expect(m).not.toBeNull()
     expect(m?.[2]).toHaveLength(64)
     expect(m?.[2].endsWith('2999\n3000\nthe-end\n')).toBe(true)

@@ -869,8 +869,7 @@ pub fn resolve_config_json(options_json: String, profile: Option<String>) -> Res
     let value: Value = serde_json::from_str(&options_json)
         .map_err(|e| startup_error(format!("options are not serializable: {e}")))?;
     let profile = profile_of(profile.as_deref().unwrap_or(""));
-    let resolved =
-        config::resolve_for(&value, &cwd()?, profile).map_err(|e| startup_error(e.0))?;
+    let resolved = config::resolve_for(&value, &cwd()?, profile).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 

@@ -466,12 +466,14 @@ pub fn newest_options_from_argv_env(
         } else if arg == "--surface" {
             match argv.get(i + 1).and_then(Option::as_deref) {
                 Some(v) if !v.starts_with("--") => {
+                    crate::surfaces::Surface::parse("--surface", v)?;
                     out.insert("surface".into(), Value::from(v));
                     i += 1;
                 }
                 _ => return fail("--surface needs a value: --surface <name>".into()),
             }
         } else if let Some(v) = arg.strip_prefix("--surface=") {
+            crate::surfaces::Surface::parse("--surface", v)?;
             out.insert("surface".into(), Value::from(v));
         }
         i += 1;

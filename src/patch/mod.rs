@@ -280,7 +280,9 @@ pub fn parse(input: &str, newest: bool) -> ToolResult<Patch> {
     let (files, mode_only) = match format {
         Format::Unified => {
             let parsed = unified::parse(&lines, first_line, newest)?;
-            if newest && parsed.files.is_empty() {
+            // Nothing to apply: no block has hunks, and none is a rename (or a create/delete).
+            let inert = |f: &FilePatch| matches!(&f.op, FileOp::Update { hunks, move_to: None, .. } if hunks.is_empty());
+            if newest && parsed.files.iter().all(inert) {
                 return Err(ToolError::invalid_input(unified::contract::NO_HUNKS));
             }
             (parsed.files, parsed.mode_only)

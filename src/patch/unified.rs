@@ -522,7 +522,16 @@ impl<'a> Parser<'a> {
         };
         let move_to = (old != new).then_some(new);
         if hunks.is_empty() && move_to.is_none() {
-            if h.has_dashes && !self.newest {
+            if h.has_dashes && self.newest {
+                // The newest contract processes it (the file is rewritten as it is) when the
+                // patch has something else to apply; see `patch::parse`.
+                return Ok(Some(FileOp::Update {
+                    path: old,
+                    move_to: None,
+                    hunks,
+                }));
+            }
+            if h.has_dashes {
                 return Err(syntax_error(
                     start,
                     format!("the block for {old} has no hunks: add '@@' hunks with the change"),
