@@ -16,8 +16,8 @@ export declare function abortCall(id: number): void
 export declare function analyzeBashJson(command: string): string
 
 /**
- * `buildConfig` from argv and the environment (as JSON); the workspace defaults to the
- * current directory.
+ * `buildConfig` from argv and the environment (as JSON); at `/v0.1` the workspace defaults
+ * to the current directory, at the root it must be given.
  */
 export declare function buildConfigJson(argv: Array<string | undefined | null>, envJson: string, ripgrepAvailable: boolean, treeSitterAvailable: boolean, profile: string): string
 
@@ -157,6 +157,12 @@ export declare function testOnlyPanic(): Promise<NativeOutcome | string>
  * needsTreeSitter}]`.
  */
 export declare function toolDefsJson(): string
+
+/**
+ * One diagnostic line per unknown key of `resolveConfig`'s options, naming the closest real
+ * option; empty when every key is known (or the options are not an object).
+ */
+export declare function unknownOptionNotes(optionsJson: string): Array<string>
 
 /**
  * Looks the tool up and validates the arguments (the steps before a guard): the coerced

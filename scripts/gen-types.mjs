@@ -14,12 +14,16 @@ import { fileURLToPath } from 'node:url'
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const target = join(repo, 'tool-types.d.ts')
 
-/** The TypeScript type of a JSON Schema node, indented by `pad`. */
-function typeOf(schema, pad) {
+/**
+ * The TypeScript type of a JSON Schema node, indented by `pad`. `lenient`: the entry reads
+ * `null` as "not given" for an optional property, so its type admits `null`.
+ */
+function typeOf(schema, pad, lenient) {
   if (!schema || typeof schema !== 'object') return 'unknown'
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ')
   for (const key of ['anyOf', 'oneOf']) {
-    if (Array.isArray(schema[key])) return schema[key].map((s) => typeOf(s, pad)).join(' | ')
+    if (Array.isArray(schema[key]))
+      return schema[key].map((s) => typeOf(s, pad, lenient)).join(' | ')
   }
   const types = Array.isArray(schema.type) ? schema.type : [schema.type]
   return types
@@ -35,11 +39,11 @@ function typeOf(schema, pad) {
         case 'null':
           return 'null'
         case 'array': {
-          const item = typeOf(schema.items, pad)
+          const item = typeOf(schema.items, pad, lenient)
           return /[|&]/.test(item) ? `Array<${item}>` : `${item}[]`
         }
         case 'object':
-          return objectOf(schema, pad)
+          return objectOf(schema, pad, lenient)
         default:
           return 'unknown'
       }
@@ -48,7 +52,7 @@ function typeOf(schema, pad) {
 }
 
 /** An object type: each property with its doc comment; required ones without `?`. */
-function objectOf(schema, pad) {
+function objectOf(schema, pad, lenient) {
   const props = Object.entries(schema.properties ?? {})
   if (props.length === 0) return 'Record<string, never>'
   const required = new Set(schema.required ?? [])
@@ -58,13 +62,15 @@ function objectOf(schema, pad) {
     const doc = sub?.description
       ? `${inner}/** ${sub.description.replace(/\*\//g, '*\\/').replace(/\n+/g, ' ')} */\n`
       : ''
-    return `${doc}${inner}${key}${required.has(name) ? '' : '?'}: ${typeOf(sub, inner)}`
+    const type = typeOf(sub, inner, lenient)
+    if (required.has(name)) return `${doc}${inner}${key}: ${type}`
+    return `${doc}${inner}${key}?: ${lenient ? `${type} | null` : type}`
   })
   return `{\n${lines.join('\n')}\n${pad}}`
 }
 
-function argsInterface(name, defs, schemaKey) {
-  const body = defs.map((d) => `  ${d.name}: ${typeOf(d[schemaKey], '  ')}`).join('\n')
+function argsInterface(name, defs, schemaKey, lenient) {
+  const body = defs.map((d) => `  ${d.name}: ${typeOf(d[schemaKey], '  ', lenient)}`).join('\n')
   return `export interface ${name} {\n${body}\n}`
 }
 
@@ -75,7 +81,9 @@ const SURFACES = ['codex', 'claude-code', 'cyberpaw', 'anthropic', 'openai']
 function surfacesInterface(native) {
   const body = SURFACES.map((surface) => {
     const defs = JSON.parse(native.surfaceToolsJson(surface))
-    const tools = defs.map((d) => `    ${d.name}: ${typeOf(d.inputSchema, '    ')}`).join('\n')
+    const tools = defs
+      .map((d) => `    ${d.name}: ${typeOf(d.inputSchema, '    ', true)}`)
+      .join('\n')
     return `  ${JSON.stringify(surface)}: {\n${tools}\n  }`
   }).join('\n')
   return `export interface SurfaceToolArgs {\n${body}\n}`
@@ -91,19 +99,19 @@ export function generate() {
 // addon advertises). Do not edit: run \`npm run gen:types\` after changing a tool's arguments.
 
 /** The arguments of every tool of the newest contract (the package root), by tool name. */
-${argsInterface('ToolArgs', contract, 'inputSchema')}
+${argsInterface('ToolArgs', contract, 'inputSchema', true)}
 
 /** A tool name of the newest contract (the package root). */
 export type ToolName = keyof ToolArgs
 
 /** The arguments of the tools beyond the contract (offered with \`extras: true\`), by tool name. */
-${argsInterface('ExtraToolArgs', extras, 'inputSchema')}
+${argsInterface('ExtraToolArgs', extras, 'inputSchema', true)}
 
 /** A tool name beyond the contract (offered with \`extras: true\`). */
 export type ExtraToolName = keyof ExtraToolArgs
 
 /** The arguments of every tool at \`agent-tools-native/v0.1\`, by tool name. */
-${argsInterface('SeedToolArgs', seed, 'seedInputSchema')}
+${argsInterface('SeedToolArgs', seed, 'seedInputSchema', false)}
 
 /** A tool name at \`agent-tools-native/v0.1\`. */
 export type SeedToolName = keyof SeedToolArgs

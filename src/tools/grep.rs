@@ -455,7 +455,7 @@ impl Query {
     fn scan_tree(
         &self,
         config: &Config,
-        base: &paths::WorkPath,
+        base: &crate::confine::WorkPath,
         glob: Option<&FileGlob>,
         cap: usize,
         stop: &(dyn Fn() -> bool + Sync),
@@ -525,7 +525,7 @@ impl Query {
     /// `rg --max-filesize` skips a named file), so it has no matches; so is a binary one under
     /// the newest contract (CONTRACT-v0.5-wording §1, "Search root"), while the seed entry
     /// names it with `is_binary`.
-    fn scan_file(&self, config: &Config, path: &paths::WorkPath) -> ToolResult<Scan> {
+    fn scan_file(&self, config: &Config, path: &crate::confine::WorkPath) -> ToolResult<Scan> {
         let (abs, display) = (&path.abs, path.display.as_str());
         let file = crate::confine::open_read(path).map_err(|e| io_err(e, display))?;
         let searched = file.try_clone().and_then(|f| {
