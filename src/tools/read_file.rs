@@ -243,6 +243,9 @@ pub(crate) fn push_row(
     let decoded = String::from_utf8_lossy(prefix);
     let (kept, cut) = if decoded.len() <= MAX_LINE_CHARS {
         (&*decoded, false)
+    } else if cut_to.is_some() {
+        // The newest contract counts UTF-16 code units (wording §2, "Character cut").
+        crate::text::cut_utf16_units(&decoded, MAX_LINE_CHARS)
     } else {
         cut_chars(&decoded, MAX_LINE_CHARS)
     };
@@ -374,6 +377,20 @@ mod tests {
                 let want = (cap - 8 - 25) / ch.len() * ch.len();
                 assert_eq!(kept, &line[..want], "{cap} {ch}");
             }
+        }
+        // The character cut counts UTF-16 units: 2000, or 1999 not to split a pair.
+        let rules = RowRules {
+            max_bytes: 1 << 20,
+            newest: true,
+        };
+        for (line, kept) in [
+            ("😀".repeat(3000), 1000),
+            (format!("a{}", "😀".repeat(3000)), 999),
+        ] {
+            let out = render(std::iter::once(line.as_bytes()), 0, 1, 10, rules);
+            let content = out.strip_prefix("     1\t").unwrap();
+            let body = content.strip_suffix(LINE_CUT_MARKER).unwrap();
+            assert_eq!(body.chars().filter(|&c| c == '😀').count(), kept);
         }
         // A line that fits is left alone, and a row is kept while the rows fit the cap.
         let rules = RowRules {
