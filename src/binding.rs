@@ -895,7 +895,10 @@ pub fn resolve_config_json(options_json: String, profile: Option<String>) -> Res
         surfaces::Surface::parse("surface", name).map_err(|e| startup_error(e.0))?;
     }
     let profile = profile_of(profile.as_deref().unwrap_or(""));
-    let resolved = config::resolve_for(&value, &cwd()?, profile).map_err(|e| startup_error(e.0))?;
+    let mut resolved =
+        config::resolve_for(&value, &cwd()?, profile).map_err(|e| startup_error(e.0))?;
+    // Whether the kernel can enforce the sandbox asked for (and with which mechanism).
+    crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 
@@ -933,12 +936,36 @@ pub fn build_config_json(
             Value::Bool(tree_sitter_available),
         );
         let options = Value::Object(options);
-        check_surface(
-            "--surface",
-            &Options::from_json(&options).map_err(|e| startup_error(e.0))?,
-        )?;
-        let resolved = config::resolve_for(&options, &cwd()?, Profile::Current)
+        let cwd = cwd()?;
+        config::check_newest(&options, &cwd).map_err(|e| startup_error(e.0))?;
+        let mut options = Options::from_json(&options).map_err(|e| startup_error(e.0))?;
+        check_surface("--surface", &options)?;
+        // The sandbox settings are not the contract's: read by the shared parser, from the
+        // flags other than the workspace and the SANDBOX* variables only.
+        let mut rest = Vec::with_capacity(argv.len());
+        let mut it = argv.iter().flatten();
+        while let Some(arg) = it.next() {
+            if arg == "--workspace" {
+                it.next();
+            } else if !arg.starts_with("--workspace=") {
+                rest.push(arg.clone());
+            }
+        }
+        let sandbox_env: serde_json::Map<String, Value> = env
+            .as_object()
+            .unwrap_or(&empty)
+            .iter()
+            .filter(|(k, _)| k.starts_with("SANDBOX"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let sandbox = config::options_from_argv_env(&rest, &sandbox_env, Profile::Current)
             .map_err(|e| startup_error(e.0))?;
+        options.sandbox = sandbox.sandbox;
+        options.sandbox_network = sandbox.sandbox_network;
+        options.sandbox_writable_roots = sandbox.sandbox_writable_roots;
+        options.sandbox_mechanism = sandbox.sandbox_mechanism;
+        let mut resolved = config::resolve(options, &cwd).map_err(|e| startup_error(e.0))?;
+        crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
         return Ok(serde_json::to_string(&resolved).expect("config serializes"));
     }
     // The seed entry refuses an argv that is not all strings before it gets here.
@@ -955,7 +982,9 @@ pub fn build_config_json(
         .get_or_insert_with(|| ".".to_string());
     options.ripgrep_available = Some(ripgrep_available);
     options.tree_sitter_available = Some(tree_sitter_available);
-    let resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    let mut resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    // Whether the kernel can enforce the sandbox asked for (and with which mechanism).
+    crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 
