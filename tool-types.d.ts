@@ -507,8 +507,8 @@ export interface SurfaceToolArgs {
       cell_type?: 'code' | 'markdown' | null
       /** The type of edit to make (replace, insert, delete). Defaults to replace. */
       edit_mode?: 'replace' | 'insert' | 'delete' | null
-      /** The new source for the cell (ignored by delete). */
-      new_source?: string | null
+      /** The new source for the cell. Required, as in Claude Code's own schema (a delete ignores it; pass ""). */
+      new_source: string
       /** The absolute path to the Jupyter notebook file to edit. */
       notebook_path: string
     }
