@@ -184,7 +184,9 @@ mod tests {
         local.put("rust", text, &a);
         let hit = local.get("rust", text).unwrap();
         assert_eq!(a.root_node().to_sexp(), hit.root_node().to_sexp());
-        assert!(local.get("rust", "fn cached_tree_probe() { let x = 2; }\n").is_none());
+        assert!(local
+            .get("rust", "fn cached_tree_probe() { let x = 2; }\n")
+            .is_none());
         // A text over the budget is never kept.
         let mut cache = TreeCache {
             entries: VecDeque::new(),
