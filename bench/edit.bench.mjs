@@ -37,14 +37,14 @@ async function seedCall(name, args) {
 
 /** Median wall and CPU ms of each contender, run in turn `runs` times after a warm-up each. */
 async function interleaved(contenders, runs) {
-  for (const fn of contenders) await fn(0)
+  for (const fn of contenders) await fn()
   const wall = contenders.map(() => [])
   const cpu = contenders.map(() => [])
   for (let i = 1; i <= runs; i++) {
     for (const [k, fn] of contenders.entries()) {
       const c0 = process.cpuUsage()
       const t0 = process.hrtime.bigint()
-      await fn(i)
+      await fn()
       wall[k].push(Number(process.hrtime.bigint() - t0) / 1e6)
       const c = process.cpuUsage(c0)
       cpu[k].push((c.user + c.system) / 1000)
@@ -86,22 +86,28 @@ function sameFiles(label, names) {
   for (const b of bytes.slice(1)) assertSame(label, b.equals(bytes[0]), true)
 }
 
-/** The four contenders of an edit workload; `args(i, path)` are run i's arguments. */
+/** Each contender counts its own runs: `args(n, path)` are the arguments of its run n. */
+function counted(fn) {
+  let n = 0
+  return () => fn(n++)
+}
+
+/** The four contenders of an edit workload. */
 function editContenders(tool, names, args) {
   return [
-    (i) => rootCall(tool, args(i, names[0])),
-    (i) => ref.edit('newest', tool, args(i, names[1])),
-    (i) => seedCall(tool, args(i, names[2])),
-    (i) => ref.edit('seed', tool, args(i, names[3])),
+    counted((n) => rootCall(tool, args(n, names[0]))),
+    counted((n) => ref.edit('newest', tool, args(n, names[1]))),
+    counted((n) => seedCall(tool, args(n, names[2]))),
+    counted((n) => ref.edit('seed', tool, args(n, names[3]))),
   ]
 }
 
-/** Checks run 0 and run 1 of every contender: same bytes, same meta.diff at the root. */
+/** Checks two runs of every contender: same bytes, same meta.diff at the root. */
 async function check(label, contenders, names) {
   for (const i of [0, 1]) {
-    const [r, n] = [await contenders[0](i), await contenders[1](i)]
-    await contenders[2](i)
-    await contenders[3](i)
+    const [r, n] = [await contenders[0](), await contenders[1]()]
+    await contenders[2]()
+    await contenders[3]()
     sameFiles(`${label} run ${i}`, names)
     assertSame(`${label} meta.diff`, r.meta?.diff?.replaceAll(names[0], 'F'), n.diff?.replaceAll(names[1], 'F'))
   }
@@ -140,12 +146,12 @@ async function check(label, contenders, names) {
     (_, i) => `export const setting${i} = { id: ${i}, name: "setting ${i}", enabled: true };\n`,
   )
   const picks = Array.from({ length: 50 }, (_, k) => k * 100 + 37)
-  const args = (i, path) => ({
+  // Every run writes new text (run n renames what run n - 1 wrote), as an agent's successive
+  // edits do: no run's result equals an earlier one, so no parse of it can be reused.
+  const name = (p, n) => (n < 0 ? `name: "setting ${p}"` : `name: "renamed ${p} r${n}"`)
+  const args = (n, path) => ({
     path,
-    edits: picks.map((p) => {
-      const [a, b] = [`name: "setting ${p}"`, `name: "renamed ${p}"`]
-      return i % 2 ? { old_string: b, new_string: a } : { old_string: a, new_string: b }
-    }),
+    edits: picks.map((p) => ({ old_string: name(p, n - 1), new_string: name(p, n) })),
   })
   const names = copies('multi', '.ts', lines.join(''))
   const contenders = editContenders('multi_edit', names, args)
@@ -166,10 +172,10 @@ async function check(label, contenders, names) {
   const names = copies('w', '.txt', contents[1])
   const args = (i, path) => ({ path, content: contents[i % 2] })
   const contenders = [
-    (i) => rootCall('write_file', args(i, names[0])),
-    (i) => ref.write('newest', args(i, names[1])),
-    (i) => seedCall('write_file', args(i, names[2])),
-    (i) => ref.write('seed', args(i, names[3])),
+    counted((n) => rootCall('write_file', args(n, names[0]))),
+    counted((n) => ref.write('newest', args(n, names[1]))),
+    counted((n) => seedCall('write_file', args(n, names[2]))),
+    counted((n) => ref.write('seed', args(n, names[3]))),
   ]
   await check('write_file', contenders, names)
   const t = await interleaved(contenders, 15)

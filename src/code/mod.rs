@@ -213,7 +213,7 @@ pub fn syntax_warning(
     before: Option<&str>,
     after: &str,
 ) -> Option<String> {
-    syntax_warning_with(config, display, || before.map(str::to_owned), after)
+    warning(config, display, before, || before.map(str::to_owned), after)
 }
 
 /// [`syntax_warning`] with the text before the write fetched only when the new text has an
@@ -224,12 +224,25 @@ pub fn syntax_warning_with(
     before: impl FnOnce() -> Option<String>,
     after: &str,
 ) -> Option<String> {
+    warning(config, display, None, before, after)
+}
+
+/// [`syntax_warning_with`], the new text parsed incrementally when `edited_from` (the text an
+/// edit made it from) still has its tree kept (see [`parse::parse_edited`]).
+fn warning(
+    config: &Config,
+    display: &str,
+    edited_from: Option<&str>,
+    before: impl FnOnce() -> Option<String>,
+    after: &str,
+) -> Option<String> {
     if !warnings_on(config) || after.len() > parse::WARNING_LIMIT {
         return None;
     }
     let grammar = grammar_for_write(display, after)?;
     let never = || false;
-    let tree = parse::parse(grammar, after, parse::WARNING_BUDGET, &never).ok()?;
+    let tree =
+        parse::parse_edited(grammar, edited_from, after, parse::WARNING_BUDGET, &never).ok()?;
     let (issues, _) = syntax::issues(&tree, after);
     let first = issues.first()?;
     let mut line = syntax::warning_line(grammar.name, display, first);
