@@ -258,7 +258,12 @@ function longFunctionsFile(lines) {
 
 const WORKLOADS = [
   { grammar: 'typescript', rel: 'big.ts', text: typescriptFile(5000), shape: 'many small classes' },
-  { grammar: 'typescript', rel: 'long.ts', text: longFunctionsFile(5000), shape: 'a few long functions' },
+  {
+    grammar: 'typescript',
+    rel: 'long.ts',
+    text: longFunctionsFile(5000),
+    shape: 'a few long functions',
+  },
   { grammar: 'python', rel: 'big.py', text: pythonFile(5000), shape: 'many small classes' },
 ]
 
@@ -352,7 +357,13 @@ for (const { grammar, rel, text, shape } of WORKLOADS) {
     console.log(`${r.workload}: ratio ${r.ratio.toFixed(2)} (${r.note})`)
     rows.push(r)
   }
-  push(`check_syntax + outline, repeated calls: ${what}`, median(a), median(b), median(ac), median(bc))
+  push(
+    `check_syntax + outline, repeated calls: ${what}`,
+    median(a),
+    median(b),
+    median(ac),
+    median(bc),
+  )
   // First calls, each in a fresh process, alternating sides; outputs compared first.
   writeFileSync(join(dir, rel), text)
   const firsts = { ours: [], ref: [] }

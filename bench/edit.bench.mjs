@@ -109,7 +109,11 @@ async function check(label, contenders, names) {
     await contenders[2]()
     await contenders[3]()
     sameFiles(`${label} run ${i}`, names)
-    assertSame(`${label} meta.diff`, r.meta?.diff?.replaceAll(names[0], 'F'), n.diff?.replaceAll(names[1], 'F'))
+    assertSame(
+      `${label} meta.diff`,
+      r.meta?.diff?.replaceAll(names[0], 'F'),
+      n.diff?.replaceAll(names[1], 'F'),
+    )
   }
 }
 
@@ -135,7 +139,11 @@ async function check(label, contenders, names) {
   const contenders = editContenders('edit_file', names, args)
   await check('edit_file 15 MB', contenders, names)
   const t = await interleaved(contenders, 9)
-  pushRows(`edit_file: 1 line near the end of a ${(content.length / 1e6).toFixed(1)} MB file`, 0.15, t)
+  pushRows(
+    `edit_file: 1 line near the end of a ${(content.length / 1e6).toFixed(1)} MB file`,
+    0.15,
+    t,
+  )
   for (const n of names) rmSync(join(dir, n))
 }
 
@@ -162,10 +170,14 @@ async function check(label, contenders, names) {
 
 // --- write_file: 1 MB over a file that differs in three lines ---------------------------------
 {
-  const base = Array.from({ length: 10_000 }, (_, i) => `${String(i).padStart(6, '0')} ${'a'.repeat(92)}\n`)
+  const base = Array.from(
+    { length: 10_000 },
+    (_, i) => `${String(i).padStart(6, '0')} ${'a'.repeat(92)}\n`,
+  )
   const variant = (v) => {
     const l = [...base]
-    for (const at of [100, 5000, 9900]) l[at] = `${String(at).padStart(6, '0')} ${'b'.repeat(91)}${v}\n`
+    for (const at of [100, 5000, 9900])
+      l[at] = `${String(at).padStart(6, '0')} ${'b'.repeat(91)}${v}\n`
     return l.join('')
   }
   const contents = [variant('x'), variant('y')]

@@ -42,25 +42,6 @@ function unifiedPatch(reverse) {
   return `${out.join('\n')}\n`
 }
 
-/** The same change in the Begin-Patch format. */
-function beginPatch(reverse) {
-  const out = ['*** Begin Patch']
-  for (let k = 0; k < FILES; k++) {
-    const lines = original(k)
-    out.push(`*** Update File: ${rel(k)}`)
-    for (const at of HUNK_AT) {
-      const i = at - 1
-      const [from, to] = reverse ? [changed(lines[i]), lines[i]] : [lines[i], changed(lines[i])]
-      out.push('@@')
-      for (let j = i - 3; j < i; j++) out.push(` ${lines[j]}`)
-      out.push(`-${from}`, `+${to}`)
-      for (let j = i + 1; j <= i + 3; j++) out.push(` ${lines[j]}`)
-    }
-  }
-  out.push('*** End Patch')
-  return `${out.join('\n')}\n`
-}
-
 function freshTree(root) {
   rmSync(root, { recursive: true, force: true })
   for (let k = 0; k < FILES; k++) {
@@ -105,7 +86,8 @@ const contenders = [
 for (const rev of [false, true]) {
   for (const c of contenders) await c(rev)
   const want = snapshot(trees[0])
-  for (const t of trees.slice(1)) assertSame(`apply_patch ${rev ? 'reverse' : 'forward'}`, snapshot(t), want)
+  for (const t of trees.slice(1))
+    assertSame(`apply_patch ${rev ? 'reverse' : 'forward'}`, snapshot(t), want)
 }
 assertSame('apply_patch round trip', snapshot(trees[0]), start)
 

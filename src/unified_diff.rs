@@ -156,21 +156,11 @@ struct Common {
 
 fn common_ends(old: &[u8], new: &[u8]) -> Common {
     let shared = old.len().min(new.len());
-    let first_diff = old
-        .iter()
-        .zip(new)
-        .position(|(a, b)| a != b)
-        .unwrap_or(shared);
+    let first_diff = mismatch(old, new, shared, false);
     let prefix_bytes = memchr::memrchr(b'\n', &old[..first_diff]).map_or(0, |i| i + 1);
     let prefix = memchr::memchr_iter(b'\n', &old[..prefix_bytes]).count();
     let limit = shared - prefix_bytes;
-    let tail = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(limit)
-        .position(|(a, b)| a != b)
-        .unwrap_or(limit);
+    let tail = mismatch(old, new, limit, true);
     // The longest common tail that starts a line on both sides: all of it when both sides have
     // a line break (or the prefix's end) just before it, else from its first line break on.
     let starts_line = |text: &[u8], at: usize| at == prefix_bytes || text[at - 1] == b'\n';
@@ -185,6 +175,37 @@ fn common_ends(old: &[u8], new: &[u8]) -> Common {
         prefix_bytes,
         suffix_bytes,
     }
+}
+
+/// How many bytes `old` and `new` share at their start (or, `from_end`, at their end), at most
+/// `limit`: compared a block at a time (`memcmp`), then byte by byte in the first block that
+/// differs.
+fn mismatch(old: &[u8], new: &[u8], limit: usize, from_end: bool) -> usize {
+    const BLOCK: usize = 4096;
+    fn at(text: &[u8], from: usize, len: usize, from_end: bool) -> &[u8] {
+        if from_end {
+            &text[text.len() - from - len..text.len() - from]
+        } else {
+            &text[from..from + len]
+        }
+    }
+    let mut done = 0;
+    while done < limit {
+        let len = BLOCK.min(limit - done);
+        let (a, b) = (at(old, done, len, from_end), at(new, done, len, from_end));
+        if a == b {
+            done += len;
+            continue;
+        }
+        let pairs = a.iter().zip(b);
+        let same = if from_end {
+            pairs.rev().take_while(|(x, y)| x == y).count()
+        } else {
+            pairs.take_while(|(x, y)| x == y).count()
+        };
+        return done + same;
+    }
+    limit
 }
 
 struct Hunk<'a> {
@@ -892,6 +913,35 @@ mod tests {
             };
             assert_eq!(patch(&a, &b), plain_patch(&a, &b), "{a:?} -> {b:?}");
             assert_eq!(patch(&b, &a), plain_patch(&b, &a), "{b:?} -> {a:?}");
+        }
+    }
+
+    #[test]
+    fn shared_bytes_counted_across_blocks() {
+        let mut rng = crate::testutil::XorShift::new(5);
+        for _ in 0..200 {
+            let len = rng.below(20_000);
+            let a: Vec<u8> = (0..len).map(|_| b"ab"[rng.below(2)]).collect();
+            let mut b = a.clone();
+            if len > 0 && rng.below(4) > 0 {
+                let at = rng.below(len);
+                b[at] ^= 1;
+            }
+            let limit = rng.below(len + 1);
+            let naive = |rev: bool| {
+                let pairs: Vec<(u8, u8)> = if rev {
+                    a.iter()
+                        .rev()
+                        .zip(b.iter().rev())
+                        .map(|(x, y)| (*x, *y))
+                        .collect()
+                } else {
+                    a.iter().zip(&b).map(|(x, y)| (*x, *y)).collect()
+                };
+                pairs.iter().take(limit).take_while(|(x, y)| x == y).count()
+            };
+            assert_eq!(mismatch(&a, &b, limit, false), naive(false));
+            assert_eq!(mismatch(&a, &b, limit, true), naive(true));
         }
     }
 
