@@ -153,7 +153,7 @@ export declare function testOnlyPanic(): Promise<NativeOutcome | string>
 
 /**
  * Every built tool as JSON, with the flags the JavaScript side selects surfaces by:
- * `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05,
+ * `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05, extra,
  * needsTreeSitter}]`.
  */
 export declare function toolDefsJson(): string

@@ -50,6 +50,17 @@ describe('cli list', () => {
     const root = fixture()
     const r = await runCli(['list', '--workspace', root])
     expect(r.code).toBe(0)
+    // The CLI offers the tools beyond the contract too (the library's `extras: true`).
+    expect(JSON.parse(r.stdout)).toEqual(
+      createAgentTools({ workspaceRoot: root, extras: true }).listTools(),
+    )
+    expect(JSON.parse(r.stdout).map((t: { name: string }) => t.name)).toContain('monitor_send')
+  })
+
+  it('--no-extras lists exactly the contract tools', async () => {
+    const root = fixture()
+    const r = await runCli(['list', '--no-extras', '--workspace', root])
+    expect(r.code).toBe(0)
     expect(JSON.parse(r.stdout)).toEqual(createAgentTools({ workspaceRoot: root }).listTools())
     expect(JSON.parse(r.stdout).map((t: { name: string }) => t.name)).toEqual(
       tools.map((t) => t.name),

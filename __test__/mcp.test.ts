@@ -60,13 +60,21 @@ describe('mcp server', () => {
     const root = fixture()
     const client = await connect(['--workspace', root])
     const { tools: listed } = await client.listTools()
-    expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name))
-    const expected = createAgentTools({ workspaceRoot: root }).listTools()
+    // The server offers the tools beyond the contract too, as the library's `extras: true` does.
+    const expected = createAgentTools({ workspaceRoot: root, extras: true }).listTools()
+    expect(listed.map((t) => t.name)).toEqual(expected.map((t) => t.name))
+    expect(listed.map((t) => t.name)).toContain('monitor_send')
     for (const [i, tool] of listed.entries()) {
       expect(tool.description).toBe(expected[i]?.description)
       expect(tool.inputSchema).toEqual(expected[i]?.inputSchema)
       expect(tool.annotations?.readOnlyHint).toBe(readOnlyTools.some((t) => t.name === tool.name))
     }
+  })
+
+  it('lists exactly the contract tools with --no-extras', async () => {
+    const client = await connect(['--workspace', fixture(), '--no-extras'])
+    const names = (await client.listTools()).tools.map((t) => t.name)
+    expect(names).toEqual(tools.map((t) => t.name))
   })
 
   it('lists only the read tools in read-only mode (flag or environment)', async () => {

@@ -829,7 +829,7 @@ pub fn test_only_fail_commit_on(name: Option<String>) {
 }
 
 /// Every built tool as JSON, with the flags the JavaScript side selects surfaces by:
-/// `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05,
+/// `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05, extra,
 /// needsTreeSitter}]`.
 #[napi]
 pub fn tool_defs_json() -> String {
@@ -844,6 +844,7 @@ pub fn tool_defs_json() -> String {
                 "mutating": t.mutating,
                 "bounded": t.bounded,
                 "sinceV05": t.since_v05,
+                "extra": t.extra,
                 "needsTreeSitter": t.needs_tree_sitter,
                 "annotations": t.annotations,
                 "outputSchema": t.output_schema,

@@ -73,6 +73,10 @@ pub struct Config {
     /// characters (absent: not cut beyond `maxOutputBytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_characters: Option<u64>,
+    /// The tools beyond the contract are offered (`extras: true`); shown only when on, so a
+    /// default config has exactly the contract's fields.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub extras: bool,
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
@@ -89,6 +93,10 @@ impl std::fmt::Display for StartupError {
 }
 
 type Startup<T> = Result<T, StartupError>;
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
 
 fn fail<T>(message: String) -> Startup<T> {
     Err(StartupError(message))
@@ -112,6 +120,7 @@ pub struct Options {
     pub tree_sitter_available: Option<bool>,
     pub surface: Option<crate::surfaces::Surface>,
     pub max_characters: Option<u64>,
+    pub extras: Option<bool>,
 }
 
 impl Options {
@@ -165,6 +174,7 @@ impl Options {
                 Some(0) => return fail("maxCharacters must be an integer >= 1, got: 0".into()),
                 n => n,
             },
+            extras: get_bool("extras")?,
         })
     }
 }
@@ -246,6 +256,7 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
         surface: options.surface,
         max_characters: options.max_characters,
+        extras: options.extras.unwrap_or(false),
         profile: Profile::default(),
     })
 }
@@ -311,6 +322,9 @@ pub fn options_from_argv_env(
                 _ => return fail("--surface needs a value: --surface <name>".into()),
             },
             "--allow-outside-workspace" => options.confine_to_workspace = Some(false),
+            // Not the contract's: the CLI passes `--extras` unless its user said `--no-extras`.
+            "--extras" => options.extras = Some(true),
+            "--no-extras" => options.extras = Some(false),
             other => {
                 if let Some(v) = other.strip_prefix("--workspace=") {
                     if v.is_empty() {
