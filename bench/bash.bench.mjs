@@ -23,7 +23,11 @@ const BIG_COMMAND = `yes 'a line of build output, repeated for the capture bench
 const TRIVIAL_CALLS = 50
 
 const root = mkdtempSync(join(tmpdir(), 'atn-bench-bash-'))
-const tools = createAgentTools({ workspaceRoot: root, maxOutputBytes: 64 * 1024 * 1024 })
+const tools = createAgentTools({
+  workspaceRoot: root,
+  maxOutputBytes: 64 * 1024 * 1024,
+  maxBashOutputBytes: 64 * 1024 * 1024,
+})
 const seedTools = require(join(repoRoot, 'v0.1/index.js')).createAgentTools({ workspaceRoot: root })
 
 /** The /v0.1 entry: one bash call; its result text. */

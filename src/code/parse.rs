@@ -40,8 +40,9 @@ thread_local! {
     static PARSERS: RefCell<HashMap<&'static str, Parser>> = RefCell::new(HashMap::new());
 }
 
-/// Trees kept at most.
-const CACHED_TREES: usize = 4;
+/// Trees kept at most: more than the files one apply_patch or replace checks (five), so that
+/// successive patches of the same files reparse each incrementally.
+const CACHED_TREES: usize = 8;
 /// Text bytes the kept trees may stand for, in all (a tree takes some 20-30 times its text).
 const CACHED_TEXT_BYTES: usize = 1_000_000;
 
@@ -69,6 +70,15 @@ impl TreeCache {
         let tree = entry.2.clone();
         self.entries.push_front(entry);
         Some(tree)
+    }
+
+    /// Removes and returns the tree of `text`: the text an edit replaced is not asked for again.
+    fn take(&mut self, grammar: &'static str, text: &str) -> Option<Tree> {
+        let at = self
+            .entries
+            .iter()
+            .position(|(g, t, _)| *g == grammar && t == text)?;
+        self.entries.remove(at).map(|(_, _, tree)| tree)
     }
 
     fn put(&mut self, grammar: &'static str, text: &str, tree: &Tree) {
@@ -122,7 +132,7 @@ pub fn parse_edited(
         return Ok(tree);
     }
     let old = before.and_then(|before| {
-        let mut tree = TreeCache::with(|c| c.get(grammar.name, before))?;
+        let mut tree = TreeCache::with(|c| c.take(grammar.name, before))?;
         for edit in line_edits(before, text) {
             tree.edit(&edit);
         }
@@ -294,6 +304,8 @@ mod tests {
         assert!(local
             .get("rust", "fn cached_tree_probe() { let x = 2; }\n")
             .is_none());
+        assert!(local.take("rust", text).is_some());
+        assert!(local.get("rust", text).is_none());
         // A text over the budget is never kept.
         let mut cache = TreeCache {
             entries: VecDeque::new(),
