@@ -603,9 +603,10 @@ function makeApi(profile) {
         if (!SEED_CONFIG_FIELDS.includes(key)) delete rest[key]
       }
     }
-    const resolved = callNativeConfig(() =>
-      native.resolveConfigJson(JSON.stringify({ ...rest, ripgrepAvailable, treeSitterAvailable })),
-    )
+    const json = JSON.stringify({ ...rest, ripgrepAvailable, treeSitterAvailable })
+    const resolved = callNativeConfig(() => native.resolveConfigJson(json))
+    // The contract ignores unknown keys; a typo (`readonly`) still deserves a word.
+    for (const note of native.unknownOptionNotes(json)) warn(note)
     return finish(resolved, options)
   }
 

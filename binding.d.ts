@@ -159,6 +159,12 @@ export declare function testOnlyPanic(): Promise<NativeOutcome | string>
 export declare function toolDefsJson(): string
 
 /**
+ * One diagnostic line per unknown key of `resolveConfig`'s options, naming the closest real
+ * option; empty when every key is known (or the options are not an object).
+ */
+export declare function unknownOptionNotes(optionsJson: string): Array<string>
+
+/**
  * Looks the tool up and validates the arguments (the steps before a guard): the coerced
  * arguments as JSON, or the error envelope (`isError`).
  */

@@ -49,30 +49,13 @@ export type ErrorCode =
 
 /**
  * A vendor tool surface: the tool names, argument shapes and result formats an agent or model
- * family is trained on, over the same engine (see README, "Tool surfaces").
+ * family is trained on, over the same engine (see README, "Tool surfaces"). Generated with the
+ * surfaces' tools (`SurfaceToolArgs`).
  */
-export type Surface = 'codex' | 'claude-code' | 'cyberpaw' | 'anthropic' | 'openai'
+export type Surface = keyof SurfaceToolArgs
 
 /** The tool names of the surfaces, every surface together. */
-export type SurfaceToolName =
-  | 'read_file'
-  | 'list_dir'
-  | 'grep_files'
-  | 'apply_patch'
-  | 'shell'
-  | 'Read'
-  | 'Write'
-  | 'Edit'
-  | 'MultiEdit'
-  | 'Glob'
-  | 'Grep'
-  | 'Bash'
-  | 'NotebookEdit'
-  | 'ListDir'
-  | 'Move'
-  | 'DeleteFile'
-  | 'str_replace_based_edit_tool'
-  | 'bash'
+export type SurfaceToolName = { [S in Surface]: keyof SurfaceToolArgs[S] }[Surface]
 
 /** An `AbortSignal` (or anything shaped like one): aborting it cancels the call. */
 export interface AbortSignalLike {

@@ -100,9 +100,11 @@ describe('cli call', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ error: 'not_found', path: 'nope.txt' })
     const unknown = await runCli(['call', 'no_such_tool', '{}', '--workspace', root])
     expect(unknown.code).toBe(1)
-    expect(JSON.parse(unknown.stdout)).toEqual({
+    // The contract's envelope, with the help beside it (the tools there are).
+    expect(JSON.parse(unknown.stdout)).toMatchObject({
       error: 'not_found',
       message: 'Unknown tool: no_such_tool',
+      available: expect.arrayContaining(['read_file', 'bash']),
     })
     const invalid = await runCli(['call', 'read_file', '{"path": [3]}', '--workspace', root])
     expect(invalid.code).toBe(1)
@@ -149,7 +151,11 @@ describe('cli call', () => {
         { env: { WORKSPACE_ROOT: root, READ_ONLY: 'true' } },
       )
       expect(r.code).toBe(1)
-      expect(JSON.parse(r.stdout)).toEqual({ error: 'not_found', message: `Unknown tool: ${name}` })
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        error: 'not_found',
+        message: `Unknown tool: ${name}`,
+        hidden_by: 'readOnly',
+      })
     }
     expect(existsSync(join(root, 'new.txt'))).toBe(false)
   })

@@ -151,9 +151,10 @@ describe('mcp server', () => {
     const client = await connect(['--workspace', root])
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} })
     expect(unknown.isError).toBe(true)
-    expect(JSON.parse(textOf(unknown))).toEqual({
+    expect(JSON.parse(textOf(unknown))).toMatchObject({
       error: 'not_found',
       message: 'Unknown tool: no_such_tool',
+      available: expect.arrayContaining(['read_file', 'bash']),
     })
     const readOnly = await connect(['--workspace', root, '--read-only'])
     for (const name of MUTATING_TOOL_NAMES) {
@@ -162,9 +163,10 @@ describe('mcp server', () => {
         arguments: { path: 'new.txt', content: 'x', command: 'touch new.txt' },
       })
       expect(r.isError).toBe(true)
-      expect(JSON.parse(textOf(r))).toEqual({
+      expect(JSON.parse(textOf(r))).toMatchObject({
         error: 'not_found',
         message: `Unknown tool: ${name}`,
+        hidden_by: 'readOnly',
       })
     }
     expect(existsSync(join(root, 'new.txt'))).toBe(false)

@@ -11,12 +11,40 @@ import {
   type ErrorCode,
   type ExtraToolName,
   resolveConfig,
+  type Surface,
+  type SurfaceToolName,
   type ToolArgs,
   type ToolName,
 } from 'agent-tools-native'
 import { describe, expectTypeOf, it } from 'vitest'
 
 describe('the package root typings', () => {
+  it('takes the surfaces and their tool names from the generated surface tools', () => {
+    expectTypeOf<Surface>().toEqualTypeOf<
+      'codex' | 'claude-code' | 'cyberpaw' | 'anthropic' | 'openai'
+    >()
+    expectTypeOf<SurfaceToolName>().toEqualTypeOf<
+      | 'read_file'
+      | 'list_dir'
+      | 'grep_files'
+      | 'apply_patch'
+      | 'shell'
+      | 'Read'
+      | 'Write'
+      | 'Edit'
+      | 'MultiEdit'
+      | 'Glob'
+      | 'Grep'
+      | 'Bash'
+      | 'NotebookEdit'
+      | 'ListDir'
+      | 'Move'
+      | 'DeleteFile'
+      | 'str_replace_based_edit_tool'
+      | 'bash'
+    >()
+  })
+
   it('results are content parts, with the text view', () => {
     expectTypeOf<DispatchResult['content']>().toEqualTypeOf<ContentPart[]>()
     expectTypeOf<DispatchResult['meta']>().toEqualTypeOf<Record<string, unknown> | undefined>()

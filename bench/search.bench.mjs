@@ -481,7 +481,7 @@ dispatch(${JSON.stringify(tool)}, ${JSON.stringify(args)}, c).then((r) => {
     return timedProcess(process.execPath, ['-e', script])
   }
   const rgFirst = (args) => timedProcess('rg', args)
-  const rows = []
+  const out = []
   const cases = [
     { ...grepWorkloads[0], tool: 'grep', rgArgs: [...RG_GREP, ...grepWorkloads[0].rg] },
     {
@@ -510,7 +510,7 @@ dispatch(${JSON.stringify(tool)}, ${JSON.stringify(args)}, c).then((r) => {
       t.rg.push(rgFirst(w.rgArgs))
     }
     const m = (side, key) => median(t[side].map((x) => x[key]))
-    rows.push({
+    out.push({
       workload: `first call in a fresh process: ${w.name}`,
       ours_ms: m('ours', 'ms'),
       base_ms: m('rg', 'ms'),
@@ -518,9 +518,9 @@ dispatch(${JSON.stringify(tool)}, ${JSON.stringify(args)}, c).then((r) => {
       target: 1,
       note: `whole processes (ours: node, the package and one dispatch); ${cpuNote(m('ours', 'cpu'), m('rg', 'cpu'))}; ours from the first require to the result ${median(t.ours.map((x) => Number(x.stderr))).toFixed(0)} ms`,
     })
-    console.log(rows.at(-1))
+    console.log(out.at(-1))
   }
-  writeResults('search-first', `rg (same flags: ${RG_GREP.join(' ')}), fresh processes`, rows)
+  writeResults('search-first', `rg (same flags: ${RG_GREP.join(' ')}), fresh processes`, out)
 }
 
 /** One process under GNU time: its output, wall ms and CPU ms (user + system). */
