@@ -474,8 +474,9 @@ async function firstCalls() {
 const { dispatch, resolveConfig } = require(${JSON.stringify(join(repoRoot, 'index.js'))})
 const c = resolveConfig({ workspaceRoot: process.cwd(), maxOutputBytes: ${FULL_OUTPUT}, readOnly: true })
 dispatch(${JSON.stringify(tool)}, ${JSON.stringify(args)}, c).then((r) => {
-  process.stdout.write(r.text)
-  process.stderr.write(String(performance.now() - t0))
+  // Written synchronously: process.exit would cut an asynchronous pipe write short.
+  require('node:fs').writeSync(1, r.text)
+  require('node:fs').writeSync(2, String(performance.now() - t0))
   process.exit(0)
 })`
     return timedProcess(process.execPath, ['-e', script])
@@ -516,7 +517,7 @@ dispatch(${JSON.stringify(tool)}, ${JSON.stringify(args)}, c).then((r) => {
       base_ms: m('rg', 'ms'),
       ratio: m('ours', 'ms') / m('rg', 'ms'),
       target: 1,
-      note: `whole processes (ours: node, the package and one dispatch); ${cpuNote(m('ours', 'cpu'), m('rg', 'cpu'))}; ours from the first require to the result ${median(t.ours.map((x) => Number(x.stderr))).toFixed(0)} ms`,
+      note: `whole processes (ours: node, the package and one dispatch); ${cpuNote(m('ours', 'cpu'), m('rg', 'cpu'))}; ours from the first require to the result ${median(t.ours.map((x) => Number(x.stderr.trim().split('\n').at(-1)))).toFixed(0)} ms`,
     })
     console.log(out.at(-1))
   }
@@ -525,16 +526,21 @@ dispatch(${JSON.stringify(tool)}, ${JSON.stringify(args)}, c).then((r) => {
 
 /** One process under GNU time: its output, wall ms and CPU ms (user + system). */
 function timedProcess(cmd, args) {
+  const times = join(cacheDir, `first-times-${process.pid}`)
   const t0 = process.hrtime.bigint()
-  const r = spawnSync('/usr/bin/time', ['-f', '%U %S', '-o', '/dev/fd/3', cmd, ...args], {
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S', '-o', times, cmd, ...args], {
     cwd: corpus,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 1 << 30,
     encoding: 'utf8',
   })
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   if (r.error) throw r.error
-  const [user, sys] = r.output[3].trim().split(/\s+/).map(Number)
+  if (r.status !== 0 || r.stdout === '') {
+    throw new Error(`${cmd} exited ${r.status} with no output: ${r.stderr.slice(0, 500)}`)
+  }
+  const [user, sys] = readFileSync(times, 'utf8').trim().split(/\s+/).map(Number)
+  rmSync(times, { force: true })
   return { stdout: r.stdout, stderr: r.stderr, ms, cpu: (user + sys) * 1000 }
 }
 
