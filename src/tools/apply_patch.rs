@@ -66,14 +66,27 @@ impl Tool for ApplyPatch {
         for block in &blocks {
             rows.push(plan(block, config, &mut tx, &mut warnings)?);
         }
-        tx.commit()?;
+        // The syntax checks parse while the commit waits for the disk.
+        let (committed, lines) = std::thread::scope(|scope| {
+            let checking = std::thread::Builder::new()
+                .name("syntax-warnings".into())
+                .spawn_scoped(scope, || warnings.lines(config));
+            let committed = tx.commit();
+            let lines = match checking {
+                Ok(h) => h.join().unwrap_or_default(),
+                Err(_) if committed.is_ok() => warnings.lines(config),
+                Err(_) => Vec::new(),
+            };
+            (committed, lines)
+        });
+        committed?;
         for block in &blocks {
             if matches!(block.op, FileOp::Delete { .. }) || block.to.is_some() {
                 prune_empty_dirs(&config.workspace_root, &block.path.abs);
             }
         }
         let mut message = format!("Applied patch:\n{}", rows.join("\n"));
-        warnings.append_to(&mut message);
+        code::append_lines(&mut message, lines);
         Ok(message.into())
     }
 }

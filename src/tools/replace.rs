@@ -257,12 +257,7 @@ pub fn syntax_warnings(config: &Config, written: &[(&WorkPath, &str, &str)]) -> 
             after.as_bytes(),
         );
     }
-    let mut text = String::new();
-    warnings.append_to(&mut text);
-    text.lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect()
+    warnings.lines(config)
 }
 
 /// The files a directory scope covers: dotfiles included, the ignore stack always applied
