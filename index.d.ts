@@ -102,6 +102,7 @@ export type WarnSink = (message: string) => void
 import type { Elicit, Guard } from './guard.js'
 
 export type {
+  AnalyzeOptions,
   BashCommand,
   BashFacts,
   Elicit,
@@ -109,6 +110,7 @@ export type {
   Guard,
   GuardContext,
   GuardDecision,
+  ParseFacts,
   PathAccess,
   PathFact,
   Redirection,
