@@ -214,14 +214,19 @@ function touchesOutside(ctx) {
 function commandsIn(bash, allowed) {
   if (!bash) return false
   const p = parseOf(bash)
-  const lines = p ? p.segments : Array.isArray(bash.segments) ? bash.segments.map((s) => s.normalized) : []
+  const lines = p
+    ? p.segments
+    : Array.isArray(bash.segments)
+      ? bash.segments.map((s) => s.normalized)
+      : []
   if ((p ? p.undecidable : bash.undecidable) || lines.length === 0) return false
   const entries = (Array.isArray(allowed) ? allowed : [])
     .filter((e) => typeof e === 'string')
     .map((e) => e.trim())
     .filter((e) => e !== '')
   return lines.every(
-    (line) => typeof line === 'string' && entries.some((e) => line === e || line.startsWith(`${e} `)),
+    (line) =>
+      typeof line === 'string' && entries.some((e) => line === e || line.startsWith(`${e} `)),
   )
 }
 

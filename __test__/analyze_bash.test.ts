@@ -436,10 +436,10 @@ describe('analyzeBash: shape', () => {
 describe('analyzeBash: fails safe and never throws', () => {
   it('a 1 MB command is undecidable', () => {
     const f = analyzeBash(`echo ${'a'.repeat(1 << 20)}`)
-    expect(f.undecidable).toBe(false)
+    expect(f.undecidable).toBe(true)
     expect(f.parse?.undecidable).toBe(true)
-    expect(f.reasons.join(' ')).toContain('more than the 65536 the analyzer parses')
-    expect(f.segments).toHaveLength(1)
+    expect(f.reasons.join(' ')).toContain('more than the 65536 the analyzer reads')
+    expect(f.segments).toHaveLength(0)
   })
 
   it('10,000 nested substitutions, parentheses, braces and ifs are undecidable', () => {
@@ -455,6 +455,24 @@ describe('analyzeBash: fails safe and never throws', () => {
       const f = analyzeBash(cmd)
       expect(f.parse?.undecidable, cmd.slice(0, 40)).toBe(true)
     }
+  })
+
+  it('1 MB of statements, 2,000 segments, long brace lists: answered, undecidable', () => {
+    for (const cmd of [
+      'echo hi; rm -rf build && cat a.txt | grep x\n'.repeat(25000),
+      'x;'.repeat(1 << 19),
+      'x;'.repeat(2001),
+      `echo ${'{a,b}'.repeat(13000)}`,
+      Array.from({ length: 9000 }, (_, i) => `a/${i}`).join(' '),
+      `${'if true; then '.repeat(10000)}ls${'; fi'.repeat(10000)}`,
+    ]) {
+      const f = analyzeBash(cmd)
+      expect(f.parse?.undecidable, cmd.slice(0, 40)).toBe(true)
+      expect(f.parse?.reasons.length, cmd.slice(0, 40)).toBeGreaterThan(0)
+    }
+    // Past 64 KiB nothing is read: every field is empty and undecidable.
+    const big = analyzeBash('x;'.repeat(1 << 19))
+    expect(big).toEqual({ paths: [], undecidable: true, segments: [] })
   })
 
   it('moderate nesting is still analyzed', () => {

@@ -76,7 +76,22 @@ pub fn analyze(command: &str) -> BashFacts {
 
 /// Analyzes a shell command; with a [`Place`], paths are resolved physically against it.
 pub fn analyze_in(command: &str, place: Option<&Place>) -> BashFacts {
+    if command.len() > parse::MAX_PARSE_BYTES {
+        // Far past what any command line holds (one exec argument is at most 128 KiB): not
+        // read at all, so the answer stays fast whatever the size. Undecidable.
+        return refused(format!(
+            "command is {} bytes, more than the {} the analyzer reads",
+            command.len(),
+            parse::MAX_PARSE_BYTES
+        ));
+    }
     let lex = lexer::lex(command);
+    if lex.too_many {
+        return refused(format!(
+            "command has more than {} segments, more than the analyzer reads",
+            lexer::MAX_SEGMENTS
+        ));
+    }
     let start = place.map(|p| p.start.clone().unwrap_or_else(|| p.root.clone()));
     let parser = parse_isolated(command, start.clone());
     let mut reasons = lex.reasons;
@@ -89,6 +104,22 @@ pub fn analyze_in(command: &str, place: Option<&Place>) -> BashFacts {
         parser,
         reasons,
         parse,
+    }
+}
+
+/// The facts of a command the analyzer does not read: undecidable, nothing else.
+fn refused(reason: String) -> BashFacts {
+    BashFacts {
+        paths: Vec::new(),
+        undecidable: true,
+        segments: Vec::new(),
+        parser: parse::ParserFacts::default(),
+        reasons: vec![reason.clone()],
+        parse: ParseFacts {
+            undecidable: true,
+            reasons: vec![reason],
+            ..ParseFacts::default()
+        },
     }
 }
 

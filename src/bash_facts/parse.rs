@@ -653,9 +653,10 @@ impl Walker {
                 continue;
             }
             let mut alternatives = Vec::new();
-            if !brace_expand(&field, &mut alternatives) {
+            let mut budget = BRACE_BUDGET;
+            if !brace_expand(&field, &mut alternatives, &mut budget) {
                 self.unknown(format!(
-                    "brace expansion gives more than {MAX_BRACE_WORDS} words"
+                    "brace expansion gives more than {MAX_BRACE_WORDS} words, or is too long"
                 ));
                 return vec![Arg {
                     unknown_what: Some("a brace expansion".into()),
@@ -852,6 +853,8 @@ impl Walker {
         }
         if self.out.accesses.len() >= MAX_ACCESSES {
             self.unknown(format!("more than {MAX_ACCESSES} paths to analyze"));
+            // Undecidable now: walk no further.
+            self.nodes = MAX_NODES;
             return;
         }
         self.out.accesses.push(access);
@@ -1013,6 +1016,13 @@ impl Walker {
     }
 
     fn simple(&mut self, cmd: &ast::SimpleCommand, scope: &mut Scope, via: &[String]) {
+        let items = cmd.prefix.as_ref().map_or(0, |p| p.0.len())
+            + cmd.suffix.as_ref().map_or(0, |s| s.0.len());
+        if items > MAX_ACCESSES {
+            self.unknown(format!("a command with more than {MAX_ACCESSES} words"));
+            self.nodes = MAX_NODES;
+            return;
+        }
         let mut assigns = Vec::new();
         let mut args: Vec<Arg> = Vec::new();
         let mut redirects = Vec::new();
@@ -1098,6 +1108,8 @@ impl Walker {
         }
         if self.out.commands.len() >= MAX_COMMANDS {
             self.unknown(format!("more than {MAX_COMMANDS} commands to analyze"));
+            // Undecidable now: walk no further.
+            self.nodes = MAX_NODES;
             return;
         }
         self.out.commands.push(CommandFact {
@@ -1753,20 +1765,32 @@ fn split_pattern(pattern: &str) -> Vec<String> {
     out
 }
 
+/// The characters one brace expansion may go through (its work) before it gives up.
+const BRACE_BUDGET: usize = 1 << 22;
+
 /// Bash's brace expansion of a pattern (`a{b,c}d`, `{1..3}`, `{a..c}`), escapes kept. False
-/// when it would give more than [`MAX_BRACE_WORDS`] words.
-fn brace_expand(pattern: &str, out: &mut Vec<String>) -> bool {
+/// when it would give more than [`MAX_BRACE_WORDS`] words or take more than its budget.
+fn brace_expand(pattern: &str, out: &mut Vec<String>, budget: &mut usize) -> bool {
+    if pattern.len() > *budget {
+        return false;
+    }
+    *budget -= pattern.len();
     let chars: Vec<char> = pattern.chars().collect();
     let mut i = 0;
     while i < chars.len() {
         match chars[i] {
             '\\' => i += 2,
             '{' => {
-                if let Some((close, alternatives)) = brace_group(&chars, i) {
+                let (group, scanned) = brace_group(&chars, i);
+                if scanned > *budget {
+                    return false;
+                }
+                *budget -= scanned;
+                if let Some((close, alternatives)) = group {
                     let prefix: String = chars[..i].iter().collect();
                     let suffix: String = chars[close + 1..].iter().collect();
                     for alt in alternatives {
-                        if !brace_expand(&format!("{prefix}{alt}{suffix}"), out) {
+                        if !brace_expand(&format!("{prefix}{alt}{suffix}"), out, budget) {
                             return false;
                         }
                     }
@@ -1785,8 +1809,19 @@ fn brace_expand(pattern: &str, out: &mut Vec<String>) -> bool {
 }
 
 /// The brace group opening at `open`: where it closes and its alternatives (a comma list or a
-/// sequence); `None` when it is not one (then the braces are literal).
-fn brace_group(chars: &[char], open: usize) -> Option<(usize, Vec<String>)> {
+/// sequence); `None` when it is not one (then the braces are literal). Also how many
+/// characters it looked at.
+type BraceGroup = Option<(usize, Vec<String>)>;
+
+fn brace_group(chars: &[char], open: usize) -> (BraceGroup, usize) {
+    let group = brace_group_at(chars, open);
+    let scanned = group
+        .as_ref()
+        .map_or(chars.len() - open, |(close, _)| close - open);
+    (group, scanned)
+}
+
+fn brace_group_at(chars: &[char], open: usize) -> BraceGroup {
     let mut depth = 0usize;
     let mut commas = Vec::new();
     let mut i = open;

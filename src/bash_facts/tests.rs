@@ -240,3 +240,21 @@ fn timing_report() {
         );
     }
 }
+
+#[test]
+#[ignore]
+fn tmp_profile() {
+    let cmd = "echo hello; rm -rf build/x && cat a.txt | grep foo\n".repeat(20000);
+    let t = std::time::Instant::now();
+    let chars: Vec<char> = cmd.chars().collect();
+    println!("chars {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let l = lexer::lex(&cmd);
+    println!("lex {:?} {}", t.elapsed(), l.segments.len());
+    let t = std::time::Instant::now();
+    let f = analyze(&cmd);
+    println!("analyze {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let j = f.to_json().to_string();
+    println!("json {:?} {}", t.elapsed(), j.len() + chars.len());
+}
