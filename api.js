@@ -341,7 +341,9 @@ function callNativeConfig(fn) {
 /** Builds the API of one entry point: `profile` is `'current'` (root) or `'seed'` (`/v0.1`). */
 function makeApi(profile) {
   const seed = profile === 'seed'
-  const defs = nativeDefs.filter((d) => !(seed && d.sinceV05))
+  // Tools beyond the contract (`extra`) exist only at the root, and are offered only to a
+  // config with `extras: true`.
+  const defs = nativeDefs.filter((d) => !(seed && (d.sinceV05 || d.extra)))
 
   /**
    * The entry's result shape for a native outcome: an object, or — for a success that is one
@@ -519,23 +521,31 @@ function makeApi(profile) {
     })
   }
 
-  /** Every built tool, in registry order. */
-  const tools = Object.freeze(defs.map(makeToolDef))
+  /** Every built tool, in registry order, the extras included. */
+  const allTools = Object.freeze(defs.map(makeToolDef))
+  const isExtra = new Set(defs.filter((d) => d.extra).map((d) => d.name))
   const isReadOnly = new Set(defs.filter((d) => !d.mutating).map((d) => d.name))
   const needsTreeSitter = new Set(defs.filter((d) => d.needsTreeSitter).map((d) => d.name))
+  /** The contract's tools, in registry order. */
+  const tools = Object.freeze(allTools.filter((t) => !isExtra.has(t.name)))
   /** The non-mutating subset. */
   const readOnlyTools = Object.freeze(tools.filter((t) => isReadOnly.has(t.name)))
-  const withoutTreeSitter = [tools, readOnlyTools].map((s) =>
-    Object.freeze(s.filter((t) => !needsTreeSitter.has(t.name))),
+  /** The lists `selectSurface` answers with, by [extras][readOnly][treeSitterAvailable]. */
+  const surfaces = [
+    [tools, readOnlyTools],
+    [allTools, Object.freeze(allTools.filter((t) => isReadOnly.has(t.name)))],
+  ].map((pair) =>
+    pair.map((list) => [Object.freeze(list.filter((t) => !needsTreeSitter.has(t.name))), list]),
   )
 
   /**
    * `readOnlyTools` when readOnly, else `tools` (the same array objects every time); without
-   * tree-sitter (root only), the same lists less outline and check_syntax.
+   * tree-sitter (root only), the same lists less outline and check_syntax; with `extras`
+   * (root only), the tools beyond the contract too.
    */
-  function selectSurface(readOnly, treeSitterAvailable = true) {
-    if (!seed && treeSitterAvailable === false) return withoutTreeSitter[readOnly ? 1 : 0]
-    return readOnly ? readOnlyTools : tools
+  function selectSurface(readOnly, treeSitterAvailable = true, extras = false) {
+    const ts = seed || treeSitterAvailable !== false
+    return surfaces[!seed && extras === true ? 1 : 0][readOnly ? 1 : 0][ts ? 1 : 0]
   }
 
   function getTool(name, surface = tools) {
@@ -554,13 +564,15 @@ function makeApi(profile) {
           inputSchema: structuredClone(inputSchema),
         }))
     }
-    return selectSurface(Boolean(config?.readOnly), config?.treeSitterAvailable !== false).map(
-      ({ name, description, inputSchema }) => ({
-        name,
-        description,
-        inputSchema: structuredClone(inputSchema),
-      }),
-    )
+    return selectSurface(
+      Boolean(config?.readOnly),
+      config?.treeSitterAvailable !== false,
+      config?.extras === true,
+    ).map(({ name, description, inputSchema }) => ({
+      name,
+      description,
+      inputSchema: structuredClone(inputSchema),
+    }))
   }
 
   /** The entry's `ServerConfig` from the engine's resolved one, frozen. */
@@ -591,9 +603,10 @@ function makeApi(profile) {
         if (!SEED_CONFIG_FIELDS.includes(key)) delete rest[key]
       }
     }
-    const resolved = callNativeConfig(() =>
-      native.resolveConfigJson(JSON.stringify({ ...rest, ripgrepAvailable, treeSitterAvailable })),
-    )
+    const json = JSON.stringify({ ...rest, ripgrepAvailable, treeSitterAvailable })
+    const resolved = callNativeConfig(() => native.resolveConfigJson(json))
+    // The contract ignores unknown keys; a typo (`readonly`) still deserves a word.
+    for (const note of native.unknownOptionNotes(json)) warn(note)
     return finish(resolved, options)
   }
 

@@ -157,10 +157,16 @@ export declare function testOnlyPanic(): Promise<NativeOutcome | string>
 
 /**
  * Every built tool as JSON, with the flags the JavaScript side selects surfaces by:
- * `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05,
+ * `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05, extra,
  * needsTreeSitter}]`.
  */
 export declare function toolDefsJson(): string
+
+/**
+ * One diagnostic line per unknown key of `resolveConfig`'s options, naming the closest real
+ * option; empty when every key is known (or the options are not an object).
+ */
+export declare function unknownOptionNotes(optionsJson: string): Array<string>
 
 /**
  * Looks the tool up and validates the arguments (the steps before a guard): the coerced

@@ -864,4 +864,5 @@ module.exports.sweepSpillDirNative = nativeBinding.sweepSpillDirNative
 module.exports.testOnlyFailCommitOn = nativeBinding.testOnlyFailCommitOn
 module.exports.testOnlyPanic = nativeBinding.testOnlyPanic
 module.exports.toolDefsJson = nativeBinding.toolDefsJson
+module.exports.unknownOptionNotes = nativeBinding.unknownOptionNotes
 module.exports.validateNative = nativeBinding.validateNative

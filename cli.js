@@ -15,6 +15,8 @@ const OPTIONS_HELP = `Options (every command):
   --allow-outside-workspace  let paths leave the workspace (confined by default)
   --surface <name>           offer a vendor's tool surface instead of the engine's tools:
                              codex, claude-code, cyberpaw, anthropic or openai
+  --no-extras                only the contract's tools, none of the tools beyond it
+                             (monitor_send, ...); the CLI and the MCP server offer them
   -h, --help                 show help`
 
 const ENV_HELP = `Environment (a flag wins over its variable):
@@ -98,6 +100,7 @@ function parseArgs(argv) {
   let help = false
   let version = false
   let onlyPositional = false
+  let extras = true
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (onlyPositional || arg === '-' || !arg.startsWith('-')) positional.push(arg)
@@ -105,6 +108,7 @@ function parseArgs(argv) {
     else if (arg === '-h' || arg === '--help') help = true
     else if (arg === '-v' || arg === '--version') version = true
     else if (CONFIG_FLAGS.has(arg)) configArgv.push(arg)
+    else if (arg === '--no-extras') extras = false
     else if (arg === '--workspace') {
       if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
         throw new UsageError('--workspace needs a directory: --workspace <dir>')
@@ -121,6 +125,8 @@ function parseArgs(argv) {
     } else if (arg.startsWith('--surface=')) configArgv.push(arg)
     else throw new UsageError(`unknown option ${arg}`)
   }
+  // The library offers only the contract's tools unless asked; a CLI user gets them all.
+  if (extras) configArgv.push('--extras')
   const [command, ...rest] = positional
   return { command, rest, configArgv, help, version }
 }

@@ -1,16 +1,24 @@
 // The package root: the newest contract. The seed contract is `agent-tools-native/v0.1`.
 
-import type { SurfaceToolArgs, ToolArgs, ToolName } from './tool-types'
+import type {
+  ExtraToolArgs,
+  ExtraToolName,
+  SurfaceToolArgs,
+  ToolArgs,
+  ToolName,
+} from './tool-types'
 
 /**
  * The arguments of each tool, by name, and of each vendor surface's tools (generated from the
  * Rust input structs).
  */
-export type { SurfaceToolArgs, ToolArgs, ToolName }
+export type { ExtraToolArgs, ExtraToolName, SurfaceToolArgs, ToolArgs, ToolName }
+
+/** The arguments of the contract's tools and of the tools beyond it. */
+type AllToolArgs = ToolArgs & ExtraToolArgs
 
 /** `args` may be omitted for a tool whose arguments are all optional. */
-type ArgsFor<N extends ToolName> =
-  Partial<ToolArgs[N]> extends ToolArgs[N] ? [args?: ToolArgs[N]] : [args: ToolArgs[N]]
+type ArgsFor<A, N extends keyof A> = Partial<A[N]> extends A[N] ? [args?: A[N]] : [args: A[N]]
 
 /**
  * A tool name the compiler cannot know (a model's tool call): its arguments are checked at run
@@ -41,30 +49,13 @@ export type ErrorCode =
 
 /**
  * A vendor tool surface: the tool names, argument shapes and result formats an agent or model
- * family is trained on, over the same engine (see README, "Tool surfaces").
+ * family is trained on, over the same engine (see README, "Tool surfaces"). Generated with the
+ * surfaces' tools (`SurfaceToolArgs`).
  */
-export type Surface = 'codex' | 'claude-code' | 'cyberpaw' | 'anthropic' | 'openai'
+export type Surface = keyof SurfaceToolArgs
 
 /** The tool names of the surfaces, every surface together. */
-export type SurfaceToolName =
-  | 'read_file'
-  | 'list_dir'
-  | 'grep_files'
-  | 'apply_patch'
-  | 'shell'
-  | 'Read'
-  | 'Write'
-  | 'Edit'
-  | 'MultiEdit'
-  | 'Glob'
-  | 'Grep'
-  | 'Bash'
-  | 'NotebookEdit'
-  | 'ListDir'
-  | 'Move'
-  | 'DeleteFile'
-  | 'str_replace_based_edit_tool'
-  | 'bash'
+export type SurfaceToolName = { [S in Surface]: keyof SurfaceToolArgs[S] }[Surface]
 
 /** An `AbortSignal` (or anything shaped like one): aborting it cancels the call. */
 export interface AbortSignalLike {
@@ -153,6 +144,8 @@ export interface ServerConfig {
   readonly readOnly: boolean
   /** Paths outside the workspace are refused with `path_escape`. */
   readonly confineToWorkspace: boolean
+  /** The tools beyond the contract are offered (absent: the contract's tools only). */
+  readonly extras?: boolean
   /** The vendor tool surface offered (absent: the engine's own tools). */
   readonly surface?: Surface
   /** The `anthropic` surface's `max_characters` (view output cut past it), when set. */
@@ -194,6 +187,11 @@ export interface AgentToolsOptions {
   guard?: Guard
   /** Asked when the guard answers `ask`. */
   elicit?: Elicit
+  /**
+   * Also offer the tools beyond the contract (`monitor_send`, ...). Default false, so the tool
+   * list is exactly the contract's; the CLI and the MCP server turn it on (`--no-extras` off).
+   */
+  extras?: boolean
   /** Offer a vendor's tool surface instead of the engine's tool names. Default: none. */
   surface?: 'codex' | 'claude-code' | 'cyberpaw' | 'anthropic' | 'openai'
   /**
@@ -236,17 +234,21 @@ export interface ToolDef extends ToolInfo {
   ) => Promise<string | ToolResult>
 }
 
-export interface AgentTools {
+/**
+ * The tools object. `A` is the arguments of the tools it offers by name: the contract's, or with
+ * `extras: true` the tools beyond it too.
+ */
+export interface AgentTools<A extends object = ToolArgs> {
   readonly config: ServerConfig
   listTools(): ToolInfo[]
   /** Runs a tool; its name and arguments are checked against the tool's own types. */
-  callTool<N extends ToolName>(
+  callTool<N extends keyof A & string>(
     name: N,
-    ...rest: [...ArgsFor<N>, options?: { signal?: AbortSignalLike }]
+    ...rest: [...ArgsFor<A, N>, options?: { signal?: AbortSignalLike }]
   ): Promise<DispatchResult>
   /** Runs a tool of the configured `surface` (its arguments are checked at run time). */
   callTool(
-    name: Exclude<SurfaceToolName, ToolName>,
+    name: Exclude<SurfaceToolName, keyof A>,
     args?: Record<string, unknown>,
     options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>
@@ -288,15 +290,18 @@ export interface SurfaceAgentTools<S extends Surface> {
 export declare function createAgentTools<S extends Surface>(
   options: AgentToolsOptions & { surface: S },
 ): SurfaceAgentTools<S>
+export declare function createAgentTools(
+  options: AgentToolsOptions & { extras: true },
+): AgentTools<AllToolArgs>
 export declare function createAgentTools(options: AgentToolsOptions): AgentTools
 
 /**
  * Validates and runs one tool call. Never rejects: failures resolve as `isError` results.
  * Aborting `signal` kills a running command and stops a walk.
  */
-export declare function dispatch<N extends ToolName>(
+export declare function dispatch<N extends ToolName | ExtraToolName>(
   name: N,
-  args: ToolArgs[N],
+  args: AllToolArgs[N],
   config: ServerConfig,
   signal?: AbortSignalLike,
 ): Promise<DispatchResult>
@@ -313,7 +318,7 @@ export declare function dispatch<S extends string>(
  * time (arguments checked then).
  */
 export type ToolCall =
-  | { [N in ToolName]: { name: N; args: ToolArgs[N] } }[ToolName]
+  | { [N in keyof AllToolArgs]: { name: N; args: AllToolArgs[N] } }[keyof AllToolArgs]
   | { name: string & {}; args?: Record<string, unknown> }
 
 /**
@@ -331,14 +336,18 @@ export declare function dispatchMany(
 /** The advertised surface for a config. */
 export declare function listTools(config: ServerConfig): ToolInfo[]
 
-/** Every tool, in registry order. */
+/** The contract's tools, in registry order (the tools beyond it are not here). */
 export declare const tools: readonly ToolDef[]
 /** The non-mutating tools. */
 export declare const readOnlyTools: readonly ToolDef[]
-/** `readOnlyTools` when readOnly is true, else `tools`; less outline and check_syntax without tree-sitter. */
+/**
+ * `readOnlyTools` when readOnly is true, else `tools`; less outline and check_syntax without
+ * tree-sitter; with `extras`, the tools beyond the contract too.
+ */
 export declare function selectSurface(
   readOnly: boolean,
   treeSitterAvailable?: boolean,
+  extras?: boolean,
 ): readonly ToolDef[]
 /** Finds a tool by name within a surface (default: all tools). */
 export declare function getTool(name: string, surface?: readonly ToolDef[]): ToolDef | undefined

@@ -50,6 +50,17 @@ describe('cli list', () => {
     const root = fixture()
     const r = await runCli(['list', '--workspace', root])
     expect(r.code).toBe(0)
+    // The CLI offers the tools beyond the contract too (the library's `extras: true`).
+    expect(JSON.parse(r.stdout)).toEqual(
+      createAgentTools({ workspaceRoot: root, extras: true }).listTools(),
+    )
+    expect(JSON.parse(r.stdout).map((t: { name: string }) => t.name)).toContain('monitor_send')
+  })
+
+  it('--no-extras lists exactly the contract tools', async () => {
+    const root = fixture()
+    const r = await runCli(['list', '--no-extras', '--workspace', root])
+    expect(r.code).toBe(0)
     expect(JSON.parse(r.stdout)).toEqual(createAgentTools({ workspaceRoot: root }).listTools())
     expect(JSON.parse(r.stdout).map((t: { name: string }) => t.name)).toEqual(
       tools.map((t) => t.name),
@@ -89,9 +100,11 @@ describe('cli call', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ error: 'not_found', path: 'nope.txt' })
     const unknown = await runCli(['call', 'no_such_tool', '{}', '--workspace', root])
     expect(unknown.code).toBe(1)
-    expect(JSON.parse(unknown.stdout)).toEqual({
+    // The contract's envelope, with the help beside it (the tools there are).
+    expect(JSON.parse(unknown.stdout)).toMatchObject({
       error: 'not_found',
       message: 'Unknown tool: no_such_tool',
+      available: expect.arrayContaining(['read_file', 'bash']),
     })
     const invalid = await runCli(['call', 'read_file', '{"path": [3]}', '--workspace', root])
     expect(invalid.code).toBe(1)
@@ -138,7 +151,11 @@ describe('cli call', () => {
         { env: { WORKSPACE_ROOT: root, READ_ONLY: 'true' } },
       )
       expect(r.code).toBe(1)
-      expect(JSON.parse(r.stdout)).toEqual({ error: 'not_found', message: `Unknown tool: ${name}` })
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        error: 'not_found',
+        message: `Unknown tool: ${name}`,
+        hidden_by: 'readOnly',
+      })
     }
     expect(existsSync(join(root, 'new.txt'))).toBe(false)
   })

@@ -549,9 +549,10 @@ describe('treeSitterAvailable', () => {
     const names = tools.listTools().map((t) => t.name)
     expect(names).not.toContain('outline')
     expect(names).not.toContain('check_syntax')
-    expect(err(await tools.callTool('outline', { path: 'a.py' }))).toEqual({
+    expect(err(await tools.callTool('outline', { path: 'a.py' }))).toMatchObject({
       error: 'not_found',
       message: 'Unknown tool: outline',
+      hidden_by: 'treeSitterAvailable',
     })
     expect(ok(await tools.callTool('write_file', { path: 'b.py', content: 'def f(:\n' }))).toBe(
       'Wrote 8 bytes to b.py (created).',

@@ -66,28 +66,38 @@ describe('confinement through directory fds', () => {
     expect(readFileSync(victim, 'utf8')).toBe('keep')
   })
 
-  it('stale temp files of a crashed write are swept on first use, others are kept', async () => {
+  it('stale temp files of a crashed write are swept where a write lands, once writes pause', async () => {
     const root = tempDir()
     const outside = tempDir()
     mkdirSync(join(root, 'a'))
+    mkdirSync(join(root, 'quiet'))
     const stale = join(root, 'a', '.clarvis-tmp-AbCdEf123456')
-    const fresh = join(root, '.clarvis-tmp-ZyXwVu987654')
-    const notOurs = join(root, '.clarvis-tmp-mine')
+    const fresh = join(root, 'a', '.clarvis-tmp-ZyXwVu987654')
+    const notOurs = join(root, 'a', '.clarvis-tmp-mine')
+    const untouched = join(root, 'quiet', '.clarvis-tmp-QuIeT1234567')
     const outsideTemp = join(outside, '.clarvis-tmp-Outside12345')
-    for (const f of [stale, fresh, notOurs, outsideTemp]) writeFileSync(f, 'x')
+    for (const f of [stale, fresh, notOurs, untouched, outsideTemp]) writeFileSync(f, 'x')
     const old = new Date(Date.now() - 2 * 3600 * 1000)
-    for (const f of [stale, notOurs, outsideTemp]) utimesSync(f, old, old)
+    for (const f of [stale, notOurs, untouched, outsideTemp]) utimesSync(f, old, old)
     symlinkSync(outside, join(root, 'out'))
+    symlinkSync(outsideTemp, join(root, 'a', '.clarvis-tmp-LinkOut12345'))
     const tools = createAgentTools({ workspaceRoot: root })
     ok(await tools.callTool('list_dir', {}))
-    // The sweep runs in the background after the first use.
-    for (let i = 0; i < 200 && existsSync(stale); i++) {
-      await new Promise((r) => setTimeout(r, 10))
+    ok(await tools.callTool('grep', { pattern: 'x' }))
+    // Reads queue nothing: past the idle delay, the stale file is still there.
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(existsSync(stale)).toBe(true)
+    ok(await tools.callTool('write_file', { path: 'a/new.txt', content: 'hi' }))
+    // The directory the write landed in is swept about a second after writes pause.
+    for (let i = 0; i < 100 && existsSync(stale); i++) {
+      await new Promise((r) => setTimeout(r, 50))
     }
     expect(existsSync(stale)).toBe(false)
     expect(existsSync(fresh)).toBe(true)
     expect(existsSync(notOurs)).toBe(true)
+    expect(existsSync(untouched)).toBe(true)
     expect(existsSync(outsideTemp)).toBe(true)
+    expect(readFileSync(join(root, 'a', 'new.txt'), 'utf8')).toBe('hi')
   })
 })
 

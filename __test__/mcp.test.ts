@@ -60,13 +60,21 @@ describe('mcp server', () => {
     const root = fixture()
     const client = await connect(['--workspace', root])
     const { tools: listed } = await client.listTools()
-    expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name))
-    const expected = createAgentTools({ workspaceRoot: root }).listTools()
+    // The server offers the tools beyond the contract too, as the library's `extras: true` does.
+    const expected = createAgentTools({ workspaceRoot: root, extras: true }).listTools()
+    expect(listed.map((t) => t.name)).toEqual(expected.map((t) => t.name))
+    expect(listed.map((t) => t.name)).toContain('monitor_send')
     for (const [i, tool] of listed.entries()) {
       expect(tool.description).toBe(expected[i]?.description)
       expect(tool.inputSchema).toEqual(expected[i]?.inputSchema)
       expect(tool.annotations?.readOnlyHint).toBe(readOnlyTools.some((t) => t.name === tool.name))
     }
+  })
+
+  it('lists exactly the contract tools with --no-extras', async () => {
+    const client = await connect(['--workspace', fixture(), '--no-extras'])
+    const names = (await client.listTools()).tools.map((t) => t.name)
+    expect(names).toEqual(tools.map((t) => t.name))
   })
 
   it('lists only the read tools in read-only mode (flag or environment)', async () => {
@@ -143,9 +151,10 @@ describe('mcp server', () => {
     const client = await connect(['--workspace', root])
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} })
     expect(unknown.isError).toBe(true)
-    expect(JSON.parse(textOf(unknown))).toEqual({
+    expect(JSON.parse(textOf(unknown))).toMatchObject({
       error: 'not_found',
       message: 'Unknown tool: no_such_tool',
+      available: expect.arrayContaining(['read_file', 'bash']),
     })
     const readOnly = await connect(['--workspace', root, '--read-only'])
     for (const name of MUTATING_TOOL_NAMES) {
@@ -154,9 +163,10 @@ describe('mcp server', () => {
         arguments: { path: 'new.txt', content: 'x', command: 'touch new.txt' },
       })
       expect(r.isError).toBe(true)
-      expect(JSON.parse(textOf(r))).toEqual({
+      expect(JSON.parse(textOf(r))).toMatchObject({
         error: 'not_found',
         message: `Unknown tool: ${name}`,
+        hidden_by: 'readOnly',
       })
     }
     expect(existsSync(join(root, 'new.txt'))).toBe(false)

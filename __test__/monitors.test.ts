@@ -78,7 +78,8 @@ const roots: string[] = []
 function setup(options: Json = {}): { root: string; tools: AgentTools } {
   const root = tempDir('atn-mon-')
   roots.push(root)
-  return { root, tools: createAgentTools({ workspaceRoot: root, ...options }) }
+  // monitor_send is beyond the contract: offered with `extras: true`.
+  return { root, tools: createAgentTools({ workspaceRoot: root, extras: true, ...options }) }
 }
 
 const meta = (root: string, id: unknown) => join(root, '.clarvis', `monitor-${id}.json`)
@@ -114,7 +115,7 @@ afterAll(async () => {
 })
 
 describe('monitors', () => {
-  it('are listed at the root, hidden under readOnly and at /v0.1', () => {
+  it('are listed at the root, hidden under readOnly and at /v0.1', async () => {
     const { root, tools } = setup()
     const names = tools.listTools().map((t) => t.name)
     const at = names.indexOf('monitor_start')
@@ -125,6 +126,19 @@ describe('monitors', () => {
       'monitor_list',
       'monitor_send',
     ])
+    // Without `extras` the root lists exactly the contract's four (CONTRACT-v0.5 §1: 25 tools).
+    const contract = setup({ extras: false }).tools.listTools()
+    expect(contract.map((t) => t.name).filter((n) => n.startsWith('monitor_'))).toEqual([
+      'monitor_start',
+      'monitor_poll',
+      'monitor_stop',
+      'monitor_list',
+    ])
+    expect(contract).toHaveLength(25)
+    const refused = err(
+      await setup({ extras: false }).tools.callTool('monitor_send', { id: 1, input: 'x' }),
+    )
+    expect(refused).toMatchObject({ error: 'not_found', message: 'Unknown tool: monitor_send' })
     const ro = setup({ readOnly: true })
       .tools.listTools()
       .map((t) => t.name)

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest'
-import { readOnlyTools, tools } from '../index.js'
+import { selectSurface } from '../index.js'
 import { CLI, cleanEnv } from './cli-helpers'
 import { tempDir } from './helpers'
 
@@ -69,7 +69,8 @@ describe('README', () => {
       try {
         expect(client.getInstructions()).toContain(workspace)
         const names = (await client.listTools()).tools.map((t) => t.name)
-        expect(names).toEqual((readOnly ? readOnlyTools : tools).map((t) => t.name))
+        // The server offers the tools beyond the contract (extras) unless --no-extras.
+        expect(names).toEqual(selectSurface(readOnly, true, true).map((t) => t.name))
       } finally {
         await client.close()
       }

@@ -9,13 +9,42 @@ import {
   dispatch,
   dispatchMany,
   type ErrorCode,
+  type ExtraToolName,
   resolveConfig,
+  type Surface,
+  type SurfaceToolName,
   type ToolArgs,
   type ToolName,
 } from 'agent-tools-native'
 import { describe, expectTypeOf, it } from 'vitest'
 
 describe('the package root typings', () => {
+  it('takes the surfaces and their tool names from the generated surface tools', () => {
+    expectTypeOf<Surface>().toEqualTypeOf<
+      'codex' | 'claude-code' | 'cyberpaw' | 'anthropic' | 'openai'
+    >()
+    expectTypeOf<SurfaceToolName>().toEqualTypeOf<
+      | 'read_file'
+      | 'list_dir'
+      | 'grep_files'
+      | 'apply_patch'
+      | 'shell'
+      | 'Read'
+      | 'Write'
+      | 'Edit'
+      | 'MultiEdit'
+      | 'Glob'
+      | 'Grep'
+      | 'Bash'
+      | 'NotebookEdit'
+      | 'ListDir'
+      | 'Move'
+      | 'DeleteFile'
+      | 'str_replace_based_edit_tool'
+      | 'bash'
+    >()
+  })
+
   it('results are content parts, with the text view', () => {
     expectTypeOf<DispatchResult['content']>().toEqualTypeOf<ContentPart[]>()
     expectTypeOf<DispatchResult['meta']>().toEqualTypeOf<Record<string, unknown> | undefined>()
@@ -30,6 +59,10 @@ describe('the package root typings', () => {
     expectTypeOf<ToolArgs['read_file']['path']>().toEqualTypeOf<string>()
     agent.callTool('read_file', { path: 'a.txt' }, { signal: new AbortController().signal })
     agent.callTool('bash', { command: 'ls', timeout_ms: 0 })
+    // An optional argument may be null, meaning "not given" (strict function calling sends it).
+    agent.callTool('read_file', { path: 'a.txt', mode: null, limit: null })
+    // @ts-expect-error a required one may not
+    agent.callTool('read_file', { path: null })
     // @ts-expect-error an unknown tool name does not compile
     agent.callTool('read_fil', { pth: 1 })
     // @ts-expect-error a misspelled argument does not compile
@@ -45,6 +78,19 @@ describe('the package root typings', () => {
     dispatch('list_dir', {}, config, AbortSignal.abort())
     // @ts-expect-error dispatch checks a known tool's arguments too
     dispatch('list_dir', { dir: 'x' }, config)
+  })
+
+  it('the tools beyond the contract are typed only with extras: true', () => {
+    expectTypeOf<'monitor_send'>().toMatchTypeOf<ExtraToolName>()
+    expectTypeOf<'monitor_send'>().not.toMatchTypeOf<ToolName>()
+    const withExtras = createAgentTools({ workspaceRoot: '.', extras: true })
+    withExtras.callTool('monitor_send', { id: 'm1', input: 'y\n' })
+    withExtras.callTool('read_file', { path: 'a.txt' })
+    // @ts-expect-error an extra tool's arguments are checked too
+    withExtras.callTool('monitor_send', { id: 'm1', inptu: 'y' })
+    const contractOnly = createAgentTools({ workspaceRoot: '.' })
+    // @ts-expect-error without extras, an extra tool's literal name does not compile
+    contractOnly.callTool('monitor_send', { id: 'm1', input: 'y' })
   })
 
   it('dispatchMany takes { name, args } calls and resolves one result per call', () => {

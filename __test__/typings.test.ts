@@ -28,6 +28,8 @@ const ENTRIES = [
       'Elicit',
       'ElicitRequest',
       'ErrorCode',
+      'ExtraToolArgs',
+      'ExtraToolName',
       'Guard',
       'GuardContext',
       'GuardDecision',
@@ -160,11 +162,12 @@ for (const entry of ENTRIES) {
     it('declares the runtime keys of ServerConfig, ToolDef, ToolInfo, DispatchResult, AgentTools', async () => {
       const root = tempDir()
       const agent = createAgentTools({ workspaceRoot: root })
-      // `surface` and `maxCharacters` are present only when set.
+      // `surface`, `maxCharacters` and `extras` are present only when set.
       const withSurface = resolveConfig({
         workspaceRoot: root,
         surface: 'anthropic',
         maxCharacters: 1000,
+        extras: true,
       } as never)
       expect(propertiesOf('ServerConfig')).toEqual(runtimeKeys(withSurface))
       expect(propertiesOf('AgentTools')).toEqual(runtimeKeys(agent))

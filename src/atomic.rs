@@ -28,11 +28,11 @@ use std::fs::Permissions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
-use crate::confine::{self, Created, Dir, Kind, Stat};
+use crate::confine::{self, Created, Dir, Kind, Stat, WorkPath};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
-use crate::paths::{identity, WorkPath};
+use crate::paths::{self, identity};
 
 // ---------------------------------------------------------------------------------------------
 // Per-path locks
@@ -272,15 +272,21 @@ impl Transaction {
             let _ = backup.dir.remove_file(&backup.name);
         }
         let mut synced: Vec<(u64, u64)> = Vec::new();
-        for dir in dirs
+        for (i, dir) in dirs
             .iter()
             .map(|d| &**d)
             .chain(created.iter().map(|(d, _)| d))
+            .enumerate()
         {
             let id = dir.stat_self().map(|s| (s.dev, s.ino)).unwrap_or_default();
             if id == (0, 0) || !synced.contains(&id) {
                 synced.push(id);
                 dir.sync();
+                // A target's directory (not one this commit created) may hold a crashed
+                // write's temp files.
+                if i < dirs.len() {
+                    sweep_later(dir, id);
+                }
             }
         }
         Ok(())
@@ -329,7 +335,7 @@ fn stage(
     mode_from: Option<&WorkPath>,
 ) -> ToolResult<Staged> {
     let (temp, mut file) = dir
-        .create_temp(0o666)
+        .create_temp(paths::temp_name, 0o666)
         .map_err(|e| io_err(e, &target.display))?;
     let staged = Staged {
         dir: dir.clone(),
@@ -436,7 +442,7 @@ fn install_all(
 fn backup_of(at: &At, op: &Op, display: &str) -> ToolResult<OsString> {
     let mut tries = 0;
     loop {
-        let backup = confine::temp_name();
+        let backup = paths::temp_name();
         let made = match op {
             // Reserve the name first so the rename cannot replace anything.
             Op::Delete { .. } => at
@@ -490,48 +496,103 @@ fn remove_dirs(created: &Created) {
 // ---------------------------------------------------------------------------------------------
 // Stale temp files
 
-/// Temp files older than this are left from a crash and removed by [`sweep_stale_temps`].
+/// Temp files older than this are left from a crash and removed by the sweep.
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60 * 60);
-/// How many directories one sweep visits at most (a bound on its cost in a huge tree).
-const SWEEP_MAX_DIRS: usize = 50_000;
+/// How long writes must pause before the sweep runs: it never competes with a burst of calls,
+/// and a one-shot process (the CLI's `call`) has exited before it would start.
+const SWEEP_IDLE: Duration = Duration::from_secs(1);
+/// How many directories wait for the sweep at most (one beyond that is queued by a later write).
+const SWEEP_MAX_PENDING: usize = 64;
+/// How many swept directories are remembered (then the memory starts over).
+const SWEEP_MAX_SEEN: usize = 4096;
 
-/// Removes `.clarvis-tmp-*` files (exactly the names [`confine::temp_name`] makes) older
-/// than an hour anywhere under `root`, as a crashed write leaves them. Descends with
-/// directory fds and never follows a symlink; skips `.git`. Runs once per root, in the
-/// background, the first time a workspace is used ([`confine::Root::get`]).
-pub fn sweep_stale_temps(root: &confine::Root) {
-    sweep_temps_older_than(root.dir(), STALE_TEMP_AGE, SystemTime::now());
+/// The directories writes touched, and the sweep of their stale temp files.
+struct Sweeps {
+    /// Directories (device, inode) queued once already in this process.
+    seen: HashSet<(u64, u64)>,
+    /// Directories waiting for the sweep.
+    pending: Vec<Dir>,
+    /// When the last one was queued.
+    last: Instant,
+    /// Whether the sweeping thread is alive.
+    running: bool,
 }
 
-fn sweep_temps_older_than(top: &Dir, max_age: Duration, now: SystemTime) {
-    let Ok(top) = top.try_clone() else { return };
-    let mut todo = vec![top];
-    let mut visited = 0;
-    while let Some(dir) = todo.pop() {
-        visited += 1;
-        if visited > SWEEP_MAX_DIRS {
-            return;
-        }
-        let Ok(names) = dir.entries() else { continue };
-        for name in names {
-            if name == ".git" {
+static SWEEPS: LazyLock<Mutex<Sweeps>> = LazyLock::new(|| {
+    Mutex::new(Sweeps {
+        seen: HashSet::new(),
+        pending: Vec::new(),
+        last: Instant::now(),
+        running: false,
+    })
+});
+
+fn sweeps() -> MutexGuard<'static, Sweeps> {
+    SWEEPS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Queues `dir` (identity `id`), where a write just committed, for the sweep of stale temp
+/// files, once per directory per process. The write pays one `dup` of the fd; the sweep runs on
+/// a thread of its own once writes have paused for [`SWEEP_IDLE`], and lists only the
+/// directories queued: the tree is never walked.
+fn sweep_later(dir: &Dir, id: (u64, u64)) {
+    let mut sweeps = sweeps();
+    if sweeps.pending.len() >= SWEEP_MAX_PENDING {
+        return;
+    }
+    if sweeps.seen.len() >= SWEEP_MAX_SEEN {
+        sweeps.seen.clear();
+    }
+    // Without an identity (a platform whose `Dir` is a path) every write queues its directory.
+    if id != (0, 0) && !sweeps.seen.insert(id) {
+        return;
+    }
+    let Ok(dir) = dir.try_clone() else { return };
+    sweeps.pending.push(dir);
+    sweeps.last = Instant::now();
+    if !sweeps.running {
+        sweeps.running = std::thread::Builder::new()
+            .name("clarvis-temp-sweep".into())
+            .spawn(sweep_when_idle)
+            .is_ok();
+    }
+}
+
+/// The sweeping thread: waits until writes pause, sweeps what is queued, and ends when
+/// nothing is left (the next queued directory starts it again).
+fn sweep_when_idle() {
+    loop {
+        let batch = {
+            let mut sweeps = sweeps();
+            let idle = sweeps.last.elapsed();
+            if idle < SWEEP_IDLE {
+                drop(sweeps);
+                std::thread::sleep(SWEEP_IDLE - idle);
                 continue;
             }
-            let Ok(st) = dir.stat(&name) else { continue };
-            match st.kind {
-                Kind::Dir => {
-                    if let Ok(sub) = dir.open_dir(&name) {
-                        todo.push(sub);
-                    }
-                }
-                Kind::File if confine::is_temp_name(&name) => {
-                    let old = now.duration_since(st.mtime).is_ok_and(|age| age > max_age);
-                    if old {
-                        let _ = dir.remove_file(&name);
-                    }
-                }
-                _ => {}
+            let batch = std::mem::take(&mut sweeps.pending);
+            if batch.is_empty() {
+                sweeps.running = false;
+                return;
             }
+            batch
+        };
+        let now = SystemTime::now();
+        for dir in &batch {
+            sweep_dir(dir, STALE_TEMP_AGE, now);
+        }
+    }
+}
+
+/// Removes the `.clarvis-tmp-*` files in `dir` (exactly the names [`paths::temp_name`] makes)
+/// older than `max_age` at `now`, as a crashed write leaves them. Only regular files, judged
+/// without following a link; subdirectories are not entered.
+fn sweep_dir(dir: &Dir, max_age: Duration, now: SystemTime) {
+    let Ok(names) = dir.entries() else { return };
+    for name in names.iter().filter(|n| paths::is_temp_name(n)) {
+        let Ok(st) = dir.stat(name) else { continue };
+        if st.kind == Kind::File && now.duration_since(st.mtime).is_ok_and(|age| age > max_age) {
+            let _ = dir.remove_file(name);
         }
     }
 }
@@ -682,36 +743,68 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let name = confine::temp_name().into_string().unwrap();
+        let name = paths::temp_name().into_string().unwrap();
         fs::create_dir_all(root.join("a/b")).unwrap();
-        fs::create_dir_all(root.join(".git")).unwrap();
-        for d in ["", "a/b", ".git"] {
+        for d in ["a", "a/b"] {
             fs::write(root.join(d).join(&name), "stale").unwrap();
         }
-        fs::write(root.join(".clarvis-tmp-notours"), "user file").unwrap();
+        fs::write(root.join("a/.clarvis-tmp-notours"), "user file").unwrap();
         fs::write(outside.path().join(&name), "outside").unwrap();
-        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
         std::os::unix::fs::symlink(
             outside.path().join(&name),
-            root.join("a").join(confine::temp_name()),
+            root.join("a").join(paths::temp_name()),
         )
         .unwrap();
-        let top = confine::Root::get(root, true).unwrap();
+        let a = confine::Root::get(root, true)
+            .unwrap()
+            .dir()
+            .open_dir(OsStr::new("a"))
+            .unwrap();
         // Not yet an hour old: kept.
-        sweep_temps_older_than(top.dir(), STALE_TEMP_AGE, SystemTime::now());
-        assert!(root.join("a/b").join(&name).exists());
+        sweep_dir(&a, STALE_TEMP_AGE, SystemTime::now());
+        assert!(root.join("a").join(&name).exists());
         let later = SystemTime::now() + Duration::from_secs(2 * 3600);
-        sweep_temps_older_than(top.dir(), STALE_TEMP_AGE, later);
-        assert!(!root.join(&name).exists());
-        assert!(!root.join("a/b").join(&name).exists());
-        assert!(root.join(".git").join(&name).exists(), ".git is skipped");
+        sweep_dir(&a, STALE_TEMP_AGE, later);
+        assert!(!root.join("a").join(&name).exists());
         assert!(
-            root.join(".clarvis-tmp-notours").exists(),
+            root.join("a/b").join(&name).exists(),
+            "subdirectories are not entered"
+        );
+        assert!(
+            root.join("a/.clarvis-tmp-notours").exists(),
             "only our exact pattern"
         );
         assert_eq!(
             fs::read_to_string(outside.path().join(&name)).unwrap(),
             "outside"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_write_queues_its_directory_for_the_idle_sweep() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("w")).unwrap();
+        fs::create_dir_all(root.join("quiet")).unwrap();
+        let name = paths::temp_name().into_string().unwrap();
+        let two_hours_ago = SystemTime::now() - Duration::from_secs(2 * 3600);
+        for d in ["w", "quiet"] {
+            let f = fs::File::create(root.join(d).join(&name)).unwrap();
+            f.set_modified(two_hours_ago).unwrap();
+        }
+        write_atomic(&wp(root, "w/new.txt"), b"x".to_vec()).unwrap();
+        for _ in 0..100 {
+            if !root.join("w").join(&name).exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(!root.join("w").join(&name).exists(), "swept once idle");
+        assert_eq!(fs::read_to_string(root.join("w/new.txt")).unwrap(), "x");
+        assert!(
+            root.join("quiet").join(&name).exists(),
+            "a directory no write touched is not listed"
         );
     }
 

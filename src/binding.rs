@@ -9,7 +9,7 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::call::{self, Cancel, Ctx, Progress};
-use crate::config::{self, Options, Profile};
+use crate::config::{self, Config, Options, Profile, StartupError};
 use crate::dispatch::{self, Outcome, WireArgs};
 use crate::error::ToolError;
 use crate::output::{Output, Part};
@@ -562,6 +562,10 @@ fn with_call(
         Ok(decoded) => decoded,
         Err(err) => return Outcome::error(&err),
     };
+    if let Err(e) = surface_of(&config) {
+        let err = ToolError::invalid_input(format!("invalid config: {}", e.0));
+        return Outcome::error(&err);
+    }
     let (cancel, progress, _registration) = match call_id {
         Some(id) => {
             let (cancel, progress, reg) = call::register(id);
@@ -751,7 +755,7 @@ pub fn dispatch_surface_native(
             &config_json,
             "current",
             call_id,
-            |args, ctx| match ctx.surface {
+            |args, ctx| match surface_of(ctx).ok().flatten() {
                 Some(surface) => {
                     let ledger = surfaces::ledger::get(ledger_id);
                     surfaces::dispatch(surface, &name, args, ctx, &ledger)
@@ -829,7 +833,7 @@ pub fn test_only_fail_commit_on(name: Option<String>) {
 }
 
 /// Every built tool as JSON, with the flags the JavaScript side selects surfaces by:
-/// `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05,
+/// `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05, extra,
 /// needsTreeSitter}]`.
 #[napi]
 pub fn tool_defs_json() -> String {
@@ -844,6 +848,7 @@ pub fn tool_defs_json() -> String {
                 "mutating": t.mutating,
                 "bounded": t.bounded,
                 "sinceV05": t.since_v05,
+                "extra": t.extra,
                 "needsTreeSitter": t.needs_tree_sitter,
                 "annotations": t.annotations,
                 "outputSchema": t.output_schema,
@@ -851,6 +856,23 @@ pub fn tool_defs_json() -> String {
         })
         .collect();
     Value::Array(defs).to_string()
+}
+
+/// The surface a config names: config holds the name, the surfaces read it.
+fn surface_of(config: &Config) -> std::result::Result<Option<surfaces::Surface>, StartupError> {
+    config
+        .surface
+        .as_deref()
+        .map(|name| surfaces::Surface::parse("surface", name))
+        .transpose()
+}
+
+/// Refuses an unknown surface name in the options, naming the setting it came from.
+fn check_surface(setting: &str, options: &Options) -> Result<()> {
+    if let Some(name) = &options.surface {
+        surfaces::Surface::parse(setting, name).map_err(|e| startup_error(e.0))?;
+    }
+    Ok(())
 }
 
 fn startup_error(message: String) -> Error {
@@ -868,8 +890,20 @@ pub fn resolve_config_json(options_json: String) -> Result<String> {
     let value: Value = serde_json::from_str(&options_json)
         .map_err(|e| startup_error(format!("options are not serializable: {e}")))?;
     let options = Options::from_json(&value).map_err(|e| startup_error(e.0))?;
+    check_surface("surface", &options)?;
     let resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
+}
+
+/// One diagnostic line per unknown key of `resolveConfig`'s options, naming the closest real
+/// option; empty when every key is known (or the options are not an object).
+#[napi]
+pub fn unknown_option_notes(options_json: String) -> Vec<String> {
+    serde_json::from_str::<Value>(&options_json)
+        .ok()
+        .and_then(|v| Options::from_json_noting_unknown(&v).ok())
+        .map(|(_, notes)| notes)
+        .unwrap_or_default()
 }
 
 /// `buildConfig` from argv and the environment (as JSON); the workspace defaults to the
@@ -891,6 +925,7 @@ pub fn build_config_json(
         profile_of(&profile),
     )
     .map_err(|e| startup_error(e.0))?;
+    check_surface("--surface", &options)?;
     options
         .workspace_root
         .get_or_insert_with(|| ".".to_string());

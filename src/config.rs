@@ -66,13 +66,18 @@ pub struct Config {
     pub read_only: bool,
     /// Paths outside the workspace are refused with `path_escape`.
     pub confine_to_workspace: bool,
-    /// The vendor tool surface offered instead of the engine's own tool names (absent: none).
+    /// The vendor tool surface offered instead of the engine's own tool names (absent: none):
+    /// its name, which the surfaces read (config does not know the surfaces).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub surface: Option<crate::surfaces::Surface>,
+    pub surface: Option<String>,
     /// The `anthropic` surface's `max_characters`: `view` output is cut past this many
     /// characters (absent: not cut beyond `maxOutputBytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_characters: Option<u64>,
+    /// The tools beyond the contract are offered (`extras: true`); shown only when on, so a
+    /// default config has exactly the contract's fields.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub extras: bool,
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
@@ -89,6 +94,10 @@ impl std::fmt::Display for StartupError {
 }
 
 type Startup<T> = Result<T, StartupError>;
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
 
 fn fail<T>(message: String) -> Startup<T> {
     Err(StartupError(message))
@@ -110,25 +119,84 @@ pub struct Options {
     pub max_monitors: Option<u64>,
     pub ripgrep_available: Option<bool>,
     pub tree_sitter_available: Option<bool>,
-    pub surface: Option<crate::surfaces::Surface>,
+    /// A surface name, checked where the surfaces live.
+    pub surface: Option<String>,
     pub max_characters: Option<u64>,
+    pub extras: Option<bool>,
+}
+
+/// An options object that remembers which keys were read, so the keys nobody read are known.
+struct ReadKeys<'a> {
+    obj: &'a serde_json::Map<String, Value>,
+    read: std::cell::RefCell<Vec<&'static str>>,
+}
+
+impl ReadKeys<'_> {
+    fn get(&self, key: &'static str) -> Option<&Value> {
+        self.read.borrow_mut().push(key);
+        self.obj.get(key)
+    }
+
+    /// The keys present that were never read.
+    fn unread(&self) -> Vec<&str> {
+        let read = self.read.borrow();
+        self.obj
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !read.contains(k))
+            .collect()
+    }
 }
 
 impl Options {
     /// Reads `AgentToolsOptions` from a JSON object, checking each known field's type.
     /// Unknown keys are ignored, as a JavaScript options bag would.
     pub fn from_json(value: &Value) -> Startup<Options> {
+        Self::read_json(value).map(|(options, _)| options)
+    }
+
+    /// [`Options::from_json`], plus one diagnostic line per unknown key, naming the closest real
+    /// option (`readonly` is most likely `readOnly`). The contract ignores unknown keys, so this
+    /// is a warning for the host's warn sink, never an error.
+    pub fn from_json_noting_unknown(value: &Value) -> Startup<(Options, Vec<String>)> {
+        let (options, read) = Self::read_json(value)?;
+        let notes = read
+            .unread()
+            .into_iter()
+            .map(|key| {
+                let near = crate::suggest::closest(key, read.read.borrow().iter().copied());
+                match near {
+                    Some(near) => {
+                        format!("unknown option {key:?} is ignored; did you mean {near:?}?")
+                    }
+                    None => format!("unknown option {key:?} is ignored"),
+                }
+            })
+            .collect();
+        Ok((options, notes))
+    }
+
+    fn read_json(value: &Value) -> Startup<(Options, ReadKeys<'_>)> {
         let Some(obj) = value.as_object() else {
             return fail("options must be an object with at least workspaceRoot".into());
         };
-        let get_bool = |key: &str| -> Startup<Option<bool>> {
+        let obj = ReadKeys {
+            obj,
+            read: Default::default(),
+        };
+        let options = Self::read_keys(&obj)?;
+        Ok((options, obj))
+    }
+
+    fn read_keys(obj: &ReadKeys) -> Startup<Options> {
+        let get_bool = |key: &'static str| -> Startup<Option<bool>> {
             match obj.get(key) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::Bool(b)) => Ok(Some(*b)),
                 Some(other) => fail(format!("{key} must be a boolean, got {other}")),
             }
         };
-        let get_int = |key: &str| -> Startup<Option<u64>> {
+        let get_int = |key: &'static str| -> Startup<Option<u64>> {
             match obj.get(key) {
                 None | Some(Value::Null) => Ok(None),
                 Some(v) => match v.as_u64() {
@@ -158,13 +226,14 @@ impl Options {
             tree_sitter_available: get_bool("treeSitterAvailable")?,
             surface: match obj.get("surface") {
                 None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(crate::surfaces::Surface::parse("surface", s)?),
+                Some(Value::String(s)) => Some(s.clone()),
                 Some(other) => return fail(format!("surface must be a string, got {other}")),
             },
             max_characters: match get_int("maxCharacters")? {
                 Some(0) => return fail("maxCharacters must be an integer >= 1, got: 0".into()),
                 n => n,
             },
+            extras: get_bool("extras")?,
         })
     }
 }
@@ -246,6 +315,7 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
         surface: options.surface,
         max_characters: options.max_characters,
+        extras: options.extras.unwrap_or(false),
         profile: Profile::default(),
     })
 }
@@ -305,12 +375,13 @@ pub fn options_from_argv_env(
             },
             "--read-only" => options.read_only = Some(true),
             "--surface" => match args.next() {
-                Some(v) if !v.starts_with("--") => {
-                    options.surface = Some(crate::surfaces::Surface::parse("--surface", v)?)
-                }
+                Some(v) if !v.starts_with("--") => options.surface = Some(v.clone()),
                 _ => return fail("--surface needs a value: --surface <name>".into()),
             },
             "--allow-outside-workspace" => options.confine_to_workspace = Some(false),
+            // Not the contract's: the CLI passes `--extras` unless its user said `--no-extras`.
+            "--extras" => options.extras = Some(true),
+            "--no-extras" => options.extras = Some(false),
             other => {
                 if let Some(v) = other.strip_prefix("--workspace=") {
                     if v.is_empty() {
@@ -318,7 +389,7 @@ pub fn options_from_argv_env(
                     }
                     options.workspace_root = Some(v.to_string());
                 } else if let Some(v) = other.strip_prefix("--surface=") {
-                    options.surface = Some(crate::surfaces::Surface::parse("--surface", v)?);
+                    options.surface = Some(v.to_string());
                 }
             }
         }
@@ -428,6 +499,35 @@ mod tests {
         std::fs::create_dir(dir.path().join("a")).unwrap();
         let c = resolve(opts(json!({"workspaceRoot": "./x/../a"})), dir.path()).unwrap();
         assert_eq!(c.workspace_root, dir.path().join("a"));
+    }
+
+    #[test]
+    fn unknown_keys_are_noted_with_the_closest_option() {
+        let (options, notes) = Options::from_json_noting_unknown(&json!({
+            "workspaceRoot": "/w",
+            "readonly": true,
+            "maxOutputBytes": 2048,
+            "frobnicate": 1,
+        }))
+        .unwrap();
+        assert_eq!(options.read_only, None, "a typo changes nothing");
+        assert_eq!(options.max_output_bytes, Some(2048));
+        assert_eq!(
+            notes,
+            vec![
+                r#"unknown option "frobnicate" is ignored"#.to_string(),
+                r#"unknown option "readonly" is ignored; did you mean "readOnly"?"#.to_string(),
+            ]
+        );
+        let every_known = json!({
+            "workspaceRoot": "/w", "readOnly": false, "confineToWorkspace": true,
+            "maxOutputBytes": null, "maxFileBytes": null, "bashTimeoutMs": null,
+            "bashTimeoutMaxMs": null, "maxBashOutputBytes": null, "maxImageBytes": null,
+            "monitorReadyTimeoutMs": null, "maxMonitors": null, "ripgrepAvailable": true,
+            "treeSitterAvailable": true, "surface": null, "maxCharacters": null, "extras": true,
+        });
+        let (_, notes) = Options::from_json_noting_unknown(&every_known).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]

@@ -19,7 +19,8 @@
 //!   the root's path (as configured or canonical) and the walk restarts at the root fd.
 //!
 //! Symlinks inside the tree are followed when they stay inside; one that leads outside fails
-//! with an error [`is_escape`] recognizes (and [`crate::error::ToolError::from_io`] maps to
+//! with an error [`crate::error::is_escape`] recognizes (and
+//! [`crate::error::ToolError::from_io`] maps to
 //! `path_escape`). Where the contract refuses symlinks (a mutation target), the final
 //! component is never followed: it is judged with `fstatat(parent_fd, name,
 //! AT_SYMLINK_NOFOLLOW)` ([`Dir::stat`]).
@@ -43,6 +44,12 @@
 //!   followed: `stat`, `stat_follow`, `open_file`, `open_dir`, `create_new`, `create_temp`,
 //!   `rename`, `hard_link`, `remove_file`, `remove_dir`, `mkdir`, `read_link`, `entries`,
 //!   `sync`, `try_clone`. Descend a tree with `dir.open_dir(name)` (never follows a link).
+//!   `create_temp` is handed the caller's temp-name policy.
+//! - Walking (the walker lists and descends through the same [`Dir`]): `dir.list(out)`
+//!   gives every name with the type the listing gave, from batched `getdents64` on Linux;
+//!   `dir.open_follow(name)` opens through a symlink on purpose and returns a [`Followed`]
+//!   whose `real_path` (read from the descriptor) the caller judges; [`LinkPolicy`] is that
+//!   judgement for a workspace (inside links only, when confined).
 //! - [`Root::get`]`(root_path)` → the cached root; `root.dir()` is its directory fd.
 //!
 //! Names passed to [`Dir`] methods must be single components (no `/`); they are refused with
@@ -52,7 +59,7 @@
 //!
 //! Linux uses openat2 with the walk as fallback; other Unixes use the walk only (same
 //! guarantees, more syscalls). Elsewhere (Windows) [`Dir`] holds a path and every operation is
-//! path-based after the lexical and canonical check in [`crate::paths::resolve`]: there is no
+//! path-based after the lexical and canonical check of path resolution: there is no
 //! race freedom there (see SPEC.md "Confinement").
 
 use std::collections::HashMap;
@@ -60,34 +67,66 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
 
-use crate::paths::WorkPath;
+use crate::config::Config;
+use crate::error::escape;
 
-/// How many symlinks one resolution may follow (as the kernel's `ELOOP` limit).
-pub const MAX_LINK_FOLLOWS: usize = 40;
+/// A path the model named, resolved against the workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkPath {
+    /// Absolute and lexically normalized; symlinks are not resolved.
+    pub abs: PathBuf,
+    /// What results show: relative to the root (`.` for the root), absolute when outside.
+    pub display: String,
+    /// The root every I/O on this path is confined beneath (this module): the
+    /// workspace root when confinement is on, `None` (resolved from `/`, nothing refused)
+    /// when it is off.
+    pub within: Option<PathBuf>,
+    /// The root's opened directory once the path's first I/O fetched it.
+    pub root: RootSlot,
+}
 
-/// The error payload of a resolution that would leave the workspace.
-#[derive(Debug)]
-struct Escape;
+/// A resolved path's opened root, kept for the rest of its I/O: the check that the configured
+/// root still names the directory the cached fd holds ([`Root::get`], a
+/// `statx`) is made once per resolved path, not once per operation on it. A cache, not part of
+/// the path: every slot compares equal.
+#[derive(Clone, Default)]
+pub struct RootSlot(pub(crate) OnceLock<Arc<Root>>);
 
-impl std::fmt::Display for Escape {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("resolves outside the workspace")
+impl PartialEq for RootSlot {
+    fn eq(&self, _: &RootSlot) -> bool {
+        true
     }
 }
 
-impl std::error::Error for Escape {}
+impl Eq for RootSlot {}
 
-fn escape() -> io::Error {
-    io::Error::other(Escape)
+impl std::fmt::Debug for RootSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "RootSlot(open)"
+        } else {
+            "RootSlot"
+        })
+    }
 }
 
-/// True when `err` says a path (or a symlink on it) leads outside the workspace.
-pub fn is_escape(err: &io::Error) -> bool {
-    err.get_ref().is_some_and(|e| e.is::<Escape>())
+impl WorkPath {
+    /// A path confined beneath `root` (`abs` must lie under it).
+    pub fn beneath(root: &Path, abs: PathBuf, display: String) -> WorkPath {
+        WorkPath {
+            abs,
+            display,
+            within: Some(root.to_path_buf()),
+            root: RootSlot::default(),
+        }
+    }
 }
+
+/// How many symlinks one resolution may follow (as the kernel's `ELOOP` limit).
+pub const MAX_LINK_FOLLOWS: usize = 40;
 
 /// What a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +154,7 @@ impl Kind {
 }
 
 /// The metadata the tools need, from `fstat` / `fstatat`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stat {
     pub kind: Kind,
     pub len: u64,
@@ -157,9 +196,6 @@ pub struct Root {
 type RootCache = HashMap<(PathBuf, bool), Arc<Root>>;
 
 static ROOTS: LazyLock<Mutex<RootCache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
-/// Roots whose stale temp files were swept already (once per root path per process).
-static SWEPT: LazyLock<Mutex<std::collections::HashSet<PathBuf>>> =
-    LazyLock::new(|| Mutex::new(std::collections::HashSet::new()));
 /// How many root fds the cache keeps open at most.
 const MAX_CACHED_ROOTS: usize = 64;
 
@@ -167,21 +203,14 @@ impl Root {
     /// The root directory `path` opened as an fd, cached per path. The cache entry is
     /// re-opened when `path` no longer names the directory it holds (the root was replaced).
     /// `confined: false` gives a root beneath which nothing is refused (used for `/`).
-    /// The first time a confined root is opened, stale temp files under it are swept in the
-    /// background ([`crate::atomic::sweep_stale_temps`]).
     pub fn get(path: &Path, confined: bool) -> io::Result<Arc<Root>> {
         let key = (path.to_path_buf(), confined);
         let now = imp::path_id(path)?;
-        let mut first = false;
         let root = {
             let mut roots = ROOTS.lock().unwrap_or_else(PoisonError::into_inner);
             match roots.get(&key) {
                 Some(root) if root.id == now => root.clone(),
                 _ => {
-                    first = SWEPT
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(key.0.clone());
                     if roots.len() >= MAX_CACHED_ROOTS {
                         // Drop roots that are gone or replaced; if that frees nothing, start
                         // over (calls in flight keep their own `Arc`).
@@ -204,12 +233,6 @@ impl Root {
                 }
             }
         };
-        if first && confined {
-            let swept = root.clone();
-            let _ = std::thread::Builder::new()
-                .name("clarvis-temp-sweep".into())
-                .spawn(move || crate::atomic::sweep_stale_temps(&swept));
-        }
         Ok(root)
     }
 
@@ -225,7 +248,8 @@ impl Root {
 }
 
 impl Stat {
-    fn id(&self) -> (u64, u64) {
+    /// Device and inode: the object's identity (loop detection).
+    pub fn id(&self) -> (u64, u64) {
         (self.dev, self.ino)
     }
 }
@@ -295,7 +319,7 @@ pub fn open_parent(path: &WorkPath, created: Option<&mut Created>) -> io::Result
 /// Checks, without opening anything for I/O, that `rel` stays beneath `root` as far as it
 /// exists: each existing symlink on the way must stay inside (a dangling one is followed
 /// lexically), and `..` may not climb above the root. Missing components are fine (they are
-/// about to be created). `Err` with [`is_escape`] for an escape or a link loop.
+/// about to be created). `Err` with [`crate::error::is_escape`] for an escape or a link loop.
 pub fn check(path: &WorkPath) -> io::Result<()> {
     let (root, rel) = beneath(path)?;
     imp::check(&root, &rel)
@@ -312,48 +336,116 @@ fn single(name: &OsStr) -> io::Result<()> {
     Ok(())
 }
 
-/// A temp-file name: `.clarvis-tmp-` and 12 random ASCII letters and digits (the pattern the
-/// startup sweep matches).
-pub fn temp_name() -> OsString {
-    use std::hash::{BuildHasher, Hasher};
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    // std's RandomState is seeded from the OS once per thread and differs for every call;
-    // the counter and the clock make each name's input unique as well.
-    let random = || {
-        let mut h = std::hash::RandomState::new().build_hasher();
-        h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-        h.write_u128(
-            SystemTime::now()
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        h.finish()
-    };
-    let mut name = String::from(crate::paths::TEMP_PREFIX);
-    let mut bits = 0u64;
-    for i in 0..12 {
-        // 62^6 < 2^64: six characters per 64 random bits.
-        if i % 6 == 0 {
-            bits = random();
+/// One name listed in a directory, with the type the listing gave (no `stat`).
+#[derive(Debug, Clone)]
+pub struct RawEntry {
+    pub name: OsString,
+    /// `None` when the file system did not say (`DT_UNKNOWN`): ask [`Dir::stat`].
+    pub kind: Option<Kind>,
+}
+
+/// Where symlinks may lead: followed on purpose only, and (when confined) only to objects that
+/// really lie inside the workspace, judged on the opened object.
+#[derive(Debug, Clone)]
+pub struct LinkPolicy {
+    /// The canonical workspace root when confinement is on.
+    confine_root: Option<PathBuf>,
+}
+
+impl LinkPolicy {
+    pub fn new(config: &Config) -> LinkPolicy {
+        LinkPolicy {
+            confine_root: config
+                .confine_to_workspace
+                .then(|| canonical_root(&config.workspace_root)),
         }
-        name.push(ALPHABET[(bits % ALPHABET.len() as u64) as usize] as char);
-        bits /= ALPHABET.len() as u64;
     }
-    name.into()
+
+    /// Opens what the symlink `name` in `dir` points to. Dangling links, loops and (when
+    /// confined) targets outside the workspace are errors.
+    pub fn follow(&self, dir: &Dir, name: &OsStr) -> io::Result<Followed> {
+        let followed = dir.open_follow(name)?;
+        if let Some(root) = &self.confine_root {
+            if !followed.real_path().is_some_and(|p| p.starts_with(root)) {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the link leads outside the workspace",
+                ));
+            }
+        }
+        Ok(followed)
+    }
+
+    /// Opens the file `name` in `dir`: directly, or through the symlink it is under the policy.
+    pub fn open_file(&self, dir: &Dir, name: &OsStr) -> io::Result<File> {
+        dir.open_file(name).or_else(|e| {
+            self.follow_to(dir, name, e, Kind::File, "not a regular file")?
+                .into_file()
+        })
+    }
+
+    /// Opens the directory `name` in `dir`: directly, or through the symlink it is under the
+    /// policy.
+    pub fn open_dir(&self, dir: &Dir, name: &OsStr) -> io::Result<Dir> {
+        dir.open_dir(name).or_else(|e| {
+            Ok(self
+                .follow_to(dir, name, e, Kind::Dir, "not a directory")?
+                .into_dir())
+        })
+    }
+
+    /// After a direct open of `name` failed with `err`: what its symlink leads to under the
+    /// policy, when it is a `kind`. Not a link: `err`; a link to anything else: `wrong`.
+    fn follow_to(
+        &self,
+        dir: &Dir,
+        name: &OsStr,
+        err: io::Error,
+        kind: Kind,
+        wrong: &'static str,
+    ) -> io::Result<Followed> {
+        if !is_link(dir, name) {
+            return Err(err);
+        }
+        let followed = self.follow(dir, name)?;
+        if followed.meta.kind != kind {
+            return Err(io::Error::other(wrong));
+        }
+        Ok(followed)
+    }
 }
 
-/// True for a name [`temp_name`] makes.
-pub fn is_temp_name(name: &OsStr) -> bool {
-    let bytes = name.as_encoded_bytes();
-    let prefix = crate::paths::TEMP_PREFIX.as_bytes();
-    bytes.len() == prefix.len() + 12
-        && bytes.starts_with(prefix)
-        && bytes[prefix.len()..].iter().all(u8::is_ascii_alphanumeric)
+fn is_link(dir: &Dir, name: &OsStr) -> bool {
+    dir.stat(name).is_ok_and(|m| m.kind == Kind::Symlink)
 }
 
-pub use imp::Dir;
+/// The canonical form of the workspace root, cached per root and checked against the root's
+/// identity (device and inode) on every use.
+fn canonical_root(root: &Path) -> PathBuf {
+    type Entry = (PathBuf, (u64, u64), PathBuf);
+    static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+    let id = Dir::open_path(root)
+        .and_then(|d| d.stat_self())
+        .map(|m| m.id())
+        .ok();
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(id) = id {
+        if let Some((_, _, canon)) = cache.iter().find(|(r, i, _)| r == root && *i == id) {
+            return canon.clone();
+        }
+    }
+    let canon = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    cache.retain(|(r, _, _)| r != root);
+    if cache.len() >= 16 {
+        cache.remove(0);
+    }
+    if let Some(id) = id {
+        cache.push((root.to_path_buf(), id, canon.clone()));
+    }
+    canon
+}
+
+pub use imp::{Dir, Followed};
 
 #[cfg(test)]
 thread_local! {
@@ -383,21 +475,27 @@ mod imp {
     use std::fs::File;
     use std::io;
     use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-    use std::path::{Component, Path};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Component, Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
     use std::time::{Duration, SystemTime};
 
     use nix::errno::Errno;
     use nix::fcntl::{openat, readlinkat, renameat, AtFlags, OFlag};
     use nix::sys::stat::{fstat, fstatat, mkdirat, FileStat, Mode, SFlag};
     use nix::unistd::{linkat, unlinkat, UnlinkatFlags};
+    use rustix::fs::FileType;
 
-    use super::{escape, single, temp_name, Created, Kind, Root, Stat, MAX_LINK_FOLLOWS};
+    use super::{escape, single, Created, Kind, RawEntry, Root, Stat, MAX_LINK_FOLLOWS};
 
     /// A directory file descriptor. Every method acts on one name inside it and never
-    /// follows a final symlink (except [`Dir::stat_follow`]).
+    /// follows a final symlink (except [`Dir::stat_follow`] and [`Dir::open_follow`]).
     #[derive(Debug)]
     pub struct Dir {
         fd: OwnedFd,
+        /// The descriptor's offset may not be at the start (it was listed, or came from
+        /// elsewhere, maybe sharing its offset with a duplicate): rewind before listing.
+        rewind: AtomicBool,
     }
 
     /// How intermediate directories are opened by the walk: `O_PATH` where it exists (no read
@@ -408,7 +506,10 @@ mod imp {
     const WALK_DIR: OFlag = OFlag::O_RDONLY.union(OFlag::O_DIRECTORY);
 
     const DIR_FLAGS: OFlag = OFlag::O_RDONLY.union(OFlag::O_DIRECTORY);
-    const READ_FLAGS: OFlag = OFlag::O_RDONLY.union(OFlag::O_NONBLOCK);
+    /// Reading never blocks (a FIFO cannot hang a call) and never takes a controlling terminal.
+    const READ_FLAGS: OFlag = OFlag::O_RDONLY
+        .union(OFlag::O_NONBLOCK)
+        .union(OFlag::O_NOCTTY);
 
     // The casts are no-ops on Linux but not elsewhere (`st_mode` is u16 on macOS, `st_dev`
     // is signed on some BSDs).
@@ -444,8 +545,52 @@ mod imp {
     }
 
     impl Dir {
+        /// A directory this layer just opened: its offset is at the start.
         fn new(fd: OwnedFd) -> Dir {
-            Dir { fd }
+            Dir {
+                fd,
+                rewind: AtomicBool::new(false),
+            }
+        }
+
+        /// Opens the directory at `path`, following symlinks in it (the root, and tests).
+        pub fn open_path(path: &Path) -> io::Result<Dir> {
+            let fd = nix::fcntl::open(path, DIR_FLAGS | OFlag::O_CLOEXEC, Mode::empty())?;
+            Ok(Dir::new(fd))
+        }
+
+        /// Wraps an already open directory descriptor.
+        pub fn from_fd(fd: OwnedFd) -> Dir {
+            Dir {
+                fd,
+                rewind: AtomicBool::new(true),
+            }
+        }
+
+        /// Every name in the directory but `.` and `..`, appended to `out`, with the type
+        /// the listing gave (batched `getdents64` on Linux).
+        pub fn list(&self, out: &mut Vec<RawEntry>) -> io::Result<()> {
+            // getdents64 continues from the descriptor's offset: start at the beginning
+            // (a freshly opened directory is there already).
+            if self.rewind.swap(true, AtomicOrdering::Relaxed) {
+                rustix::fs::seek(&self.fd, rustix::fs::SeekFrom::Start(0))?;
+            }
+            list_fd(&self.fd, out)
+        }
+
+        /// The canonical path of this directory, from the descriptor.
+        pub fn real_path(&self) -> Option<PathBuf> {
+            real_path(&self.fd)
+        }
+
+        /// Opens `name` following symlinks, for reading (a directory or a file), and says
+        /// what was opened. The caller checks [`Followed::real_path`] of the object it now
+        /// holds.
+        pub fn open_follow(&self, name: &OsStr) -> io::Result<Followed> {
+            single(name)?;
+            let fd = openat(&self.fd, name, READ_FLAGS | OFlag::O_CLOEXEC, Mode::empty())?;
+            let meta = to_stat(&fstat(&fd)?);
+            Ok(Followed { fd, meta })
         }
 
         /// The directory fd.
@@ -453,9 +598,9 @@ mod imp {
             self.fd.as_fd()
         }
 
-        /// A second handle on the same directory.
+        /// A second handle on the same directory (sharing its offset).
         pub fn try_clone(&self) -> io::Result<Dir> {
-            Ok(Dir::new(self.fd.try_clone()?))
+            Ok(Dir::from_fd(self.fd.try_clone()?))
         }
 
         /// The directory itself.
@@ -520,11 +665,16 @@ mod imp {
             Ok(File::from(fd))
         }
 
-        /// Creates a new `.clarvis-tmp-*` file in this directory.
-        pub fn create_temp(&self, mode: u32) -> io::Result<(OsString, File)> {
+        /// Creates a new file in this directory under a fresh name from `name` (the caller's
+        /// temp-name policy), retrying when the name is taken.
+        pub fn create_temp(
+            &self,
+            name: impl Fn() -> OsString,
+            mode: u32,
+        ) -> io::Result<(OsString, File)> {
             let mut tries = 0;
             loop {
-                let name = temp_name();
+                let name = name();
                 match self.create_new(&name, mode) {
                     Ok(f) => return Ok((name, f)),
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 16 => tries += 1,
@@ -567,25 +717,18 @@ mod imp {
             )?)
         }
 
-        pub fn read_link(&self, name: &OsStr) -> io::Result<std::path::PathBuf> {
+        pub fn read_link(&self, name: &OsStr) -> io::Result<PathBuf> {
             single(name)?;
             Ok(readlinkat(&self.fd, name)?.into())
         }
 
-        /// The names in this directory (without `.` and `..`), in directory order.
+        /// The names in this directory (without `.` and `..`), in directory order, listed
+        /// through a descriptor of its own (so this one's offset is left alone).
         pub fn entries(&self) -> io::Result<Vec<OsString>> {
-            use std::os::unix::ffi::OsStrExt;
             let fd = openat(&self.fd, ".", DIR_FLAGS | OFlag::O_CLOEXEC, Mode::empty())?;
-            let mut dir = nix::dir::Dir::from_fd(fd)?;
-            let mut names = Vec::new();
-            for entry in dir.iter() {
-                let entry = entry?;
-                let name = entry.file_name().to_bytes();
-                if name != b"." && name != b".." {
-                    names.push(OsStr::from_bytes(name).to_os_string());
-                }
-            }
-            Ok(names)
+            let mut entries = Vec::new();
+            list_fd(&fd, &mut entries)?;
+            Ok(entries.into_iter().map(|e| e.name).collect())
         }
 
         /// fsync of the directory (best effort: some file systems refuse it).
@@ -596,7 +739,7 @@ mod imp {
         /// A path that names this very directory for a child process's `chdir`
         /// (`/proc/self/fd/N`), when `/proc` is mounted. The fd must stay open until the
         /// child has changed directory.
-        pub fn proc_path(&self) -> Option<std::path::PathBuf> {
+        pub fn proc_path(&self) -> Option<PathBuf> {
             #[cfg(target_os = "linux")]
             {
                 use std::os::fd::AsRawFd;
@@ -615,8 +758,106 @@ mod imp {
     }
 
     pub fn open_root(path: &Path) -> io::Result<Dir> {
-        let fd = nix::fcntl::open(path, DIR_FLAGS | OFlag::O_CLOEXEC, Mode::empty())?;
-        Ok(Dir::new(fd))
+        Dir::open_path(path)
+    }
+
+    /// An object opened through a symlink.
+    #[derive(Debug)]
+    pub struct Followed {
+        fd: OwnedFd,
+        pub meta: Stat,
+    }
+
+    impl Followed {
+        /// Where the opened object really is (its canonical path), from the descriptor itself.
+        pub fn real_path(&self) -> Option<PathBuf> {
+            real_path(&self.fd)
+        }
+        pub fn into_dir(self) -> Dir {
+            Dir::new(self.fd)
+        }
+        pub fn into_file(self) -> io::Result<File> {
+            Ok(File::from(self.fd))
+        }
+    }
+
+    fn kind_of(ft: FileType) -> Kind {
+        match ft {
+            FileType::RegularFile => Kind::File,
+            FileType::Directory => Kind::Dir,
+            FileType::Symlink => Kind::Symlink,
+            _ => Kind::Other,
+        }
+    }
+
+    /// The canonical path of what `fd` refers to, if the platform can tell.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn real_path(fd: &OwnedFd) -> Option<PathBuf> {
+        use std::os::fd::AsRawFd;
+        let link = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()?;
+        // A deleted object reads back as "<path> (deleted)": not a place to trust.
+        (link.is_absolute() && !link.as_os_str().as_bytes().ends_with(b" (deleted)"))
+            .then_some(link)
+    }
+
+    #[cfg(any(target_os = "macos", target_os = "ios"))]
+    fn real_path(fd: &OwnedFd) -> Option<PathBuf> {
+        rustix::fs::getpath(fd)
+            .ok()
+            .map(|c| PathBuf::from(OsStr::from_bytes(c.as_bytes())))
+    }
+
+    #[cfg(not(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "macos",
+        target_os = "ios"
+    )))]
+    fn real_path(_fd: &OwnedFd) -> Option<PathBuf> {
+        None
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn list_fd(fd: &OwnedFd, out: &mut Vec<RawEntry>) -> io::Result<()> {
+        use std::mem::MaybeUninit;
+        thread_local! {
+            static BUF: std::cell::RefCell<Vec<MaybeUninit<u8>>> =
+                std::cell::RefCell::new(vec![MaybeUninit::uninit(); 32 * 1024]);
+        }
+        BUF.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            let mut iter = rustix::fs::RawDir::new(fd.as_fd(), &mut buf[..]);
+            while let Some(entry) = iter.next() {
+                let entry = entry?;
+                push_entry(out, entry.file_name().to_bytes(), entry.file_type());
+            }
+            Ok(())
+        })
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn list_fd(fd: &OwnedFd, out: &mut Vec<RawEntry>) -> io::Result<()> {
+        let mut dir = rustix::fs::Dir::read_from(fd)?;
+        while let Some(entry) = dir.read() {
+            let entry = entry?;
+            push_entry(out, entry.file_name().to_bytes(), entry.file_type());
+        }
+        Ok(())
+    }
+
+    /// Appends one listed name (but `.` and `..`) with the type the listing gave.
+    fn push_entry(out: &mut Vec<RawEntry>, name: &[u8], ft: FileType) {
+        if name == b"." || name == b".." {
+            return;
+        }
+        let kind = match ft {
+            FileType::Unknown => None,
+            ft => Some(kind_of(ft)),
+        };
+        out.push(RawEntry {
+            name: OsStr::from_bytes(name).to_os_string(),
+            kind,
+        });
     }
 
     /// What to do with the last component.
@@ -1022,11 +1263,30 @@ mod imp {
     use std::io;
     use std::path::{Path, PathBuf};
 
-    use super::{single, temp_name, Created, Kind, Root, Stat};
+    use super::{single, Created, Kind, RawEntry, Root, Stat};
 
     #[derive(Debug)]
     pub struct Dir {
         path: PathBuf,
+    }
+
+    /// An object opened through a symlink (here: its path).
+    #[derive(Debug)]
+    pub struct Followed {
+        path: PathBuf,
+        pub meta: Stat,
+    }
+
+    impl Followed {
+        pub fn real_path(&self) -> Option<PathBuf> {
+            fs::canonicalize(&self.path).ok()
+        }
+        pub fn into_dir(self) -> Dir {
+            Dir { path: self.path }
+        }
+        pub fn into_file(self) -> io::Result<File> {
+            File::open(&self.path)
+        }
     }
 
     fn to_stat(m: &fs::Metadata) -> Stat {
@@ -1056,6 +1316,33 @@ mod imp {
                 path: self.path.clone(),
             })
         }
+        pub fn open_path(path: &Path) -> io::Result<Dir> {
+            if !fs::metadata(path)?.is_dir() {
+                return Err(io::Error::from(io::ErrorKind::NotADirectory));
+            }
+            Ok(Dir {
+                path: path.to_path_buf(),
+            })
+        }
+        pub fn list(&self, out: &mut Vec<RawEntry>) -> io::Result<()> {
+            for entry in fs::read_dir(&self.path)? {
+                let entry = entry?;
+                let kind = entry.file_type().ok().map(Kind::of);
+                out.push(RawEntry {
+                    name: entry.file_name(),
+                    kind,
+                });
+            }
+            Ok(())
+        }
+        pub fn real_path(&self) -> Option<PathBuf> {
+            fs::canonicalize(&self.path).ok()
+        }
+        pub fn open_follow(&self, name: &OsStr) -> io::Result<Followed> {
+            let path = self.at(name)?;
+            let meta = to_stat(&fs::metadata(&path)?);
+            Ok(Followed { path, meta })
+        }
         pub fn stat_self(&self) -> io::Result<Stat> {
             Ok(to_stat(&fs::metadata(&self.path)?))
         }
@@ -1082,8 +1369,12 @@ mod imp {
                 .create_new(true)
                 .open(self.at(name)?)
         }
-        pub fn create_temp(&self, mode: u32) -> io::Result<(OsString, File)> {
-            let name = temp_name();
+        pub fn create_temp(
+            &self,
+            name: impl Fn() -> OsString,
+            mode: u32,
+        ) -> io::Result<(OsString, File)> {
+            let name = name();
             let f = self.create_new(&name, mode)?;
             Ok((name, f))
         }
@@ -1190,6 +1481,7 @@ mod imp {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use crate::error::is_escape;
     use std::fs;
     use std::os::unix::fs::symlink;
 
@@ -1301,12 +1593,12 @@ mod tests {
             fs::read_to_string(outside.path().join("canary")).unwrap(),
             "secret"
         );
-        let (name, _) = d.create_temp(0o600).unwrap();
-        assert!(is_temp_name(&name), "{name:?}");
-        let names: std::collections::HashSet<OsString> = (0..1000).map(|_| temp_name()).collect();
-        assert_eq!(names.len(), 1000);
-        assert!(names.iter().all(|n| is_temp_name(n)));
-        assert!(!is_temp_name(OsStr::new(".clarvis-tmp-mine")));
+        let (name, _) = d
+            .create_temp(|| OsString::from("made-by-caller"), 0o600)
+            .unwrap();
+        assert_eq!(name, "made-by-caller");
+        let taken = d.create_temp(|| OsString::from("made-by-caller"), 0o600);
+        assert_eq!(taken.unwrap_err().kind(), io::ErrorKind::AlreadyExists);
         let mut names = d.entries().unwrap();
         names.sort();
         assert_eq!(names.len(), 3);
@@ -1338,5 +1630,47 @@ mod tests {
             root: Default::default(),
         };
         both(|| assert_eq!(read(&p).unwrap(), "secret"));
+    }
+
+    #[test]
+    fn lists_opens_and_refuses_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("f.txt"), "hello").unwrap();
+        std::os::unix::fs::symlink(root.join("sub"), root.join("link")).unwrap();
+        std::os::unix::fs::symlink(root.join("f.txt"), root.join("flink")).unwrap();
+        let d = Dir::open_path(root).unwrap();
+        let mut names = Vec::new();
+        d.list(&mut names).unwrap();
+        let mut got: Vec<(String, Option<Kind>)> = names
+            .into_iter()
+            .map(|e| (e.name.to_string_lossy().into_owned(), e.kind))
+            .collect();
+        got.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            got,
+            [
+                ("f.txt".to_string(), Some(Kind::File)),
+                ("flink".to_string(), Some(Kind::Symlink)),
+                ("link".to_string(), Some(Kind::Symlink)),
+                ("sub".to_string(), Some(Kind::Dir)),
+            ]
+        );
+        assert!(d.open_dir(OsStr::new("sub")).is_ok());
+        assert!(d.open_dir(OsStr::new("link")).is_err());
+        assert!(d.open_file(OsStr::new("flink")).is_err());
+        assert_eq!(d.stat(OsStr::new("f.txt")).unwrap().len, 5);
+        let f = d.open_follow(OsStr::new("link")).unwrap();
+        assert_eq!(f.meta.kind, Kind::Dir);
+        assert_eq!(
+            f.real_path().unwrap(),
+            std::fs::canonicalize(root.join("sub")).unwrap()
+        );
+        // Listing twice gives the same names (the offset is rewound).
+        let mut again = Vec::new();
+        d.list(&mut again).unwrap();
+        d.list(&mut again).unwrap();
+        assert_eq!(again.len(), 8);
     }
 }

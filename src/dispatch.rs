@@ -82,7 +82,53 @@ pub fn handler(name: &str, args: Value, ctx: &Ctx) -> ToolResult<Output> {
 
 /// The tool in the surface `config` offers, or `not_found`.
 fn find(name: &str, config: &Config) -> ToolResult<&'static ToolSpec> {
-    tools::find(name, config).ok_or_else(|| unknown_tool(name))
+    tools::find(name, config).ok_or_else(|| unknown_tool_in(name, config))
+}
+
+/// The contract's `not_found` `Unknown tool: <name>`, and at the root the help beside it:
+/// which setting hides a tool that exists (`hidden_by`, with a `hint` on turning it on), or
+/// else the closest offered name (`closest`) and every offered name (`available`). The seed
+/// contract's envelope stays bare.
+fn unknown_tool_in(name: &str, config: &Config) -> ToolError {
+    let err = unknown_tool(name);
+    if config.profile == Profile::Seed {
+        return err;
+    }
+    if let Some(tool) = tools::REGISTRY.iter().find(|t| t.name == name) {
+        let hidden = if config.read_only && tool.mutating {
+            Some((
+                "readOnly",
+                format!(
+                    "{name} changes the workspace, and read-only mode offers only the read tools \
+                     (readOnly: true, --read-only or READ_ONLY)"
+                ),
+            ))
+        } else if tool.extra && !config.extras {
+            Some((
+                "extras",
+                format!(
+                    "{name} is beyond the contract's tool list: it is offered with extras: true \
+                     (the CLI and the MCP server offer it unless --no-extras)"
+                ),
+            ))
+        } else if tool.needs_tree_sitter && !config.tree_sitter_available {
+            Some((
+                "treeSitterAvailable",
+                format!("{name} needs tree-sitter, which probeTreeSitter reported unavailable"),
+            ))
+        } else {
+            None
+        };
+        if let Some((setting, hint)) = hidden {
+            return err.with("hidden_by", setting).with("hint", hint);
+        }
+    }
+    let offered: Vec<&str> = tools::surface(config).map(|t| t.name).collect();
+    let err = match crate::suggest::closest(name, offered.iter().copied()) {
+        Some(near) => err.with("closest", near),
+        None => err,
+    };
+    err.with("available", offered)
 }
 
 /// Arguments as the binding layer receives them: JSON, plus the large top-level strings of
@@ -178,6 +224,37 @@ mod tests {
         let out = run("nope", json!({}), &c);
         assert!(out.is_error);
         assert!(out.text().contains(r#""message":"Unknown tool: nope""#));
+    }
+
+    #[test]
+    fn unknown_tool_says_what_exists_or_what_hides_it_at_the_root_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let envelope = |name: &str, c: &Config| -> Value {
+            serde_json::from_str(&run(name, json!({}), c).text()).unwrap()
+        };
+        let c = config(dir.path(), false);
+        let e = envelope("read_fil", &c);
+        assert_eq!(e["message"], "Unknown tool: read_fil");
+        assert_eq!(e["closest"], "read_file");
+        assert_eq!(e["available"].as_array().unwrap().len(), 25);
+        assert!(envelope("launch_rocket", &c).get("closest").is_none());
+
+        let ro = config(dir.path(), true);
+        let e = envelope("write_file", &ro);
+        assert_eq!(e["message"], "Unknown tool: write_file");
+        assert_eq!(e["hidden_by"], "readOnly");
+        assert!(e["hint"].as_str().unwrap().contains("--read-only"));
+        assert_eq!(envelope("monitor_send", &c)["hidden_by"], "extras");
+
+        let seed = Config {
+            profile: Profile::Seed,
+            ..config(dir.path(), true)
+        };
+        let e = envelope("write_fil", &seed);
+        assert_eq!(
+            e,
+            json!({"error": "not_found", "message": "Unknown tool: write_fil"})
+        );
     }
 
     #[test]

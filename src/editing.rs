@@ -9,9 +9,9 @@
 
 use crate::atomic;
 use crate::config::Config;
+use crate::confine::WorkPath;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::matching;
-use crate::paths::WorkPath;
 use crate::text::{self, normalize_newlines, Editable, NewlineView};
 
 /// Loads an existing file for editing: refuses a symlink (`invalid_input`), a directory

@@ -12,6 +12,28 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+/// The error payload of a resolution that would leave the workspace (the confinement layer
+/// makes it; [`ToolError::from_io`] maps it to `path_escape`).
+#[derive(Debug)]
+struct Escape;
+
+impl std::fmt::Display for Escape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("resolves outside the workspace")
+    }
+}
+
+impl std::error::Error for Escape {}
+
+pub fn escape() -> io::Error {
+    io::Error::other(Escape)
+}
+
+/// True when `err` says a path (or a symlink on it) leads outside the workspace.
+pub fn is_escape(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|e| e.is::<Escape>())
+}
+
 /// The contract's error codes, serialized in snake_case (`invalid_input`, `not_found`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -99,10 +121,10 @@ impl ToolError {
     /// Maps an I/O error on `display_path` the way the contract's `fsError` does:
     /// `NotFound` → `not_found`, "is a directory" / "not a directory" → `not_a_file`,
     /// anything else → `io_error` (`<CODE>: <message>`). Every one carries a `path` field.
-    /// An escape found while opening beneath the workspace root ([`crate::confine`]) is
+    /// An escape found while opening beneath the workspace root ([`is_escape`]) is
     /// `path_escape`.
     pub fn from_io(err: &io::Error, display_path: &str) -> Self {
-        if crate::confine::is_escape(err) {
+        if is_escape(err) {
             return ToolError::new(
                 ErrorCode::PathEscape,
                 format!("Path escapes the workspace: {display_path} resolves outside the workspace through a symlink (or through a symlink loop). Use a path inside the workspace; to permit outside paths, start with confineToWorkspace: false (--allow-outside-workspace)."),

@@ -19,8 +19,7 @@ use std::time::SystemTime;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 
-use crate::dirfd::{Dir, Kind, RawEntry};
-use crate::walk::LinkPolicy;
+use crate::confine::{Dir, Kind, LinkPolicy, RawEntry};
 
 /// Ignore file names, highest precedence first. `.rgignore` is ripgrep's own.
 const NAMES: [&str; 3] = [".rgignore", ".ignore", ".gitignore"];
@@ -186,7 +185,7 @@ impl Rules {
         if let Some(kind) = found.git {
             let kind = match kind {
                 Some(Kind::Symlink) | None => {
-                    dir.stat(OsStr::new(".git"), true).ok().map(|m| m.kind)
+                    dir.stat_follow(OsStr::new(".git")).ok().map(|m| m.kind)
                 }
                 k => k,
             };
@@ -208,7 +207,7 @@ impl Rules {
             }
         }
         let has_git = self.require_git
-            && (git_exists || (found.jj && dir.stat(OsStr::new(".jj"), true).is_ok()));
+            && (git_exists || (found.jj && dir.stat_follow(OsStr::new(".jj")).is_ok()));
         if matchers.iter().all(|m| m.is_empty()) && !has_git {
             return parent;
         }

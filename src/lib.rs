@@ -10,7 +10,6 @@ pub mod call;
 pub mod code;
 pub mod config;
 pub mod confine;
-pub mod dirfd;
 pub mod dispatch;
 pub mod editing;
 pub mod error;
@@ -29,6 +28,7 @@ mod race;
 pub mod schema;
 pub mod shell;
 pub mod spill;
+pub mod suggest;
 pub mod surfaces;
 #[cfg(test)]
 mod testutil;

@@ -58,7 +58,7 @@ use regex::bytes::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::confine::Dir;
-use crate::spill;
+use crate::{paths, spill};
 
 /// How often `monitor_start` looks for `ready_when` in the log.
 pub const READY_POLL: Duration = Duration::from_millis(75);
@@ -259,7 +259,7 @@ impl Store {
     /// Writes the metadata atomically: a temp file in the directory fd, renamed over the name.
     fn write_meta(&self, meta: &Meta) -> io::Result<()> {
         let body = serde_json::to_vec(meta).map_err(io::Error::other)?;
-        let (tmp, mut file) = self.dir.create_temp(0o666)?;
+        let (tmp, mut file) = self.dir.create_temp(paths::temp_name, 0o666)?;
         let result = (|| {
             file.write_all(&body)?;
             file.sync_all()?;

@@ -9,65 +9,14 @@
 //! advisory: the I/O itself is done beneath the root's fd ([`crate::confine`]), so a path
 //! swapped after the check still cannot lead outside (the fd answer wins).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::time::SystemTime;
 
 use crate::config::{lexical_absolute, Config};
-use crate::error::{ErrorCode, ToolError, ToolResult};
-
-/// A path the model named, resolved against the workspace.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkPath {
-    /// Absolute and lexically normalized; symlinks are not resolved.
-    pub abs: PathBuf,
-    /// What results show: relative to the root (`.` for the root), absolute when outside.
-    pub display: String,
-    /// The root every I/O on this path is confined beneath ([`crate::confine`]): the
-    /// workspace root when confinement is on, `None` (resolved from `/`, nothing refused)
-    /// when it is off.
-    pub within: Option<PathBuf>,
-    /// The root's opened directory once the path's first I/O fetched it.
-    pub root: RootSlot,
-}
-
-/// A resolved path's opened root, kept for the rest of its I/O: the check that the configured
-/// root still names the directory the cached fd holds ([`crate::confine::Root::get`], a
-/// `statx`) is made once per resolved path, not once per operation on it. A cache, not part of
-/// the path: every slot compares equal.
-#[derive(Clone, Default)]
-pub struct RootSlot(pub(crate) OnceLock<Arc<crate::confine::Root>>);
-
-impl PartialEq for RootSlot {
-    fn eq(&self, _: &RootSlot) -> bool {
-        true
-    }
-}
-
-impl Eq for RootSlot {}
-
-impl std::fmt::Debug for RootSlot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.get().is_some() {
-            "RootSlot(open)"
-        } else {
-            "RootSlot"
-        })
-    }
-}
-
-impl WorkPath {
-    /// A path confined beneath `root` (`abs` must lie under it).
-    pub fn beneath(root: &Path, abs: PathBuf, display: String) -> WorkPath {
-        WorkPath {
-            abs,
-            display,
-            within: Some(root.to_path_buf()),
-            root: RootSlot::default(),
-        }
-    }
-}
+use crate::confine::{RootSlot, WorkPath};
+use crate::error::{is_escape, ErrorCode, ToolError, ToolResult};
 
 /// Resolves `raw` against the workspace and enforces confinement when it is on.
 /// An empty string names the workspace root.
@@ -212,7 +161,7 @@ fn check_links(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
     #[cfg(unix)]
     {
         match crate::confine::check(path) {
-            Err(e) if crate::confine::is_escape(&e) => Err(escape_error(
+            Err(e) if is_escape(&e) => Err(escape_error(
                 raw,
                 root,
                 "resolves outside the workspace through a symlink (or through a symlink loop)",
@@ -303,6 +252,47 @@ pub fn is_internal_name(name: &std::ffi::OsStr) -> bool {
 /// The prefix of the atomic-write temp files placed beside their targets.
 pub const TEMP_PREFIX: &str = ".clarvis-tmp-";
 
+/// A temp-file name: `.clarvis-tmp-` and 12 random ASCII letters and digits (the pattern the
+/// stale-temp sweep matches).
+pub fn temp_name() -> OsString {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    // std's RandomState is seeded from the OS once per thread and differs for every call;
+    // the counter and the clock make each name's input unique as well.
+    let random = || {
+        let mut h = std::hash::RandomState::new().build_hasher();
+        h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+        h.write_u128(
+            SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.finish()
+    };
+    let mut name = String::from(TEMP_PREFIX);
+    let mut bits = 0u64;
+    for i in 0..12 {
+        // 62^6 < 2^64: six characters per 64 random bits.
+        if i % 6 == 0 {
+            bits = random();
+        }
+        name.push(ALPHABET[(bits % ALPHABET.len() as u64) as usize] as char);
+        bits /= ALPHABET.len() as u64;
+    }
+    name.into()
+}
+
+/// True for a name [`temp_name`] makes.
+pub fn is_temp_name(name: &OsStr) -> bool {
+    let bytes = name.as_encoded_bytes();
+    let prefix = TEMP_PREFIX.as_bytes();
+    bytes.len() == prefix.len() + 12
+        && bytes.starts_with(prefix)
+        && bytes[prefix.len()..].iter().all(u8::is_ascii_alphanumeric)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,6 +302,14 @@ mod tests {
             confine_to_workspace: confine,
             ..crate::testutil::config_at(root)
         }
+    }
+
+    #[test]
+    fn temp_names_are_unique_and_recognized() {
+        let names: std::collections::HashSet<OsString> = (0..1000).map(|_| temp_name()).collect();
+        assert_eq!(names.len(), 1000);
+        assert!(names.iter().all(|n| is_temp_name(n) && is_internal_name(n)));
+        assert!(!is_temp_name(OsStr::new(".clarvis-tmp-mine")));
     }
 
     #[test]

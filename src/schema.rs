@@ -58,6 +58,10 @@ fn drop_null_type(obj: &mut Map<String, Value>) {
             let only = types.remove(0);
             obj.insert("type".into(), only);
         }
+        // An optional enum lists `null` among its values too.
+        if let Some(Value::Array(values)) = obj.get_mut("enum") {
+            values.retain(|v| !v.is_null());
+        }
     }
     if let Some(Value::Array(options)) = obj.get("anyOf") {
         let non_null: Vec<&Value> = options
@@ -240,17 +244,24 @@ mod lenient {
             .get("properties")
             .and_then(Value::as_object)
             .unwrap_or(&empty);
-        if let Some(Value::Array(required)) = schema.get("required") {
-            for name in required.iter().filter_map(Value::as_str) {
-                if !obj.contains_key(name) {
-                    errors.push(format!("{at} must have required property '{name}'"));
-                }
+        let required: Vec<&str> = match schema.get("required") {
+            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        for name in &required {
+            if !obj.contains_key(*name) {
+                errors.push(format!("{at} must have required property '{name}'"));
             }
         }
         let mut obj = obj;
         let mut out = Map::with_capacity(obj.len());
         for (name, sub) in props {
             if let Some(v) = obj.remove(name) {
+                // `null` for an optional property means "not given": hosts with strict function
+                // calling (OpenAI's) send every property, with null where unset.
+                if v.is_null() && !required.contains(&name.as_str()) {
+                    continue;
+                }
                 let checked = check(sub, v, &format!("{at}/{name}"), errors);
                 out.insert(name.clone(), checked);
             }
@@ -654,6 +665,34 @@ mod tests {
         assert_eq!(a.flag, Some(false));
         let a = lenient(json!({"path": "p", "edits": [{"old": ""}]})).unwrap();
         assert_eq!(a.edits.unwrap()[0].old, "");
+    }
+
+    #[test]
+    fn lenient_mode_reads_null_as_absent_for_optional_properties_only() {
+        // A required property still coerces as ajv does; an optional one is simply not given.
+        let a = lenient(json!({"path": "p", "limit": null, "flag": null, "edits": null})).unwrap();
+        assert_eq!((a.limit, a.flag, a.edits.is_none()), (None, None, true));
+        let a = lenient(json!({"path": "p", "edits": [{"old": "o", "all": null}]})).unwrap();
+        assert!(!a.edits.unwrap()[0].all);
+        #[derive(Debug, serde::Deserialize, JsonSchema)]
+        #[allow(dead_code)]
+        enum Mode {
+            #[serde(rename = "a")]
+            A,
+        }
+        #[derive(Debug, serde::Deserialize, JsonSchema)]
+        struct WithEnum {
+            #[allow(dead_code)]
+            mode: Option<Mode>,
+        }
+        let schema = schema_for::<WithEnum>();
+        assert_eq!(
+            schema["properties"]["mode"]["enum"],
+            json!(["a"]),
+            "{schema}"
+        );
+        let checked = check_args(&relaxed(&schema), json!({"mode": null}), Profile::Current);
+        assert_eq!(checked.unwrap(), json!({}));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! The directory is only ever reached through [`open_dir`]: opened with `O_NOFOLLOW |
 //! O_DIRECTORY` in the workspace root's fd, so a `.clarvis` replaced by a symlink is refused
 //! and every file made in it ([`create_file`]) is created with `openat` in that fd. The
-//! monitors use the same directory fd for all their files (see `crate::monitor::Store`).
+//! monitors use the same directory fd for all their files (see the monitors' `Store`).
 
 use std::ffi::OsStr;
 use std::fs;

@@ -6,8 +6,8 @@ use std::fs;
 use std::io::{self, Read};
 
 use crate::config::Config;
+use crate::confine::WorkPath;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
-use crate::paths::WorkPath;
 
 /// How many bytes at each end of a file are probed for a NUL byte.
 pub const BINARY_PROBE_BYTES: usize = 8000;

@@ -15,12 +15,12 @@
 //!   confinement on, a link whose target lies outside the workspace is skipped, as a direct
 //!   path to it would be refused.
 //!
-//! **Race-free.** The walk holds every directory it lists open ([`crate::dirfd`]): names come
+//! **Race-free.** The walk holds every directory it lists open ([`crate::confine::Dir`]): names come
 //! from the open directory, subdirectories are opened relative to it without following
 //! symlinks, and files are opened relative to it without following symlinks. A symlink is
-//! followed only deliberately ([`LinkPolicy`]), and what it led to is checked on the opened
-//! object itself, so swapping a directory for a symlink mid-walk can never lead the walk out
-//! of the workspace.
+//! followed only deliberately ([`crate::confine::LinkPolicy`]), and what it led to is checked on
+//! the opened object itself, so swapping a directory for a symlink mid-walk can never lead the
+//! walk out of the workspace.
 //!
 //! **Scheduling.** A walk starts on the calling thread; once it has seen more than a small
 //! tree, the directories still pending go to one persistent pool of worker threads (one per
@@ -38,7 +38,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use globset::{GlobBuilder, GlobMatcher};
 
 use crate::config::Config;
-use crate::dirfd::{Dir, Followed, Kind, Meta, RawEntry};
+use crate::confine::{Dir, Followed, Kind, LinkPolicy, RawEntry, Stat};
 use crate::error::{ToolError, ToolResult};
 use crate::ignore_rules::{Found, Layer, Rules};
 use crate::paths;
@@ -63,107 +63,6 @@ pub struct WalkOptions {
     /// yielded are the same as when the caller filters what the walk yields, but a file the
     /// glob rejects costs no ignore matching (as an `rg -g` glob decides first).
     pub files: Option<FileGlob>,
-}
-
-/// Where symlinks may lead: followed on purpose only, and (when confined) only to objects that
-/// really lie inside the workspace, judged on the opened object.
-#[derive(Debug, Clone)]
-pub struct LinkPolicy {
-    /// The canonical workspace root when confinement is on.
-    confine_root: Option<PathBuf>,
-}
-
-impl LinkPolicy {
-    pub fn new(config: &Config) -> LinkPolicy {
-        LinkPolicy {
-            confine_root: config
-                .confine_to_workspace
-                .then(|| canonical_root(&config.workspace_root)),
-        }
-    }
-
-    /// Opens what the symlink `name` in `dir` points to. Dangling links, loops and (when
-    /// confined) targets outside the workspace are errors.
-    pub fn follow(&self, dir: &Dir, name: &OsStr) -> io::Result<Followed> {
-        let followed = dir.open_follow(name)?;
-        if let Some(root) = &self.confine_root {
-            if !followed.real_path().is_some_and(|p| p.starts_with(root)) {
-                return Err(io::Error::new(
-                    io::ErrorKind::PermissionDenied,
-                    "the link leads outside the workspace",
-                ));
-            }
-        }
-        Ok(followed)
-    }
-
-    /// Opens the file `name` in `dir`: directly, or through the symlink it is under the policy.
-    pub fn open_file(&self, dir: &Dir, name: &OsStr) -> io::Result<File> {
-        dir.open_file(name).or_else(|e| {
-            self.follow_to(dir, name, e, Kind::File, "not a regular file")?
-                .into_file()
-        })
-    }
-
-    /// Opens the directory `name` in `dir`: directly, or through the symlink it is under the
-    /// policy.
-    pub fn open_dir(&self, dir: &Dir, name: &OsStr) -> io::Result<Dir> {
-        dir.open_dir(name).or_else(|e| {
-            Ok(self
-                .follow_to(dir, name, e, Kind::Dir, "not a directory")?
-                .into_dir())
-        })
-    }
-
-    /// After a direct open of `name` failed with `err`: what its symlink leads to under the
-    /// policy, when it is a `kind`. Not a link: `err`; a link to anything else: `wrong`.
-    fn follow_to(
-        &self,
-        dir: &Dir,
-        name: &OsStr,
-        err: io::Error,
-        kind: Kind,
-        wrong: &'static str,
-    ) -> io::Result<Followed> {
-        if !is_link(dir, name) {
-            return Err(err);
-        }
-        let followed = self.follow(dir, name)?;
-        if followed.meta.kind != kind {
-            return Err(io::Error::other(wrong));
-        }
-        Ok(followed)
-    }
-}
-
-fn is_link(dir: &Dir, name: &OsStr) -> bool {
-    dir.stat(name, false).is_ok_and(|m| m.kind == Kind::Symlink)
-}
-
-/// The canonical form of the workspace root, cached per root and checked against the root's
-/// identity (device and inode) on every use.
-fn canonical_root(root: &Path) -> PathBuf {
-    type Entry = (PathBuf, (u64, u64), PathBuf);
-    static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
-    let id = Dir::open_path(root)
-        .and_then(|d| d.meta())
-        .map(|m| m.id)
-        .ok();
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(id) = id {
-        if let Some((_, _, canon)) = cache.iter().find(|(r, i, _)| r == root && *i == id) {
-            return canon.clone();
-        }
-    }
-    let canon = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    cache.retain(|(r, _, _)| r != root);
-    if cache.len() >= 16 {
-        cache.remove(0);
-    }
-    if let Some(id) = id {
-        cache.push((root.to_path_buf(), id, canon.clone()));
-    }
-    canon
 }
 
 /// The root of the git repository holding `dir` (the nearest ancestor, itself included, with a
@@ -273,10 +172,10 @@ impl Listing {
     }
 
     /// Metadata of a child (of the followed target for a followed link), never by path.
-    pub fn meta(&self, child: &Child) -> io::Result<Meta> {
+    pub fn meta(&self, child: &Child) -> io::Result<Stat> {
         match &child.followed {
             Some(f) => Ok(f.meta),
-            None => self.dir.stat(&child.name, false),
+            None => self.dir.stat(&child.name),
         }
     }
 }
@@ -325,7 +224,7 @@ impl Walk {
         };
         let ids = if self.follow {
             Some(Arc::new(Ids {
-                id: dir.meta()?.id,
+                id: dir.stat_self()?.id(),
                 parent: node.ids,
             }))
         } else {
@@ -351,7 +250,7 @@ impl Walk {
             }
             let kind = match entry.kind {
                 Some(k) => k,
-                None => match dir.stat(&entry.name, false) {
+                None => match dir.stat(&entry.name) {
                     Ok(m) => m.kind,
                     Err(_) => continue,
                 },
@@ -361,7 +260,7 @@ impl Walk {
                 let Ok(f) = self.links.follow(&dir, &entry.name) else {
                     continue;
                 };
-                if f.meta.kind == Kind::Dir && is_ancestor(ids.as_deref(), f.meta.id) {
+                if f.meta.kind == Kind::Dir && is_ancestor(ids.as_deref(), f.meta.id()) {
                     continue;
                 }
                 (f.meta.kind, Some(f))
@@ -464,16 +363,14 @@ impl Walk {
 /// component-by-component fallback), so the base itself cannot be swapped for an outside link
 /// between the check and the open. An escape is `path_escape`.
 #[cfg(unix)]
-pub fn open_base(_config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
+pub fn open_base(_config: &Config, base: &crate::confine::WorkPath) -> ToolResult<Dir> {
     let err = |e: io::Error| crate::error::io_err(e, &base.display);
-    let dir = crate::confine::open_dir(base).map_err(err)?;
-    let fd = dir.as_fd().try_clone_to_owned().map_err(err)?;
-    Ok(Dir::from_fd(fd))
+    crate::confine::open_dir(base).map_err(err)
 }
 
 /// Opens the directory a walk starts from (by its resolved path: no `openat` here).
 #[cfg(not(unix))]
-pub fn open_base(_config: &Config, base: &paths::WorkPath) -> ToolResult<Dir> {
+pub fn open_base(_config: &Config, base: &crate::confine::WorkPath) -> ToolResult<Dir> {
     Dir::open_path(&base.abs).map_err(|e| crate::error::io_err(e, &base.display))
 }
 
@@ -514,10 +411,10 @@ impl FileEntry<'_> {
         }
     }
     /// The file's metadata (the target's, for a followed link).
-    pub fn meta(&self) -> io::Result<Meta> {
+    pub fn meta(&self) -> io::Result<Stat> {
         match &self.child.followed {
             Some(f) => Ok(f.meta),
-            None => self.dir.stat(&self.child.name, false),
+            None => self.dir.stat(&self.child.name),
         }
     }
 }

@@ -20,8 +20,9 @@ use std::io::Read;
 use tree_sitter::Tree;
 
 use crate::config::{Config, Profile};
+use crate::confine::WorkPath;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::paths::{self, WorkPath};
+use crate::paths;
 use crate::text;
 use lang::Grammar;
 use parse::ParseFailure;

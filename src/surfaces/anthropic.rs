@@ -8,9 +8,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{args, engine, run_shell, walk_dir, Call, Kind, SurfaceTool, SurfaceTool as T};
+use crate::confine::WorkPath;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths::{self, WorkPath};
+use crate::paths;
 use crate::text::{self, split_lines};
 use crate::{atomic, confine, editing};
 
@@ -97,7 +98,7 @@ fn editor(v: Value, call: &Call) -> ToolResult<Output> {
 fn is_file(path: &WorkPath) -> ToolResult<bool> {
     match confine::stat(path) {
         Ok(s) => Ok(s.is_file()),
-        Err(e) if confine::is_escape(&e) => Err(ToolError::from_io(&e, &path.display)),
+        Err(e) if crate::error::is_escape(&e) => Err(ToolError::from_io(&e, &path.display)),
         Err(_) => Ok(false),
     }
 }
@@ -129,7 +130,7 @@ fn clip(text: String, call: &Call) -> String {
 
 fn view(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Output> {
     let meta = confine::stat(path).map_err(|e| {
-        if confine::is_escape(&e) {
+        if crate::error::is_escape(&e) {
             ToolError::from_io(&e, &path.display)
         } else {
             not_found(path)

@@ -6,13 +6,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::ledger::{require_fresh, Ledger};
+use super::ledger::{ledger_key, require_fresh, Ledger};
 use super::{args, engine, engine_text, newest_first, notebook, path_rows, run_shell, Call};
 use super::{SurfaceTool, SurfaceTool as T};
 use crate::call::Ctx;
+use crate::confine::WorkPath;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths::{self, WorkPath};
+use crate::paths;
 use crate::{confine, text};
 
 pub static TOOLS: [SurfaceTool; 8] = [
@@ -155,11 +156,6 @@ pub struct BashArgs {
     pub timeout: Option<u64>,
     /// Clear, concise description of what this command does in 5-10 words.
     pub description: Option<String>,
-}
-
-/// The key the ledger files a path under: its identity (symlinked directories resolved).
-pub fn ledger_key(path: &WorkPath) -> std::path::PathBuf {
-    paths::identity(&path.abs)
 }
 
 /// The file's bytes now, or `None` when nothing is there.

@@ -6,12 +6,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::claude_code::{self as cc, ledger_key, GlobArgs, GrepArgs, MultiEditArgs};
+use super::claude_code::{self as cc, GlobArgs, GrepArgs, MultiEditArgs};
 use super::claude_code::{EditArgs, ReadArgs, WriteArgs};
+use super::ledger::ledger_key;
 use super::{args, engine_text, Call, SurfaceTool, SurfaceTool as T};
+use crate::confine::WorkPath;
 use crate::error::{io_err, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths::{self, WorkPath};
+use crate::paths;
 use crate::{atomic, confine};
 
 pub static TOOLS: [SurfaceTool; 9] = [

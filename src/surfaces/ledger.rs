@@ -18,10 +18,17 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
+use crate::confine::WorkPath;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::paths;
 
 /// Files remembered per ledger.
 pub const CAPACITY: usize = 4096;
+
+/// The key the ledger files a path under: its identity (symlinked directories resolved).
+pub fn ledger_key(path: &WorkPath) -> std::path::PathBuf {
+    paths::identity(&path.abs)
+}
 
 /// The content hash: SipHash over the bytes (std's fixed-key hasher), and the length.
 pub fn content_hash(bytes: &[u8]) -> u64 {

@@ -21,10 +21,11 @@ use serde_json::{json, Value};
 use crate::bound::bound;
 use crate::call::Ctx;
 use crate::config::{Profile, StartupError};
+use crate::confine::WorkPath;
 use crate::dispatch::{guarded, Outcome};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths::{self, WorkPath};
+use crate::paths;
 use crate::schema::{check_args, deserialize, schema_for};
 use crate::{confine, tools};
 

@@ -14,8 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use super::claude_code::ledger_key;
-use super::ledger::require_fresh;
+use super::ledger::{ledger_key, require_fresh};
 use super::Call;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::{Output, Part};

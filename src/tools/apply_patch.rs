@@ -20,11 +20,12 @@ use crate::atomic::{self, Transaction};
 use crate::call::Ctx;
 use crate::code;
 use crate::config::Config;
+use crate::confine::WorkPath;
 use crate::error::{ToolError, ToolResult};
 use crate::output::Output;
 use crate::patch::apply::{apply_hunks, check_whole_content, render_new_file, Target};
 use crate::patch::{self, FileOp, Format, Hunk};
-use crate::paths::{self, identity, WorkPath};
+use crate::paths::{self, identity};
 use crate::text::{check_editable, read_capped};
 
 #[derive(Debug, Deserialize, JsonSchema)]

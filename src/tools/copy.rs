@@ -12,9 +12,10 @@ use super::Tool;
 use crate::atomic;
 use crate::call::Ctx;
 use crate::config::Config;
+use crate::confine::WorkPath;
 use crate::error::{io_err, ToolResult};
 use crate::output::Output;
-use crate::paths::WorkPath;
+use crate::paths;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
@@ -66,7 +67,9 @@ pub fn copy_into(
 ) -> ToolResult<()> {
     let mut input = crate::confine::open_read(src).map_err(|e| io_err(e, &src.display))?;
     let meta = input.metadata().map_err(|e| io_err(e, &src.display))?;
-    let (temp_name, mut temp) = dir.create_temp(0o600).map_err(|e| io_err(e, display))?;
+    let (temp_name, mut temp) = dir
+        .create_temp(paths::temp_name, 0o600)
+        .map_err(|e| io_err(e, display))?;
     let staged = io::copy(&mut input, &mut temp)
         .and_then(|_| temp.set_permissions(meta.permissions()))
         .and_then(|()| temp.sync_all())

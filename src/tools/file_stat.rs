@@ -102,7 +102,7 @@ impl Tool for FileStat {
 }
 
 /// Up to [`HEAD_BYTES`] from the start of a file (never blocking on a FIFO).
-pub fn read_head(path: &crate::paths::WorkPath) -> std::io::Result<Vec<u8>> {
+pub fn read_head(path: &crate::confine::WorkPath) -> std::io::Result<Vec<u8>> {
     let file = confine::open_read(path)?;
     let mut head = Vec::with_capacity(HEAD_BYTES);
     file.take(HEAD_BYTES as u64).read_to_end(&mut head)?;

@@ -351,7 +351,7 @@ impl Query {
     fn scan_tree(
         &self,
         config: &Config,
-        base: &paths::WorkPath,
+        base: &crate::confine::WorkPath,
         glob: Option<&FileGlob>,
         cap: usize,
         stop: &(dyn Fn() -> bool + Sync),
@@ -404,7 +404,7 @@ impl Query {
 
     /// Pass 1 over one named file. A binary file is an error; one over `maxFileBytes` is
     /// skipped as in a walk (as `rg --max-filesize` skips a named file), so it has no matches.
-    fn scan_file(&self, path: &paths::WorkPath) -> ToolResult<Scan> {
+    fn scan_file(&self, path: &crate::confine::WorkPath) -> ToolResult<Scan> {
         let (abs, display) = (&path.abs, path.display.as_str());
         let file = crate::confine::open_read(path).map_err(|e| io_err(e, display))?;
         let searched = file

@@ -52,6 +52,9 @@ pub trait Tool {
     const BOUNDED: bool = false;
     /// The seed contract lacks this tool: it is hidden at the `/v0.1` entry.
     const SINCE_V05: bool = false;
+    /// Beyond the newest contract too: offered only when `config.extras` is on (the library's
+    /// `extras: true`; on by default in the CLI and the MCP server), never at `/v0.1`.
+    const EXTRA: bool = false;
     /// A code-intelligence tool: hidden when `treeSitterAvailable` is false.
     const NEEDS_TREE_SITTER: bool = false;
     /// Arguments the seed contract's version of this tool lacks: left out of its seed schema.
@@ -83,6 +86,7 @@ pub struct ToolSpec {
     pub mutating: bool,
     pub bounded: bool,
     pub since_v05: bool,
+    pub extra: bool,
     pub needs_tree_sitter: bool,
     pub waits: bool,
     /// The MCP annotations: title, readOnly, destructive, idempotent and openWorld hints.
@@ -113,6 +117,7 @@ impl ToolSpec {
             mutating: T::MUTATING,
             bounded: T::BOUNDED,
             since_v05: T::SINCE_V05,
+            extra: T::EXTRA,
             needs_tree_sitter: T::NEEDS_TREE_SITTER,
             waits: T::WAITS,
             annotations: serde_json::json!({
@@ -155,8 +160,10 @@ impl ToolSpec {
 
     /// Whether a configuration offers this tool.
     pub fn offered(&self, config: &Config) -> bool {
+        let seed = config.profile == Profile::Seed;
         let hidden = (config.read_only && self.mutating)
-            || (config.profile == Profile::Seed && self.since_v05)
+            || (seed && (self.since_v05 || self.extra))
+            || (self.extra && !config.extras)
             || (self.needs_tree_sitter && !config.tree_sitter_available);
         !hidden
     }
@@ -208,4 +215,38 @@ pub fn waits(name: &str) -> bool {
 /// Finds a tool by name among those a configuration offers.
 pub fn find(name: &str, config: &Config) -> Option<&'static ToolSpec> {
     surface(config).find(|t| t.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::config_at;
+
+    fn names(config: &Config) -> Vec<&'static str> {
+        surface(config).map(|t| t.name).collect()
+    }
+
+    #[test]
+    fn extras_are_offered_only_when_asked_and_never_at_the_seed_entry() {
+        let base = config_at(std::path::Path::new("/"));
+        let contract = names(&base);
+        assert_eq!(contract.len(), 25, "the newest contract lists 25 tools");
+        assert!(!contract.contains(&"monitor_send"));
+        assert!(find("monitor_send", &base).is_none());
+
+        let with = Config {
+            extras: true,
+            ..base.clone()
+        };
+        assert!(names(&with).contains(&"monitor_send"));
+        assert!(find("monitor_send", &with).is_some());
+
+        let seed = Config {
+            extras: true,
+            profile: Profile::Seed,
+            ..base
+        };
+        assert_eq!(names(&seed).len(), 9);
+        assert!(find("monitor_send", &seed).is_none());
+    }
 }

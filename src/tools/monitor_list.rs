@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::monitor_start::to_json;
+use super::monitor_poll::to_json;
 use super::Tool;
 use crate::call::Ctx;
 use crate::error::ToolResult;

@@ -5,7 +5,6 @@ use regex::bytes::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::monitor_start::to_json;
 use super::Tool;
 use crate::call::Ctx;
 use crate::error::{ErrorCode, ToolError, ToolResult};
@@ -105,4 +104,8 @@ pub(super) fn mon_error(e: MonError) -> ToolError {
         .with("id", id),
         MonError::Io(e) => ToolError::new(ErrorCode::IoError, format!("Monitor I/O failed: {e}")),
     }
+}
+
+pub(super) fn to_json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "{}".to_string())
 }

@@ -32,6 +32,7 @@ impl Tool for MonitorSend {
     const OPEN_WORLD: bool = true;
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
+    const EXTRA: bool = true;
     // A full pipe is waited on (at most 5 s).
     const WAITS: bool = true;
     const TITLE: &'static str = "Send input to background process";

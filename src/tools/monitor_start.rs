@@ -7,7 +7,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::monitor_poll::{compile, mon_error};
+use super::monitor_poll::{compile, mon_error, to_json};
 use super::Tool;
 use crate::call::Ctx;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
@@ -112,8 +112,4 @@ impl Tool for MonitorStart {
         .map_err(mon_error)?;
         Ok(Output::text(to_json(&started)))
     }
-}
-
-pub(super) fn to_json(value: &impl serde::Serialize) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| "{}".to_string())
 }

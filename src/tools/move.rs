@@ -14,10 +14,10 @@ use super::Tool;
 use crate::atomic;
 use crate::call::Ctx;
 use crate::config::Config;
-use crate::confine;
+use crate::confine::{self, WorkPath};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paths::{self, WorkPath};
+use crate::paths;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {

@@ -99,7 +99,7 @@ pub struct Entry {
 /// descriptor: a directory swapped for a symlink mid-walk is never followed.
 pub fn list(
     config: &Config,
-    base: &paths::WorkPath,
+    base: &crate::confine::WorkPath,
     depth: usize,
     respect: bool,
     cancelled: &(dyn Fn() -> bool + Sync),
@@ -124,8 +124,8 @@ pub fn list(
         };
         for child in std::mem::take(&mut listing.children) {
             let kind = match child.kind {
-                crate::dirfd::Kind::Symlink => Kind::Symlink,
-                crate::dirfd::Kind::Dir => Kind::Dir,
+                crate::confine::Kind::Symlink => Kind::Symlink,
+                crate::confine::Kind::Dir => Kind::Dir,
                 _ => Kind::File,
             };
             let size = if kind == Kind::File {

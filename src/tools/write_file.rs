@@ -8,9 +8,10 @@ use crate::atomic;
 use crate::call::Ctx;
 use crate::code;
 use crate::config::Config;
+use crate::confine::WorkPath;
 use crate::error::ToolResult;
 use crate::output::Output;
-use crate::paths::{self, WorkPath};
+use crate::paths;
 use crate::{text, unified_diff};
 
 #[derive(Debug, Deserialize, JsonSchema)]
