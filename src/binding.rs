@@ -971,7 +971,11 @@ pub fn analyze_bash_json(command: String, root: Option<String>, cwd: Option<Stri
     let place = root.map(|root| {
         let root = config::lexical_absolute(std::path::Path::new(&root), std::path::Path::new("/"));
         let start = cwd.map(|c| config::lexical_absolute(std::path::Path::new(&c), &root));
-        bash_facts::Place { root, start }
+        bash_facts::Place {
+            root,
+            start,
+            within: paths::is_within,
+        }
     });
     bash_facts::analyze_in(&command, place.as_ref())
         .to_json()

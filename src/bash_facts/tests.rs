@@ -117,6 +117,7 @@ fn paths_resolve_physically_against_the_workspace() {
     let place = Place {
         root: root.clone(),
         start: None,
+        within: crate::paths::is_within,
     };
     let at = |c: &str| analyze_in(c, Some(&place)).parse;
     let p = at("cd build && cmake ..");
