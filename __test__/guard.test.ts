@@ -831,6 +831,21 @@ const verdictRows: Record<string, VerdictRow[]> = {
       paths: ['build', '.'],
     },
     {
+      cmd: 'mkdir -p build && cd build && cmake .. && make',
+      allow: ['mkdir', 'cd', 'cmake', 'make'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['build', '.'],
+    },
+    {
+      cmd: 'cd build && make; cat x.txt',
+      allow: ['cd', 'make', 'cat'],
+      allowed: false,
+      outside: false,
+      undecidable: true,
+    },
+    {
       cmd: 'cd sub && cat ../a.txt',
       allow: ['cd', 'cat'],
       allowed: true,

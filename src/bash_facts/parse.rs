@@ -441,14 +441,27 @@ impl Walker {
     }
 
     fn and_or(&mut self, list: &ast::AndOrList, scope: &mut Scope, via: &[String]) {
+        if list.additional.is_empty() {
+            self.pipeline(&list.first, scope, via);
+            return;
+        }
+        // `a && b` runs `b` after `a` (so `cd build && cmake ..` runs in `build`); `a || b`
+        // runs `b` where `a` may or may not have had its effect. The list may stop anywhere:
+        // afterwards, whatever differs between the places it may stop is unknown.
+        let mut stops = vec![scope.clone()];
         self.pipeline(&list.first, scope, via);
         for next in &list.additional {
-            let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = next;
-            // The rest may or may not run: its effects on the scope are uncertain.
-            let mut branch = scope.clone();
-            self.pipeline(p, &mut branch, via);
-            merge(scope, &[branch]);
+            stops.push(scope.clone());
+            match next {
+                ast::AndOr::And(p) => self.pipeline(p, scope, via),
+                ast::AndOr::Or(p) => {
+                    let before = stops[stops.len() - 2].clone();
+                    merge(scope, &[before]);
+                    self.pipeline(p, scope, via);
+                }
+            }
         }
+        merge(scope, &stops);
     }
 
     fn pipeline(&mut self, p: &ast::Pipeline, scope: &mut Scope, via: &[String]) {

@@ -80,6 +80,17 @@ fn expansions_as_bash_does_them() {
 }
 
 #[test]
+fn and_lists_run_in_order_and_may_stop_anywhere() {
+    assert_eq!(paths("cd build && cmake .."), ["build", "."]);
+    assert_eq!(paths("cd /etc && cat passwd"), ["/etc", "/etc/passwd"]);
+    // `||` runs where the `cd` may or may not have happened.
+    assert!(analyze("cd x || cat a.txt").parse.undecidable);
+    // After the list, the directory depends on where it stopped.
+    assert!(analyze("cd build && make; cat x.txt").parse.undecidable);
+    assert!(!analyze("make && make test; cat x.txt").parse.undecidable);
+}
+
+#[test]
 fn option_values_are_paths() {
     assert_eq!(paths("tar -cf/var/x.tar ."), ["/var/x.tar", "."]);
     assert_eq!(paths("cp -t/var/x f"), ["/var/x", "f"]);
@@ -240,22 +251,4 @@ fn timing_report() {
             lexed.paths.len()
         );
     }
-}
-
-#[test]
-#[ignore]
-fn tmp_profile() {
-    let cmd = "echo hello; rm -rf build/x && cat a.txt | grep foo\n".repeat(20000);
-    let t = std::time::Instant::now();
-    let chars: Vec<char> = cmd.chars().collect();
-    println!("chars {:?}", t.elapsed());
-    let t = std::time::Instant::now();
-    let l = lexer::lex(&cmd);
-    println!("lex {:?} {}", t.elapsed(), l.segments.len());
-    let t = std::time::Instant::now();
-    let f = analyze(&cmd);
-    println!("analyze {:?}", t.elapsed());
-    let t = std::time::Instant::now();
-    let j = f.to_json().to_string();
-    println!("json {:?} {}", t.elapsed(), j.len() + chars.len());
 }
