@@ -637,6 +637,34 @@ const verdictRows: Record<string, VerdictRow[]> = {
       undecidable: false,
       paths: ['test.log'],
     },
+    {
+      cmd: "trap 'rm -rf dist' EXIT; ls",
+      allow: ['trap', 'ls'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: "watch -n 5 'rm -rf dist'",
+      allow: ['watch'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'flock /tmp/lock rm -rf dist',
+      allow: ['flock'],
+      allowed: false,
+      outside: true,
+      undecidable: false,
+    },
+    {
+      cmd: 'IFS=,; X=rm,-rf,/etc; $X',
+      allow: ['rm'],
+      allowed: false,
+      outside: false,
+      undecidable: true,
+    },
   ],
   'expansions: braces, tilde, globs, parameters': [
     {

@@ -1063,6 +1063,10 @@ impl Walker {
                 }
             }
         }
+        if assigns.iter().any(|(name, _)| name == "IFS") {
+            // Word splitting would follow other characters than the analyzer's.
+            self.unknown("IFS is changed".into());
+        }
         if args.is_empty() {
             for (name, value) in assigns {
                 scope.vars.insert(name, value);
@@ -1271,6 +1275,82 @@ impl Walker {
                 }
             }
             "popd" => scope.cwd = None,
+            // Commands that run a string as a shell command, now or later.
+            "trap" | "watch" | "su" | "runuser" | "script" => {
+                let watched;
+                let string = match name.as_str() {
+                    "trap" => rest.iter().find(|a| a.value.as_deref() != Some("--")),
+                    "watch" => {
+                        // Its options (`-n 1` takes a value), then the command's words.
+                        let mut i = 0;
+                        while let Some(v) = rest.get(i).and_then(|a| a.value.as_deref()) {
+                            if !v.starts_with('-') {
+                                break;
+                            }
+                            i += if matches!(v, "-n" | "--interval") {
+                                2
+                            } else {
+                                1
+                            };
+                        }
+                        let words: Option<Vec<String>> = rest
+                            .get(i..)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|a| a.value.clone())
+                            .collect();
+                        watched = match words {
+                            Some(w) => Arg::known(&w.join(" ")),
+                            None => Arg::default(),
+                        };
+                        (i < rest.len()).then_some(&watched)
+                    }
+                    _ => rest
+                        .iter()
+                        .position(|a| matches!(a.value.as_deref(), Some("-c" | "--command")))
+                        .and_then(|i| rest.get(i + 1)),
+                };
+                if let Some(a) = string {
+                    match &a.value {
+                        Some(text) => {
+                            sub_via.push(name.clone());
+                            let mut sub = scope.clone();
+                            self.program(text, &mut sub, &sub_via);
+                        }
+                        None => self.unknown(format!("{name} runs a computed string")),
+                    }
+                }
+                if matches!(name.as_str(), "su" | "runuser") && string.is_none() {
+                    self.unknown(format!("{name} starts an interactive shell"));
+                }
+            }
+            // Commands that run the command after their options (and, for `flock`, a file).
+            "strace" | "ltrace" | "taskset" | "flock" => {
+                let mut i = rest
+                    .iter()
+                    .position(|a| a.value.as_deref().is_none_or(|v| !v.starts_with('-')))
+                    .unwrap_or(rest.len());
+                if name == "flock" {
+                    // The lock file, created if missing.
+                    if let Some(a) = rest.get(i) {
+                        self.operand(a, scope, "write", false);
+                    }
+                }
+                if name == "flock" || name == "taskset" {
+                    i += 1;
+                }
+                sub_via.push(name.clone());
+                let inner = rest.get(i..).map(<[Arg]>::to_vec).unwrap_or_default();
+                if name == "flock" && inner.first().and_then(|a| a.value.as_deref()) == Some("-c") {
+                    if let Some(text) = inner.get(1).and_then(|a| a.value.clone()) {
+                        let mut sub = scope.clone();
+                        self.program(&text, &mut sub, &sub_via);
+                    }
+                } else {
+                    let mut sub = scope.clone();
+                    self.run(inner, &mut sub, &sub_via);
+                }
+            }
             "alias" => {
                 // Not expanded in a script unless enabled, but an alias's text is a command
                 // that can run: its commands count.
@@ -1293,6 +1373,9 @@ impl Walker {
                     match &a.value {
                         Some(v) => {
                             if let Some((n, val)) = v.split_once('=') {
+                                if n == "IFS" {
+                                    self.unknown("IFS is changed".into());
+                                }
                                 scope.vars.insert(
                                     n.trim_end_matches('+').to_string(),
                                     Some(val.to_string()),

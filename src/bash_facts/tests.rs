@@ -56,6 +56,12 @@ fn segments_are_every_simple_command_that_can_run() {
     assert_eq!(segments("sh -c 'ls; id'"), ["sh -c ls; id", "ls", "id"]);
     assert_eq!(segments("echo $(rm x)"), ["rm x", "echo …"]);
     assert_eq!(segments("alias l='rm x'"), ["alias l=rm x", "rm x"]);
+    assert_eq!(segments("trap 'rm x' EXIT"), ["trap rm x EXIT", "rm x"]);
+    assert_eq!(segments("watch -n 1 'rm x'"), ["watch -n 1 rm x", "rm x"]);
+    assert_eq!(segments("su -c 'rm x'"), ["su -c rm x", "rm x"]);
+    assert_eq!(segments("flock /tmp/l rm x"), ["flock /tmp/l rm x", "rm x"]);
+    assert_eq!(segments("strace -f rm x"), ["strace -f rm x", "rm x"]);
+    assert!(analyze("IFS=,; X=rm,-rf,/; $X").parse.undecidable);
     // A recursive function is followed once.
     assert_eq!(segments("f() { f; }; f"), ["f"]);
     assert!(analyze("eval ls").parse.undecidable);
