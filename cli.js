@@ -15,13 +15,22 @@ const OPTIONS_HELP = `Options (every command):
   --allow-outside-workspace  let paths leave the workspace (confined by default)
   --surface <name>           offer a vendor's tool surface instead of the engine's tools:
                              codex, claude-code, cyberpaw, anthropic or openai
+  --sandbox <mode>           the kernel sandbox of bash and monitors (Linux): off, read-only
+                             or workspace-write (default on Linux: workspace-write,
+                             network on; elsewhere off, as no sandbox exists there yet)
+  --no-sandbox-network       sandboxed commands may not use TCP/UDP (--sandbox-network: may)
+  --sandbox-writable-root <dir>
+                             one more directory sandboxed commands may write (repeatable)
+  --sandbox-mechanism <m>    auto (default), namespaces or landlock
   --no-extras                only the contract's tools, none of the tools beyond it
                              (monitor_send, ...); the CLI and the MCP server offer them
   -h, --help                 show help`
 
 const ENV_HELP = `Environment (a flag wins over its variable):
   WORKSPACE_ROOT, READ_ONLY, ALLOW_OUTSIDE_WORKSPACE, MAX_OUTPUT_BYTES, MAX_FILE_BYTES,
-  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS
+  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS, SANDBOX, SANDBOX_NETWORK,
+  SANDBOX_WRITABLE_ROOTS (directories joined with ':'), SANDBOX_MECHANISM;
+  MCP_HTTP_TOKEN (the bearer token of mcp --http)
   (booleans: 1/true/yes/on or 0/false/no/off; integers: plain digits)`
 
 const CONFIG_HELP = `${OPTIONS_HELP}
@@ -40,6 +49,7 @@ Commands:
   list                  print the active tool surface as JSON
   call <tool> [json]    run one tool call and print its result text
   mcp                   serve the tools over the Model Context Protocol (stdio)
+  mcp --http            the same, over Streamable HTTP at http://127.0.0.1:8765/mcp
   help [command]        show help for a command
 
 ${OPTIONS_HELP}
@@ -71,22 +81,72 @@ ${CONFIG_HELP}
 
 ${EXIT_HELP}`,
   mcp: `Usage: ${BIN} mcp [options]
+       ${BIN} mcp --http [--host <address>] [--port <number>] [options]
 
 Serves the active tool surface as a Model Context Protocol server over stdio (JSON-RPC on
 stdin/stdout; diagnostics on stderr). With --read-only the mutating tools are neither listed
 nor callable. A tool result is returned as text content, with isError set on an error envelope.
+When the client goes away (stdin closed, stdout broken, a signal) its running tool processes
+are killed and the server exits 0.
 
-Register it with an MCP client, e.g.:
-  claude mcp add agent-tools -- npx -y ${BIN} mcp --workspace /path/to/repo
+Register it with an MCP client, e.g. from a checkout:
+  claude mcp add agent-tools -- node /path/to/${BIN}/cli.js mcp --workspace /path/to/repo
+(once the package is published: ... -- npx -y ${BIN} mcp --workspace /path/to/repo)
+
+With --http, the same server over the MCP Streamable HTTP transport, at /mcp. Every request
+must carry the bearer token (Authorization: Bearer <token>); requests whose Host is not this
+server's host:port (or localhost:port), or whose Origin is not a loopback origin, get 403.
+When ready it prints "listening on http://<host>:<port>/mcp" on stderr; SIGTERM stops it.
+  --http                     serve over HTTP instead of stdio
+  --host <address>           the address to listen on (default 127.0.0.1; anything that is
+                             not loopback exposes the workspace to the network: see README,
+                             "Remote workspace")
+  --port <number>            the port (default 8765; 0 picks a free one)
+  --token-file <path>        read the bearer token from this file (a trailing newline is
+                             trimmed); instead of MCP_HTTP_TOKEN
+  --max-sessions <number>    most sessions open at once (default 16; more get 503)
+  --session-idle-ms <number> a session with no request open for this long ends, its tool
+                             processes killed (default 1800000, 30 minutes)
+  --allowed-host <name>      one more Host a client may address the server by (name, or
+                             name:port; without a port, the server's); repeatable
+  MCP_HTTP_TOKEN             the bearer token, when --token-file is not given; one of the two
+                             is required (e.g. MCP_HTTP_TOKEN=$(openssl rand -hex 32))
 
 ${CONFIG_HELP}
 
-Exit status: 0 when the client closes the connection, 2 bad usage or a bad configuration.`,
+Exit status: 0 when the client closes the connection (stdio) or on SIGTERM, 2 bad usage or a
+bad configuration (no token, a port in use).`,
 }
 
 const COMMANDS = new Set(['list', 'call', 'mcp'])
 /** Flags handed on to buildConfig (with `--workspace`'s value). */
-const CONFIG_FLAGS = new Set(['--read-only', '--allow-outside-workspace'])
+const CONFIG_FLAGS = new Set([
+  '--read-only',
+  '--allow-outside-workspace',
+  '--sandbox-network',
+  '--no-sandbox-network',
+])
+/** Config flags that take a value (`--flag value` or `--flag=value`). */
+const VALUED_FLAGS = new Set(['--sandbox', '--sandbox-writable-root', '--sandbox-mechanism'])
+/**
+ * The CLI's and the MCP server's own defaults, under the user's variables and flags: on Linux
+ * the sandbox on, writes confined to the workspace, the network on (so npm install works).
+ * Elsewhere no sandbox exists yet, and asking for one is a startup error, so the default there
+ * is off: a plain `agent-tools-native mcp` must start on a Mac.
+ */
+const CLI_DEFAULTS =
+  process.platform === 'linux' ? { SANDBOX: 'workspace-write', SANDBOX_NETWORK: '1' } : {}
+/** `mcp --http`'s port unless --port says otherwise (0: any free port). */
+const DEFAULT_HTTP_PORT = 8765
+/** `mcp --http`'s flags that take a value, with what the value is, for a usage message. */
+const HTTP_VALUE_FLAGS = {
+  '--host': '<address>',
+  '--port': '<number>',
+  '--token-file': '<path>',
+  '--max-sessions': '<number>',
+  '--session-idle-ms': '<number>',
+  '--allowed-host': '<name>',
+}
 
 class UsageError extends Error {}
 
@@ -97,6 +157,7 @@ let helpTopic = ''
 function parseArgs(argv) {
   const positional = []
   const configArgv = []
+  const http = {}
   let help = false
   let version = false
   let onlyPositional = false
@@ -123,12 +184,30 @@ function parseArgs(argv) {
       }
       configArgv.push(arg, argv[++i])
     } else if (arg.startsWith('--surface=')) configArgv.push(arg)
-    else throw new UsageError(`unknown option ${arg}`)
+    else if (VALUED_FLAGS.has(arg)) {
+      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
+        throw new UsageError(`${arg} needs a value: ${arg} <value>`)
+      }
+      configArgv.push(arg, argv[++i])
+    } else if (VALUED_FLAGS.has(arg.split('=')[0])) configArgv.push(arg)
+    else if (arg === '--http') http.enabled = true
+    else if (arg.split('=')[0] in HTTP_VALUE_FLAGS) {
+      const [flag, inline] = arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg]
+      if (inline === undefined && (i + 1 >= argv.length || argv[i + 1].startsWith('--'))) {
+        throw new UsageError(`${flag} needs a value: ${flag} ${HTTP_VALUE_FLAGS[flag]}`)
+      }
+      const value = inline ?? argv[++i]
+      // --allowed-host may be given several times; the others once (the last wins).
+      if (flag === '--allowed-host') http[flag.slice(2)] = [...(http[flag.slice(2)] ?? []), value]
+      else http[flag.slice(2)] = value
+    } else throw new UsageError(`unknown option ${arg}`)
   }
   // The library offers only the contract's tools unless asked; a CLI user gets them all.
   if (extras) configArgv.push('--extras')
   const [command, ...rest] = positional
-  return { command, rest, configArgv, help, version }
+  return { command, rest, configArgv, http, help, version }
 }
 
 function out(text) {
@@ -150,6 +229,10 @@ const USER_NAMES = {
   bashTimeoutMaxMs: 'BASH_TIMEOUT_MAX_MS',
   monitorReadyTimeoutMs: 'MONITOR_READY_TIMEOUT_MS',
   maxMonitors: 'MAX_MONITORS',
+  sandbox: '--sandbox (SANDBOX)',
+  sandboxNetwork: '--sandbox-network / --no-sandbox-network (SANDBOX_NETWORK)',
+  sandboxWritableRoots: '--sandbox-writable-root (SANDBOX_WRITABLE_ROOTS)',
+  sandboxMechanism: '--sandbox-mechanism (SANDBOX_MECHANISM)',
 }
 
 /** A configuration message in the CLI user's words: the variable or flag, not the option. */
@@ -163,7 +246,7 @@ function inUserWords(message) {
 function buildConfigOrUsage(configArgv) {
   const { buildConfig, StartupError } = loadApi()
   try {
-    return buildConfig(configArgv, process.env)
+    return buildConfig(configArgv, { ...CLI_DEFAULTS, ...process.env })
   } catch (err) {
     if (err instanceof StartupError) {
       throw new UsageError(`bad configuration: ${inUserWords(err.message)}`)
@@ -189,7 +272,7 @@ function parseCallArgs(json) {
 }
 
 async function main(argv) {
-  const { command, rest, configArgv, help, version } = parseArgs(argv)
+  const { command, rest, configArgv, http, help, version } = parseArgs(argv)
   if (version) {
     out(require('./package.json').version)
     return 0
@@ -216,6 +299,13 @@ async function main(argv) {
   }
   helpTopic = ` ${command}`
 
+  if (!(command === 'mcp' && http.enabled)) {
+    const flag = Object.keys(http).find((k) => k !== 'enabled')
+    if (http.enabled || flag) {
+      throw new UsageError(`--${flag ?? 'http'} is an option of mcp --http only`)
+    }
+  }
+
   if (command === 'list') {
     if (rest.length > 0) throw new UsageError(`list takes no arguments, got ${rest.join(' ')}`)
     const config = buildConfigOrUsage(configArgv)
@@ -241,8 +331,71 @@ async function main(argv) {
   // mcp
   if (rest.length > 0) throw new UsageError(`mcp takes no arguments, got ${rest.join(' ')}`)
   const config = buildConfigOrUsage(configArgv)
-  await require('./mcp.js').serveStdio(config)
+  if (http.enabled) {
+    const options = httpOptions(http)
+    try {
+      await require('./mcp-http.js').serveHttp(config, options)
+    } catch (err) {
+      if (err?.syscall === 'listen') {
+        throw new UsageError(`cannot listen on ${options.host}:${options.port}: ${err.message}`)
+      }
+      throw err
+    }
+    // Stopped by a signal: every call is cancelled and answered; leave now.
+    process.exit(0)
+  }
+  if ((await require('./mcp.js').serveStdio(config)) === 'gone') {
+    // The client is gone (a signal, or stdout broke): nothing more can be said to it.
+    process.exit(0)
+  }
   return 0
+}
+
+/** A whole number in [min, max] from flag `name`'s value, or a usage error saying so. */
+function intFlag(name, text, min, max) {
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got ${text}`)
+  }
+  return Number(text)
+}
+
+/** `mcp --http`'s options from its flags and MCP_HTTP_TOKEN: the token is required. */
+function httpOptions(http) {
+  let token = process.env.MCP_HTTP_TOKEN ?? ''
+  if (http['token-file'] !== undefined) {
+    try {
+      token = readFileSync(http['token-file'], 'utf8').replace(/\r?\n$/, '')
+    } catch (err) {
+      throw new UsageError(`cannot read --token-file ${http['token-file']}: ${err.message}`)
+    }
+    if (!token) throw new UsageError(`--token-file ${http['token-file']} is empty`)
+  }
+  if (!token) {
+    throw new UsageError(
+      'mcp --http needs a bearer token that clients must send: set the MCP_HTTP_TOKEN ' +
+        'environment variable, or pass --token-file <path> (a file holding the token), ' +
+        'e.g. MCP_HTTP_TOKEN=$(openssl rand -hex 32)',
+    )
+  }
+  if (/\s/.test(token)) {
+    throw new UsageError(
+      'the bearer token must not contain whitespace (clients send it as Authorization: Bearer <token>)',
+    )
+  }
+  return {
+    host: http.host ?? '127.0.0.1',
+    port: http.port === undefined ? DEFAULT_HTTP_PORT : intFlag('port', http.port, 0, 65535),
+    token,
+    maxSessions:
+      http['max-sessions'] === undefined
+        ? undefined
+        : intFlag('max-sessions', http['max-sessions'], 1, 10_000),
+    sessionIdleMs:
+      http['session-idle-ms'] === undefined
+        ? undefined
+        : intFlag('session-idle-ms', http['session-idle-ms'], 1000, 2 ** 31 - 1),
+    allowedHosts: http['allowed-host'] ?? [],
+  }
 }
 
 main(process.argv.slice(2)).then(

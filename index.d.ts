@@ -150,11 +150,28 @@ export interface ServerConfig {
   readonly surface?: Surface
   /** The `anthropic` surface's `max_characters` (view output cut past it), when set. */
   readonly maxCharacters?: number
+  /** What bash and the monitors may write (absent: off). */
+  readonly sandbox?: SandboxMode
+  /** Whether sandboxed commands may use TCP/UDP; present once the sandbox is on. */
+  readonly sandboxNetwork?: boolean
+  /** More directories sandboxed commands may write beneath, when given. */
+  readonly sandboxWritableRoots?: readonly string[]
+  /** The mechanism enforcing the sandbox (`resolveConfig` names the one in use). */
+  readonly sandboxMechanism?: SandboxMechanism
   /** Decides whether each call runs (optional). */
   readonly guard: Guard | undefined
   /** Asked when the guard answers `ask` (optional). */
   readonly elicit: Elicit | undefined
 }
+
+/**
+ * The kernel-enforced sandbox of bash and the monitors (Linux): `read-only` allows no writes
+ * but /dev/null; `workspace-write` allows writes beneath the workspace, the temp directory
+ * and `sandboxWritableRoots` (with the workspace's .git/hooks and .git/config read-only).
+ */
+export type SandboxMode = 'off' | 'read-only' | 'workspace-write'
+/** `auto`: a mount namespace where the kernel allows it, else Landlock + seccomp alone. */
+export type SandboxMechanism = 'auto' | 'namespaces' | 'landlock'
 
 export interface AgentToolsOptions {
   /** The directory the tools work in (required); relative paths resolve against the cwd. */
@@ -199,6 +216,18 @@ export interface AgentToolsOptions {
    * `text_editor_20250728`): `view` output is cut past this many characters. At least 1.
    */
   maxCharacters?: number
+  /**
+   * The kernel-enforced sandbox of bash and the monitors (Linux only). Default `'off'` in the
+   * library; the CLI and the MCP server default to `'workspace-write'` with the network on.
+   * resolveConfig throws a StartupError when the kernel cannot enforce it.
+   */
+  sandbox?: SandboxMode
+  /** Whether sandboxed commands may use TCP/UDP. Default false once the sandbox is on. */
+  sandboxNetwork?: boolean
+  /** More absolute directories sandboxed commands may write beneath (workspace-write). */
+  sandboxWritableRoots?: string[]
+  /** How the sandbox is enforced. Default `'auto'`: namespaces, else Landlock + seccomp. */
+  sandboxMechanism?: SandboxMechanism
 }
 
 /** What `dispatch` / `callTool` resolve to. On error, the one text part is a JSON envelope. */

@@ -27,6 +27,7 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
     'MAX_FILE_BYTES',
     'BASH_TIMEOUT_MS',
     'BASH_TIMEOUT_MAX_MS',
+    'MCP_HTTP_TOKEN',
   ]) {
     delete env[k]
   }

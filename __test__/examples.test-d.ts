@@ -8,6 +8,7 @@ import { describe, expectTypeOf, it } from 'vitest'
 import { anthropicTools, runWithClaude } from '../examples/anthropic'
 import { agent, confirm, guard } from '../examples/guard'
 import { subshellBypass } from '../examples/guard-bypass'
+import { readRemote } from '../examples/mcp-http'
 import { openaiTools, runWithOpenAI } from '../examples/openai'
 import { claudeTools, editWithClaude, editWithGpt } from '../examples/surfaces'
 import '../examples/usage'
@@ -56,5 +57,11 @@ describe('README examples', () => {
       parse: string[] | undefined
       allowed: boolean
     }>()
+  })
+
+  it('The MCP SDK client over Streamable HTTP', () => {
+    expectTypeOf(readRemote).toEqualTypeOf<
+      (url: string, token: string, path: string) => Promise<string>
+    >()
   })
 })

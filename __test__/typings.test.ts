@@ -42,6 +42,8 @@ const ENTRIES = [
       'ResponsesToolCallOutputItem',
       'Segment',
       'ServerConfig',
+      'SandboxMechanism',
+      'SandboxMode',
       'Surface',
       'SurfaceAgentTools',
       'SurfaceToolArgs',
@@ -162,11 +164,14 @@ for (const entry of ENTRIES) {
     it('declares the runtime keys of ServerConfig, ToolDef, ToolInfo, DispatchResult, AgentTools', async () => {
       const root = tempDir()
       const agent = createAgentTools({ workspaceRoot: root })
-      // `surface`, `maxCharacters` and `extras` are present only when set.
+      // `surface`, `maxCharacters`, `extras` and the sandbox keys are present only when set.
       const withSurface = resolveConfig({
         workspaceRoot: root,
         surface: 'anthropic',
         maxCharacters: 1000,
+        ...(process.platform === 'linux'
+          ? { sandbox: 'workspace-write', sandboxWritableRoots: [root] }
+          : {}),
         extras: true,
       } as never)
       expect(propertiesOf('ServerConfig')).toEqual(runtimeKeys(withSurface))

@@ -891,7 +891,9 @@ pub fn resolve_config_json(options_json: String) -> Result<String> {
         .map_err(|e| startup_error(format!("options are not serializable: {e}")))?;
     let options = Options::from_json(&value).map_err(|e| startup_error(e.0))?;
     check_surface("surface", &options)?;
-    let resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    let mut resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    // Whether the kernel can enforce the sandbox asked for (and with which mechanism).
+    crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 
@@ -931,7 +933,9 @@ pub fn build_config_json(
         .get_or_insert_with(|| ".".to_string());
     options.ripgrep_available = Some(ripgrep_available);
     options.tree_sitter_available = Some(tree_sitter_available);
-    let resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    let mut resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    // Whether the kernel can enforce the sandbox asked for (and with which mechanism).
+    crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 

@@ -74,6 +74,18 @@ pub struct Config {
     /// characters (absent: not cut beyond `maxOutputBytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_characters: Option<u64>,
+    /// `sandbox`: what `bash` and the monitors may write (absent: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
+    /// `sandboxNetwork`: whether sandboxed commands may use TCP/UDP (absent: no, once on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_network: Option<bool>,
+    /// `sandboxWritableRoots`: more directories sandboxed commands may write beneath.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_writable_roots: Option<Vec<PathBuf>>,
+    /// `sandboxMechanism`: how the sandbox is enforced; `resolveConfig` names the one in use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_mechanism: Option<SandboxMechanism>,
     /// The tools beyond the contract are offered (`extras: true`); shown only when on, so a
     /// default config has exactly the contract's fields.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -81,6 +93,62 @@ pub struct Config {
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
+}
+
+/// `sandbox`: what the commands may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    Off,
+    ReadOnly,
+    WorkspaceWrite,
+}
+
+pub const SANDBOX_MODES: &str = "\"off\", \"read-only\" or \"workspace-write\"";
+pub const SANDBOX_MECHANISMS: &str = "\"auto\", \"namespaces\" or \"landlock\"";
+
+impl SandboxMode {
+    /// `setting` is the name the user knows (`sandbox`, `SANDBOX`, `--sandbox`).
+    pub fn parse(setting: &str, raw: &str) -> Result<SandboxMode, StartupError> {
+        match raw {
+            "off" => Ok(SandboxMode::Off),
+            "read-only" => Ok(SandboxMode::ReadOnly),
+            "workspace-write" => Ok(SandboxMode::WorkspaceWrite),
+            other => Err(StartupError(format!(
+                "{setting} must be {SANDBOX_MODES}, got {other:?}"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+        }
+    }
+}
+
+/// `sandboxMechanism`: how the sandbox is enforced (`auto` picks the strongest available).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMechanism {
+    Auto,
+    Namespaces,
+    Landlock,
+}
+
+impl SandboxMechanism {
+    pub fn parse(setting: &str, raw: &str) -> Result<SandboxMechanism, StartupError> {
+        match raw {
+            "auto" => Ok(SandboxMechanism::Auto),
+            "namespaces" => Ok(SandboxMechanism::Namespaces),
+            "landlock" => Ok(SandboxMechanism::Landlock),
+            other => Err(StartupError(format!(
+                "{setting} must be {SANDBOX_MECHANISMS}, got {other:?}"
+            ))),
+        }
+    }
 }
 
 /// A configuration error, reported to JavaScript as `StartupError`.
@@ -122,6 +190,10 @@ pub struct Options {
     /// A surface name, checked where the surfaces live.
     pub surface: Option<String>,
     pub max_characters: Option<u64>,
+    pub sandbox: Option<SandboxMode>,
+    pub sandbox_network: Option<bool>,
+    pub sandbox_writable_roots: Option<Vec<PathBuf>>,
+    pub sandbox_mechanism: Option<SandboxMechanism>,
     pub extras: Option<bool>,
 }
 
@@ -233,6 +305,48 @@ impl Options {
                 Some(0) => return fail("maxCharacters must be an integer >= 1, got: 0".into()),
                 n => n,
             },
+            sandbox: match obj.get("sandbox") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(SandboxMode::parse("sandbox", s)?),
+                Some(other) => {
+                    return fail(format!(
+                        "sandbox must be {}, got {other}",
+                        SANDBOX_MODES
+                    ))
+                }
+            },
+            sandbox_network: get_bool("sandboxNetwork")?,
+            sandbox_writable_roots: match obj.get("sandboxWritableRoots") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|v| match v {
+                            Value::String(s) if !s.is_empty() => Ok(PathBuf::from(s)),
+                            other => fail(format!(
+                                "sandboxWritableRoots must be an array of absolute directory paths, got an item {other}"
+                            )),
+                        })
+                        .collect::<Startup<Vec<_>>>()?,
+                ),
+                Some(other) => {
+                    return fail(format!(
+                        "sandboxWritableRoots must be an array of absolute directory paths, got {other}"
+                    ))
+                }
+            },
+            sandbox_mechanism: match obj.get("sandboxMechanism") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => {
+                    Some(SandboxMechanism::parse("sandboxMechanism", s)?)
+                }
+                Some(other) => {
+                    return fail(format!(
+                        "sandboxMechanism must be {}, got {other}",
+                        SANDBOX_MECHANISMS
+                    ))
+                }
+            },
             extras: get_bool("extras")?,
         })
     }
@@ -281,6 +395,20 @@ pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
             return fail(format!("{name} must be an integer >= {min}, got: {value}"));
         }
     }
+    for root in config.sandbox_writable_roots.iter().flatten() {
+        if !root.is_absolute() {
+            return fail(format!(
+                "sandboxWritableRoots must hold absolute directories, got {:?}",
+                root.display().to_string()
+            ));
+        }
+        if !root.is_dir() {
+            return fail(format!(
+                "sandboxWritableRoots: {} is not an existing directory",
+                root.display()
+            ));
+        }
+    }
     Ok(config)
 }
 
@@ -315,6 +443,10 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
         surface: options.surface,
         max_characters: options.max_characters,
+        sandbox: options.sandbox,
+        sandbox_network: options.sandbox_network,
+        sandbox_writable_roots: options.sandbox_writable_roots,
+        sandbox_mechanism: options.sandbox_mechanism,
         extras: options.extras.unwrap_or(false),
         profile: Profile::default(),
     })
@@ -366,9 +498,68 @@ pub fn options_from_argv_env(
             *slot = Some(parse_int(key, v)?);
         }
     }
+    if newer {
+        if let Some(v) = env_str("SANDBOX") {
+            options.sandbox = Some(SandboxMode::parse("SANDBOX", v.trim())?);
+        }
+        if let Some(v) = env_str("SANDBOX_NETWORK") {
+            options.sandbox_network = Some(parse_bool("SANDBOX_NETWORK", v)?);
+        }
+        if let Some(v) = env_str("SANDBOX_WRITABLE_ROOTS").filter(|v| !v.is_empty()) {
+            options.sandbox_writable_roots = Some(
+                std::env::split_paths(v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect(),
+            );
+        }
+        if let Some(v) = env_str("SANDBOX_MECHANISM") {
+            options.sandbox_mechanism =
+                Some(SandboxMechanism::parse("SANDBOX_MECHANISM", v.trim())?);
+        }
+    }
+    let mut roots_from_flags = false;
     let mut args = argv.iter();
     while let Some(arg) = args.next() {
+        // `--flag value` and `--flag=value` alike, for the valued sandbox flags.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--sandbox") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        if newer
+            && matches!(
+                flag,
+                "--sandbox" | "--sandbox-writable-root" | "--sandbox-mechanism"
+            )
+        {
+            let value = match inline {
+                Some(v) if !v.is_empty() => v,
+                Some(_) => return fail(format!("{flag} needs a value: {flag}=<value>")),
+                None => match args.next() {
+                    Some(v) if !v.starts_with("--") => v.clone(),
+                    _ => return fail(format!("{flag} needs a value: {flag} <value>")),
+                },
+            };
+            match flag {
+                "--sandbox" => options.sandbox = Some(SandboxMode::parse(flag, &value)?),
+                "--sandbox-mechanism" => {
+                    options.sandbox_mechanism = Some(SandboxMechanism::parse(flag, &value)?)
+                }
+                _ => {
+                    // The first flag replaces SANDBOX_WRITABLE_ROOTS; more flags add to it.
+                    if !std::mem::replace(&mut roots_from_flags, true) {
+                        options.sandbox_writable_roots = Some(Vec::new());
+                    }
+                    options
+                        .sandbox_writable_roots
+                        .get_or_insert_with(Vec::new)
+                        .push(PathBuf::from(value));
+                }
+            }
+            continue;
+        }
         match arg.as_str() {
+            "--sandbox-network" if newer => options.sandbox_network = Some(true),
+            "--no-sandbox-network" if newer => options.sandbox_network = Some(false),
             "--workspace" => match args.next() {
                 Some(v) if !v.starts_with("--") => options.workspace_root = Some(v.clone()),
                 _ => return fail("--workspace needs a value: --workspace <dir>".into()),
@@ -565,5 +756,126 @@ mod tests {
         );
         assert_eq!(parse_bool("X", "ON"), Ok(true));
         assert_eq!(parse_bool("X", ""), Ok(false));
+    }
+
+    #[test]
+    fn sandbox_settings_from_env_and_flags() {
+        use super::{SandboxMechanism as Mechanism, SandboxMode as Mode};
+        let env = json!({"SANDBOX": "read-only", "SANDBOX_NETWORK": "yes",
+            "SANDBOX_WRITABLE_ROOTS": "/a:/b", "SANDBOX_MECHANISM": "landlock"});
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.sandbox, Some(Mode::ReadOnly));
+        assert_eq!(o.sandbox_network, Some(true));
+        assert_eq!(
+            o.sandbox_writable_roots,
+            Some(vec![PathBuf::from("/a"), PathBuf::from("/b")])
+        );
+        assert_eq!(o.sandbox_mechanism, Some(Mechanism::Landlock));
+        let argv: Vec<String> = [
+            "--sandbox=workspace-write",
+            "--no-sandbox-network",
+            "--sandbox-writable-root",
+            "/c",
+            "--sandbox-writable-root=/d",
+            "--sandbox-mechanism",
+            "auto",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let o = options_from_argv_env(&argv, env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.sandbox, Some(Mode::WorkspaceWrite));
+        assert_eq!(o.sandbox_network, Some(false));
+        // The flags replace the variable's roots.
+        assert_eq!(
+            o.sandbox_writable_roots,
+            Some(vec![PathBuf::from("/c"), PathBuf::from("/d")])
+        );
+        assert_eq!(o.sandbox_mechanism, Some(Mechanism::Auto));
+        // The seed contract has no sandbox.
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Seed).unwrap();
+        assert_eq!(o.sandbox, None);
+    }
+
+    #[test]
+    fn bad_sandbox_values_name_the_setting() {
+        let empty = serde_json::Map::new();
+        for (argv, env, name) in [
+            (vec!["--sandbox", "on"], json!({}), "--sandbox must be"),
+            (vec!["--sandbox"], json!({}), "--sandbox needs a value"),
+            (
+                vec!["--sandbox-mechanism=bwrap"],
+                json!({}),
+                "--sandbox-mechanism must be",
+            ),
+            (vec![], json!({"SANDBOX": "yes"}), "SANDBOX must be"),
+            (
+                vec![],
+                json!({"SANDBOX_NETWORK": "maybe"}),
+                "SANDBOX_NETWORK must be",
+            ),
+            (
+                vec![],
+                json!({"SANDBOX_MECHANISM": "x"}),
+                "SANDBOX_MECHANISM must be",
+            ),
+        ] {
+            let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+            let env = env.as_object().unwrap_or(&empty).clone();
+            let err = options_from_argv_env(&argv, &env, Profile::Current).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+        for (value, name) in [
+            (json!({"sandbox": "full"}), "sandbox must be"),
+            (json!({"sandbox": 1}), "sandbox must be"),
+            (
+                json!({"sandboxNetwork": "no"}),
+                "sandboxNetwork must be a boolean",
+            ),
+            (
+                json!({"sandboxWritableRoots": "/tmp"}),
+                "sandboxWritableRoots must be an array",
+            ),
+            (
+                json!({"sandboxWritableRoots": [1]}),
+                "sandboxWritableRoots must be an array",
+            ),
+            (
+                json!({"sandboxMechanism": "seatbelt"}),
+                "sandboxMechanism must be",
+            ),
+        ] {
+            let err = Options::from_json(&value).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        for (roots, name) in [
+            (json!(["rel"]), "sandboxWritableRoots must hold absolute"),
+            (
+                json!(["/no/such/dir"]),
+                "sandboxWritableRoots: /no/such/dir is not",
+            ),
+        ] {
+            let o = opts(json!({"workspaceRoot": root, "sandboxWritableRoots": roots}));
+            let err = resolve(o, Path::new("/")).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn sandbox_keys_serialize_only_when_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let plain = resolve(opts(json!({"workspaceRoot": root})), Path::new("/")).unwrap();
+        let text = serde_json::to_string(&plain).unwrap();
+        assert!(!text.contains("sandbox"), "{text}");
+        let off = resolve(
+            opts(json!({"workspaceRoot": root, "sandbox": "off"})),
+            Path::new("/"),
+        )
+        .unwrap();
+        let text = serde_json::to_string(&off).unwrap();
+        assert!(text.ends_with(r#""sandbox":"off"}"#), "{text}");
     }
 }

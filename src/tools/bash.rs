@@ -67,7 +67,8 @@ impl Tool for Bash {
                 "stderr": {"type": "string"},
                 "signal": {"type": ["string", "null"], "description": "The signal that killed the shell, e.g. SIGKILL."},
                 "timed_out": {"type": "boolean"},
-                "background_pids": {"type": "array", "items": {"type": "integer"}, "description": "Processes the command left running in the background."}
+                "background_pids": {"type": "array", "items": {"type": "integer"}, "description": "Processes the command left running in the background."},
+                "sandbox": {"type": "string", "description": "Present when the command ran in the sandbox: its mode, and what it refuses."}
             },
             "required": ["exit_code", "stdout", "stderr", "signal", "timed_out"]
         }))
@@ -116,6 +117,13 @@ impl Tool for Bash {
         .max(1);
         let timeout_ms = requested.min(config.bash_timeout_max_ms.max(1));
         let ceiling = (config.max_output_bytes as usize).max(MIN_CAPTURE_BYTES);
+        let sandbox = crate::sandbox::plan(config, &cwd.abs).map_err(|e| {
+            ToolError::new(
+                ErrorCode::IoError,
+                format!("the sandbox cannot be set up, so the command was not run: {e}"),
+            )
+        })?;
+        let line = sandbox.as_ref().map(|p| p.line().to_string());
         let capture = shell::run(&Request {
             command: &args.command,
             cwd: &cwd_path,
@@ -123,14 +131,25 @@ impl Tool for Bash {
             ceiling,
             cancel: ctx.cancel.clone(),
             progress: ctx.progress.clone(),
+            sandbox,
         })
-        .map_err(|e| ToolError::new(ErrorCode::IoError, format!("could not start `sh -c`: {e}")))?;
+        .map_err(|e| {
+            let under = line
+                .as_deref()
+                .map(|l| format!(" ({l})"))
+                .unwrap_or_default();
+            ToolError::new(
+                ErrorCode::IoError,
+                format!("could not start `sh -c`{under}: {e}"),
+            )
+        })?;
         let view = View::of(ctx);
         let budget = view.budget;
         let spiller = Spiller::new(config, view);
         match capture.end {
             End::Exited { code, signal } => {
-                Ok(success(&capture, code, signal, budget, &spiller).into())
+                let sandbox = line.as_deref();
+                Ok(success(&capture, code, signal, budget, &spiller, sandbox).into())
             }
             End::TimedOut => {
                 let clamp_note = if requested > timeout_ms {
@@ -144,7 +163,7 @@ impl Tool for Bash {
                 );
                 let base =
                     ToolError::new(ErrorCode::Timeout, message).with("timeout_ms", timeout_ms);
-                Err(failure(base, &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
             }
             End::OverLimit { stream } => {
                 let message = format!(
@@ -154,11 +173,11 @@ impl Tool for Bash {
                 let base = ToolError::new(ErrorCode::OutputLimit, message)
                     .with("max_capture_bytes", ceiling)
                     .with("stream", stream.name());
-                Err(failure(base, &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
             }
             End::Aborted => {
                 let base = ToolError::new(ErrorCode::Aborted, "Command aborted (run cancelled)");
-                Err(failure(base, &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
             }
         }
     }
@@ -226,11 +245,28 @@ fn success(
     signal: Option<i32>,
     budget: usize,
     spiller: &Spiller,
+    sandbox: Option<&str>,
 ) -> String {
     let signal = signal.map(shell::signal_name);
     fit(capture, budget, spiller, |stdout, stderr| {
-        report(code, stdout, stderr, signal.as_deref(), &capture.background)
+        let mut out = report(code, stdout, stderr, signal.as_deref(), &capture.background);
+        // The sandbox's one line, last: a model reading a refused write learns why.
+        if let Some(line) = sandbox {
+            out.pop();
+            out.push_str(",\"sandbox\":");
+            push_str_literal(&mut out, line);
+            out.push('}');
+        }
+        out
     })
+}
+
+/// `base` with the sandbox's line, when the command ran sandboxed.
+fn sandboxed(base: ToolError, line: &Option<String>) -> ToolError {
+    match line {
+        Some(l) => base.with("sandbox", l.as_str()),
+        None => base,
+    }
 }
 
 /// `base` with the partial `stdout` / `stderr` fields, fitted so its envelope stays within the
