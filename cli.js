@@ -245,8 +245,14 @@ function inUserWords(message) {
 
 function buildConfigOrUsage(configArgv) {
   const { buildConfig, StartupError } = loadApi()
+  // The CLI works in the current directory unless told otherwise (the library's buildConfig
+  // asks for a workspace).
+  const named =
+    configArgv.some((a) => a === '--workspace' || a.startsWith('--workspace=')) ||
+    Boolean(process.env.WORKSPACE_ROOT)
+  const argv = named ? configArgv : [...configArgv, `--workspace=${process.cwd()}`]
   try {
-    return buildConfig(configArgv, { ...CLI_DEFAULTS, ...process.env })
+    return buildConfig(argv, { ...CLI_DEFAULTS, ...process.env })
   } catch (err) {
     if (err instanceof StartupError) {
       throw new UsageError(`bad configuration: ${inUserWords(err.message)}`)

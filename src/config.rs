@@ -352,6 +352,95 @@ impl Options {
     }
 }
 
+/// The numeric options in the order the newest contract's `resolveConfig` checks them, with
+/// their floors (`bashTimeoutMaxMs` is also checked against `bashTimeoutMs` after it).
+const NEWEST_NUMBERS: [(&str, u64); 8] = [
+    ("bashTimeoutMs", 1),
+    ("bashTimeoutMaxMs", 1),
+    ("maxOutputBytes", MIN_BYTE_LIMIT),
+    ("maxBashOutputBytes", MIN_BYTE_LIMIT),
+    ("maxFileBytes", MIN_BYTE_LIMIT),
+    ("maxImageBytes", MIN_BYTE_LIMIT),
+    ("monitorReadyTimeoutMs", 1),
+    ("maxMonitors", 1),
+];
+
+/// `resolveConfig` under `profile`: the newest contract's wording and order of checks
+/// (CONTRACT-v0.5-wording §3), or the seed's. `raw` is the options object as given, read for
+/// the values that are not integers (the newest contract reports them against their floor).
+pub fn resolve_for(raw: &Value, cwd: &Path, profile: Profile) -> Startup<Config> {
+    if profile == Profile::Current {
+        check_newest(raw, cwd)?;
+    }
+    resolve(Options::from_json(raw)?, cwd)
+}
+
+/// The newest contract's checks of `resolveConfig`, in its order and words (see
+/// [`resolve_for`]): the root, then each number against its floor, then the timeouts' order.
+pub fn check_newest(raw: &Value, cwd: &Path) -> Startup<()> {
+    let obj = raw.as_object();
+    let get = |key: &str| obj.and_then(|o| o.get(key)).filter(|v| !v.is_null());
+    // A falsy workspaceRoot (missing, "", null, false, 0) is absent.
+    let root = match get("workspaceRoot") {
+        None | Some(Value::Bool(false)) => None,
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(Value::Number(n)) if n.as_f64() == Some(0.0) => None,
+        Some(v) => Some(v),
+    };
+    let Some(root) = root else {
+        return fail("No workspace root: options.workspaceRoot is required.".into());
+    };
+    let Value::String(root) = root else {
+        return fail(format!("workspaceRoot must be a string, got {root}"));
+    };
+    let abs = lexical_absolute(Path::new(root), cwd);
+    match std::fs::metadata(&abs) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return fail(format!(
+                "Workspace root is not a directory: {}",
+                abs.display()
+            ))
+        }
+        Err(_) => return fail(format!("Workspace root does not exist: {}", abs.display())),
+    }
+    // The numbers: each a safe integer at or over its floor, in the contract's order.
+    for (i, (name, min)) in NEWEST_NUMBERS.iter().enumerate() {
+        if let Some(v) = get(name) {
+            let ok = v.as_u64().is_some_and(|n| n >= *min && n < (1 << 53));
+            if !ok {
+                return fail(format!(
+                    "{name} must be an integer >= {min}, got: {}",
+                    js_string(v)
+                ));
+            }
+        }
+        if i == 1 {
+            let of = |key: &str, default: u64| get(key).and_then(Value::as_u64).unwrap_or(default);
+            let (min, max) = (
+                of("bashTimeoutMs", DEFAULT_BASH_TIMEOUT_MS),
+                of("bashTimeoutMaxMs", DEFAULT_BASH_TIMEOUT_MAX_MS),
+            );
+            if max < min {
+                return fail(format!(
+                    "bashTimeoutMaxMs ({max}) must be >= bashTimeoutMs ({min})."
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A JSON value as JavaScript's `String(value)` shows it (for the messages that quote one).
+fn js_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(js_string).collect::<Vec<_>>().join(","),
+        Value::Object(_) => "[object Object]".into(),
+        other => other.to_string(),
+    }
+}
+
 /// Applies defaults and floors and checks the workspace: the contract's `resolveConfig`.
 /// `cwd` resolves a relative `workspaceRoot`.
 pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
@@ -586,6 +675,124 @@ pub fn options_from_argv_env(
         }
     }
     Ok(options)
+}
+
+/// `buildConfig`'s reading of argv and the environment under the newest contract
+/// (CONTRACT-v0.5-wording §3): the workspace from the first `--workspace` / `--workspace=`
+/// (`undefined` elements skipped, a missing value refused), else a non-empty `WORKSPACE_ROOT`,
+/// else an error with guidance; then the numbers, their order, and the booleans, each with the
+/// contract's message. The result goes on to [`resolve_for`] as an options object.
+pub fn newest_options_from_argv_env(
+    argv: &[Option<String>],
+    env: &serde_json::Map<String, Value>,
+) -> Startup<serde_json::Map<String, Value>> {
+    const NEEDS_PATH: &str = "--workspace requires a path argument";
+    let mut out = serde_json::Map::new();
+    let mut root: Option<String> = None;
+    let mut i = 0;
+    while i < argv.len() {
+        let Some(arg) = argv[i].as_deref() else {
+            i += 1;
+            continue;
+        };
+        if arg == "--workspace" {
+            match argv.get(i + 1).and_then(Option::as_deref) {
+                Some(v) if !v.starts_with("--") => {
+                    root.get_or_insert_with(|| v.to_string());
+                    i += 1;
+                }
+                _ => return fail(NEEDS_PATH.into()),
+            }
+        } else if let Some(v) = arg.strip_prefix("--workspace=") {
+            if v.is_empty() {
+                return fail(NEEDS_PATH.into());
+            }
+            root.get_or_insert_with(|| v.to_string());
+        } else if arg == "--read-only" {
+            out.insert("readOnly".into(), Value::Bool(true));
+        } else if arg == "--allow-outside-workspace" {
+            out.insert("confineToWorkspace".into(), Value::Bool(false));
+        } else if arg == "--extras" || arg == "--no-extras" {
+            // Not the contract's: the CLI passes `--extras` unless its user said `--no-extras`.
+            out.insert("extras".into(), Value::Bool(arg == "--extras"));
+        } else if arg == "--surface" {
+            match argv.get(i + 1).and_then(Option::as_deref) {
+                Some(v) if !v.starts_with("--") => {
+                    out.insert("surface".into(), Value::from(v));
+                    i += 1;
+                }
+                _ => return fail("--surface needs a value: --surface <name>".into()),
+            }
+        } else if let Some(v) = arg.strip_prefix("--surface=") {
+            out.insert("surface".into(), Value::from(v));
+        }
+        i += 1;
+    }
+    let env_str = |key: &str| env.get(key).and_then(Value::as_str);
+    let root = root.or_else(|| {
+        env_str("WORKSPACE_ROOT")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    });
+    let Some(root) = root else {
+        return fail("No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.".into());
+    };
+    out.insert("workspaceRoot".into(), Value::from(root));
+    let int = |key: &str| -> Startup<Option<u64>> {
+        match env_str(key) {
+            None | Some("") => Ok(None),
+            Some(raw) if raw.bytes().all(|b| b.is_ascii_digit()) => match raw.parse() {
+                Ok(n) => Ok(Some(n)),
+                Err(_) => fail(format!("{key} must be a positive integer, got: {raw}")),
+            },
+            Some(raw) => fail(format!("{key} must be a positive integer, got: {raw}")),
+        }
+    };
+    let timeout = int("BASH_TIMEOUT_MS")?;
+    let timeout_max = int("BASH_TIMEOUT_MAX_MS")?;
+    let (min, max) = (
+        timeout.unwrap_or(DEFAULT_BASH_TIMEOUT_MS),
+        timeout_max.unwrap_or(DEFAULT_BASH_TIMEOUT_MAX_MS),
+    );
+    if max < min {
+        return fail(format!(
+            "BASH_TIMEOUT_MAX_MS ({max}) must be >= BASH_TIMEOUT_MS ({min})."
+        ));
+    }
+    // Read in the contract's order (the array is built left to right), so the first bad one
+    // is the one reported.
+    for (option, value) in [
+        ("bashTimeoutMs", timeout),
+        ("bashTimeoutMaxMs", timeout_max),
+        ("monitorReadyTimeoutMs", int("MONITOR_READY_TIMEOUT_MS")?),
+        ("maxMonitors", int("MAX_MONITORS")?),
+        ("maxOutputBytes", int("MAX_OUTPUT_BYTES")?),
+        ("maxBashOutputBytes", int("MAX_BASH_OUTPUT_BYTES")?),
+        ("maxFileBytes", int("MAX_FILE_BYTES")?),
+        ("maxImageBytes", int("MAX_IMAGE_BYTES")?),
+    ] {
+        if let Some(n) = value {
+            out.insert(option.into(), Value::from(n));
+        }
+    }
+    for (key, option, invert) in [
+        ("READ_ONLY", "readOnly", false),
+        ("ALLOW_OUTSIDE_WORKSPACE", "confineToWorkspace", true),
+    ] {
+        let Some(raw) = env_str(key) else { continue };
+        let value = match raw.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => true,
+            "0" | "false" | "no" | "off" | "" => false,
+            _ => {
+                return fail(format!(
+                    "{key} must be one of 1/true/yes/on or 0/false/no/off, got: {raw}"
+                ))
+            }
+        };
+        // A flag beats the variable.
+        out.entry(option).or_insert(Value::Bool(value != invert));
+    }
+    Ok(out)
 }
 
 /// `1/true/yes/on` and `0/false/no/off/""`, case-insensitively.

@@ -4,16 +4,22 @@
 //! - [`parse`]: parsing with a time budget and a cancel check, parsers cached per thread;
 //! - [`outline`]: the query-driven symbol skeleton;
 //! - [`syntax`]: ERROR / MISSING issues, check_syntax's JSON and the write-warning line;
-//! - [`indent`]: the indentation-aware block read (exact where a grammar exists).
+//! - [`indent`]: the indentation-aware block read (exact where a grammar exists);
+//! - [`tags`], [`nav`]: definitions and references (tags queries), the walk and reads of the
+//!   navigation tools, and the tags cache;
+//! - [`structural`]: ast-grep patterns over these grammars.
 //!
 //! The tools (`tools/outline.rs`, `tools/check_syntax.rs`) and the write tools' warnings call
 //! the functions here; nothing in this module formats a tool result beyond those texts.
 
 pub mod indent;
 pub mod lang;
+pub mod nav;
 pub mod outline;
 pub mod parse;
+pub mod structural;
 pub mod syntax;
+pub mod tags;
 
 use std::io::Read;
 
@@ -53,18 +59,21 @@ pub fn prepare(
 ) -> ToolResult<Parsed> {
     let path = paths::resolve(config, input)?;
     let ext = lang::extname(input);
-    let grammar = match lang::for_extension(&ext) {
+    // The root without `extras` knows exactly the contract's languages (CONTRACT-v0.5 §4 and
+    // -wording §6): no `#!` detection, no further grammars or outlines.
+    let contract_only = config.profile == Profile::Current && !config.extras;
+    let grammar = match lang::for_extension_in(&ext, contract_only) {
         Some(g) => Some(g),
-        None if ext.is_empty() => shebang_grammar(&path),
+        None if ext.is_empty() && !contract_only => shebang_grammar(&path),
         None => None,
     };
     let grammar = match grammar {
-        None => return Err(unsupported(purpose, &ext, input)),
-        Some(g) if purpose == Purpose::Outline && !outline::supports(g) => {
+        None => return Err(unsupported(purpose, &ext, input, contract_only)),
+        Some(g) if purpose == Purpose::Outline && !lang::has_outline(g, contract_only) => {
             return Err(ToolError::invalid_input(format!(
                 "outline does not support {} files (supported: {}); check_syntax does support them.",
                 g.name,
-                lang::outline_languages()
+                lang::outline_languages(contract_only)
             ))
             .with("path", input));
         }
@@ -109,16 +118,16 @@ fn shebang_grammar(path: &WorkPath) -> Option<&'static Grammar> {
     lang::for_shebang(head.split('\n').next()?.trim_end_matches('\r'))
 }
 
-fn unsupported(purpose: Purpose, ext: &str, input: &str) -> ToolError {
+fn unsupported(purpose: Purpose, ext: &str, input: &str, contract_only: bool) -> ToolError {
     let what = lang::describe_extension(ext);
     let message = match purpose {
         Purpose::Outline => format!(
             "outline does not support {what} files (supported: {}).",
-            lang::outline_languages()
+            lang::outline_languages(contract_only)
         ),
         Purpose::CheckSyntax => format!(
             "check_syntax does not support {what} files; supported extensions: {}",
-            lang::supported_extensions()
+            lang::supported_extensions(contract_only)
         ),
     };
     ToolError::invalid_input(message).with("path", input)

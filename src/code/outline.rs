@@ -73,11 +73,6 @@ fn query_for(grammar: &'static Grammar) -> Option<&'static OutlineQuery> {
     cache[index].get_or_init(|| compile(grammar)).as_ref()
 }
 
-/// Whether outline supports a grammar.
-pub fn supports(grammar: &Grammar) -> bool {
-    grammar.outline_query.is_some()
-}
-
 /// The symbols of a parsed file in document order (all of them; rendering caps the list).
 pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol> {
     let Some(q) = query_for(grammar) else {
@@ -138,7 +133,8 @@ pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol
 }
 
 fn symbol(node: Node, depth: usize, text: &str) -> Symbol {
-    let rest = text.get(node.start_byte()..).unwrap_or("");
+    // The node's own text (CONTRACT-v0.5-wording §6): a member's `;` lies outside it.
+    let rest = text.get(node.start_byte()..node.end_byte()).unwrap_or("");
     let first_line = rest.split('\n').next().unwrap_or("");
     Symbol {
         depth,
@@ -229,14 +225,14 @@ mod tests {
             outline("typescript", src),
             [
                 "class A (1-6)",
-                "  x: number = 1; (2-2)",
+                "  x: number = 1 (2-2)",
                 "  m(): void (3-5)",
                 // statement_block passes through, so a function inside a method shows.
                 "    function inner() {} (4-4)",
                 "const f = () => (7-9)",
                 "function inBlock() {} (14-14)",
                 "interface I (16-18)",
-                "  p(): void; (17-17)",
+                "  p(): void (17-17)",
             ]
         );
     }
