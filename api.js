@@ -225,9 +225,11 @@ async function registeredCall(signal, onProgress, start) {
       }, PROGRESS_INTERVAL_MS)
     : undefined
   try {
-    const pending = start(id)
+    // A signal aborted already raises the call's flag before its work starts (the native side
+    // keeps a flag raised early for the call that registers it), so even a call that would
+    // finish at once answers `aborted`.
     if (cancellable && signal.aborted) native.abortCall(id)
-    return await pending
+    return await start(id)
   } finally {
     if (timer) clearInterval(timer)
     if (cancellable) signal.removeEventListener('abort', onAbort)
@@ -246,9 +248,8 @@ async function withCalls(signal, count, start) {
   }
   signal.addEventListener('abort', onAbort, { once: true })
   try {
-    const pending = start(ids)
     if (signal.aborted) onAbort()
-    return await pending
+    return await start(ids)
   } finally {
     signal.removeEventListener('abort', onAbort)
   }
