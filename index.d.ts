@@ -148,6 +148,8 @@ export interface ServerConfig {
   readonly surface?: Surface
   /** The `anthropic` surface's `max_characters` (view output cut past it), when set. */
   readonly maxCharacters?: number
+  /** The shell the `bash` tool runs commands with, when set (absent: `sh`). */
+  readonly shell?: string
   /** Decides whether each call runs (optional). */
   readonly guard: Guard | undefined
   /** Asked when the guard answers `ask` (optional). */
@@ -197,6 +199,13 @@ export interface AgentToolsOptions {
    * `text_editor_20250728`): `view` output is cut past this many characters. At least 1.
    */
   maxCharacters?: number
+  /**
+   * The shell the contract's `bash` tool runs commands with, as `<shell> -c <command>`: a
+   * program name on PATH or a path, e.g. `'bash'`. Default `sh`, as the contract says (on
+   * Debian that is dash: no `[[ ]]`, no `{1..3}`). The vendor surfaces' shell tools choose their
+   * own (`bash` for claude-code `Bash` and anthropic `bash`).
+   */
+  shell?: string
 }
 
 /** What `dispatch` / `callTool` resolve to. On error, the one text part is a JSON envelope. */

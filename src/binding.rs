@@ -935,6 +935,13 @@ pub fn build_config_json(
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 
+/// The environment variables `buildConfig` reads under `profile` (`seed` or `current`): what
+/// the CLI's help and the docs are checked against.
+#[napi]
+pub fn config_env_vars(profile: String) -> Vec<String> {
+    config::env_vars_read(profile_of(&profile))
+}
+
 /// Whether an `rg` executable is on PATH (the default `probeRipgrep`).
 #[napi]
 pub fn ripgrep_on_path() -> bool {

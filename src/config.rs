@@ -78,6 +78,10 @@ pub struct Config {
     /// default config has exactly the contract's fields.
     #[serde(default, skip_serializing_if = "is_false")]
     pub extras: bool,
+    /// The shell the contract's `bash` tool runs its command with (`<shell> -c <command>`);
+    /// absent: `sh`, as the contract says. The vendor surfaces choose their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<String>,
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
@@ -123,6 +127,8 @@ pub struct Options {
     pub surface: Option<String>,
     pub max_characters: Option<u64>,
     pub extras: Option<bool>,
+    /// The `bash` tool's shell (a program name or path).
+    pub shell: Option<String>,
 }
 
 /// An options object that remembers which keys were read, so the keys nobody read are known.
@@ -234,6 +240,11 @@ impl Options {
                 n => n,
             },
             extras: get_bool("extras")?,
+            shell: match obj.get("shell") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(check_shell("shell", s)?),
+                Some(other) => return fail(format!("shell must be a string, got {other}")),
+            },
         })
     }
 }
@@ -316,6 +327,7 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         surface: options.surface,
         max_characters: options.max_characters,
         extras: options.extras.unwrap_or(false),
+        shell: options.shell,
         profile: Profile::default(),
     })
 }
@@ -327,7 +339,32 @@ pub fn options_from_argv_env(
     env: &serde_json::Map<String, Value>,
     profile: Profile,
 ) -> Startup<Options> {
-    let env_str = |key: &str| env.get(key).and_then(Value::as_str);
+    options_from(argv, &|key| env.get(key).and_then(Value::as_str), profile)
+}
+
+/// The environment variables [`options_from_argv_env`] reads under `profile`, found by
+/// running it on an environment that records every name asked for: `--help` and the docs are
+/// checked against this list, so a new variable cannot go undocumented.
+pub fn env_vars_read(profile: Profile) -> Vec<String> {
+    let asked = std::cell::RefCell::new(Vec::<String>::new());
+    let _ = options_from(
+        &[],
+        &|key| {
+            asked.borrow_mut().push(key.to_string());
+            None
+        },
+        profile,
+    );
+    let mut names = asked.into_inner();
+    names.dedup();
+    names
+}
+
+fn options_from<'e>(
+    argv: &[String],
+    env_str: &dyn Fn(&str) -> Option<&'e str>,
+    profile: Profile,
+) -> Startup<Options> {
     let mut options = Options {
         workspace_root: env_str("WORKSPACE_ROOT").map(str::to_string),
         read_only: env_str("READ_ONLY")
@@ -362,8 +399,16 @@ pub fn options_from_argv_env(
         ),
         ("MAX_MONITORS", &mut options.max_monitors, newer),
     ] {
-        if let Some(v) = env_str(key).filter(|_| wanted) {
+        if !wanted {
+            continue;
+        }
+        if let Some(v) = env_str(key) {
             *slot = Some(parse_int(key, v)?);
+        }
+    }
+    if newer {
+        if let Some(v) = env_str("BASH_SHELL") {
+            options.shell = Some(check_shell("BASH_SHELL", v)?);
         }
     }
     let mut args = argv.iter();
@@ -379,6 +424,14 @@ pub fn options_from_argv_env(
                 _ => return fail("--surface needs a value: --surface <name>".into()),
             },
             "--allow-outside-workspace" => options.confine_to_workspace = Some(false),
+            "--shell" => match args.next() {
+                Some(v) if !v.starts_with("--") => options.shell = Some(check_shell("--shell", v)?),
+                _ => {
+                    return fail(
+                        "--shell needs a value: --shell <program>, e.g. --shell bash".into(),
+                    )
+                }
+            },
             // Not the contract's: the CLI passes `--extras` unless its user said `--no-extras`.
             "--extras" => options.extras = Some(true),
             "--no-extras" => options.extras = Some(false),
@@ -390,11 +443,24 @@ pub fn options_from_argv_env(
                     options.workspace_root = Some(v.to_string());
                 } else if let Some(v) = other.strip_prefix("--surface=") {
                     options.surface = Some(v.to_string());
+                } else if let Some(v) = other.strip_prefix("--shell=") {
+                    options.shell = Some(check_shell("--shell", v)?);
                 }
             }
         }
     }
     Ok(options)
+}
+
+/// A shell setting: a program name (looked up on `PATH`) or a path, neither empty nor holding
+/// a NUL byte. Whether it exists is found out when a command runs, and the result says so.
+fn check_shell(name: &str, raw: &str) -> Startup<String> {
+    if raw.trim().is_empty() || raw.contains('\0') {
+        return fail(format!(
+            "{name} must name a shell program, e.g. bash or /bin/bash, got {raw:?}"
+        ));
+    }
+    Ok(raw.to_string())
 }
 
 /// `1/true/yes/on` and `0/false/no/off/""`, case-insensitively.
@@ -525,6 +591,7 @@ mod tests {
             "bashTimeoutMaxMs": null, "maxBashOutputBytes": null, "maxImageBytes": null,
             "monitorReadyTimeoutMs": null, "maxMonitors": null, "ripgrepAvailable": true,
             "treeSitterAvailable": true, "surface": null, "maxCharacters": null, "extras": true,
+            "shell": null,
         });
         let (_, notes) = Options::from_json_noting_unknown(&every_known).unwrap();
         assert!(notes.is_empty(), "{notes:?}");
@@ -541,6 +608,30 @@ mod tests {
         assert_eq!(o.workspace_root.as_deref(), Some("/flag"));
         assert_eq!(o.read_only, Some(true));
         assert_eq!(o.max_file_bytes, Some(2048));
+    }
+
+    #[test]
+    fn the_env_vars_read_are_listed() {
+        let current = env_vars_read(Profile::Current);
+        for name in [
+            "WORKSPACE_ROOT",
+            "MAX_IMAGE_BYTES",
+            "MAX_MONITORS",
+            "BASH_SHELL",
+        ] {
+            assert!(current.iter().any(|n| n == name), "{name} in {current:?}");
+        }
+        let seed = env_vars_read(Profile::Seed);
+        assert!(!seed.iter().any(|n| n == "MAX_IMAGE_BYTES"), "{seed:?}");
+        let env = json!({"BASH_SHELL": "bash"});
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.shell.as_deref(), Some("bash"));
+        let argv = vec!["--shell=zsh".to_string()];
+        let o = options_from_argv_env(&argv, env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.shell.as_deref(), Some("zsh"), "the flag wins");
+        let empty = json!({"BASH_SHELL": " "});
+        let err = options_from_argv_env(&[], empty.as_object().unwrap(), Profile::Current);
+        assert!(err.unwrap_err().0.contains("BASH_SHELL"));
     }
 
     #[test]

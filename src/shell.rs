@@ -34,6 +34,8 @@ pub const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
 /// One command to run.
 #[derive(Debug, Clone)]
 pub struct Request<'a> {
+    /// The shell, run as `<shell> -c <command>`: `sh` unless the caller chose another.
+    pub shell: &'a str,
     pub command: &'a str,
     pub cwd: &'a Path,
     pub timeout: Duration,
@@ -456,7 +458,7 @@ done
     }
 
     fn spawn(req: &Request<'_>, mark: &str) -> io::Result<Child> {
-        let mut cmd = Command::new("sh");
+        let mut cmd = Command::new(req.shell);
         cmd.arg("-c")
             .arg(req.command)
             .current_dir(req.cwd)
@@ -712,6 +714,7 @@ pub(crate) mod tests {
 
     fn req(command: &str, timeout_ms: u64) -> Request<'_> {
         Request {
+            shell: "sh",
             command,
             cwd: Path::new("/"),
             timeout: Duration::from_millis(timeout_ms),
