@@ -8,31 +8,13 @@ const { readFileSync } = require('node:fs')
 
 const BIN = 'agent-tools-native'
 
-const OPTIONS_HELP = `Options (every command):
-  --workspace <dir>          the directory the tools work in (default: $WORKSPACE_ROOT,
-                             else the current directory); also --workspace=<dir>
-  --read-only                only the read tools (read_file, list_dir, glob, grep)
-  --allow-outside-workspace  let paths leave the workspace (confined by default)
-  --surface <name>           offer a vendor's tool surface instead of the engine's tools:
-                             codex, claude-code, cyberpaw, anthropic or openai
-  --no-extras                only the contract's tools, none of the tools beyond it
-                             (monitor_send, ...); the CLI and the MCP server offer them
-  -h, --help                 show help`
-
-const ENV_HELP = `Environment (a flag wins over its variable):
-  WORKSPACE_ROOT, READ_ONLY, ALLOW_OUTSIDE_WORKSPACE, MAX_OUTPUT_BYTES, MAX_FILE_BYTES,
-  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS
-  (booleans: 1/true/yes/on or 0/false/no/off; integers: plain digits)`
-
-const CONFIG_HELP = `${OPTIONS_HELP}
-
-${ENV_HELP}`
-
+const { OPTIONS, renderHelp } = require('./cli-options.js')
 const EXIT_HELP = `Exit status: 0 success, 1 the tool call returned an error result (or an unexpected
 failure), 2 bad usage or a bad configuration.`
 
+/** Each help page, rendered when asked for (the option lines come from cli-options.js). */
 const HELP = {
-  main: `Usage: ${BIN} <command> [options]
+  main: () => `Usage: ${BIN} <command> [options]
 
 The file-and-shell tools for LLM coding agents, from a shell or as an MCP server.
 
@@ -42,21 +24,18 @@ Commands:
   mcp                   serve the tools over the Model Context Protocol (stdio)
   help [command]        show help for a command
 
-${OPTIONS_HELP}
-  -v, --version              print the version
-
-${ENV_HELP}
+${renderHelp('main')}
 
 ${EXIT_HELP}`,
-  list: `Usage: ${BIN} list [options]
+  list: () => `Usage: ${BIN} list [options]
 
 Prints the active tool surface as a JSON array of { name, description, inputSchema }: every
 tool, or only the read tools with --read-only.
 
-${CONFIG_HELP}
+${renderHelp('list')}
 
 ${EXIT_HELP}`,
-  call: `Usage: ${BIN} call <tool> [json] [options]
+  call: () => `Usage: ${BIN} call <tool> [json] [options]
 
 Runs one tool call and prints the result text on stdout. <json> is the arguments object
 (default {}); '-' reads it from stdin. On an error result the text is the JSON error envelope
@@ -67,10 +46,10 @@ Examples:
   ${BIN} call read_file '{"path": "README.md", "offset": -20}'
   echo '{"path": "a.txt"}' | ${BIN} call read_file -
 
-${CONFIG_HELP}
+${renderHelp('call')}
 
 ${EXIT_HELP}`,
-  mcp: `Usage: ${BIN} mcp [options]
+  mcp: () => `Usage: ${BIN} mcp [options]
 
 Serves the active tool surface as a Model Context Protocol server over stdio (JSON-RPC on
 stdin/stdout; diagnostics on stderr). With --read-only the mutating tools are neither listed
@@ -79,56 +58,69 @@ nor callable. A tool result is returned as text content, with isError set on an 
 Register it with an MCP client, e.g.:
   claude mcp add agent-tools -- npx -y ${BIN} mcp --workspace /path/to/repo
 
-${CONFIG_HELP}
+${renderHelp('mcp')}
 
 Exit status: 0 when the client closes the connection, 2 bad usage or a bad configuration.`,
 }
 
 const COMMANDS = new Set(['list', 'call', 'mcp'])
-/** Flags handed on to buildConfig (with `--workspace`'s value). */
-const CONFIG_FLAGS = new Set(['--read-only', '--allow-outside-workspace'])
-
 class UsageError extends Error {}
 
 /** The command being run, once known: its help is the one a usage error points to. */
 let helpTopic = ''
 
-/** Splits argv into the command, its positional arguments, the config flags and --help. */
+/**
+ * Splits argv into the command, its positional arguments, the flags handed on to buildConfig,
+ * and the CLI's own flags (`flags['--no-extras']`, ...), by the table in cli-options.js.
+ */
 function parseArgs(argv) {
   const positional = []
   const configArgv = []
-  let help = false
-  let version = false
+  const flags = {}
   let onlyPositional = false
-  let extras = true
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
-    if (onlyPositional || arg === '-' || !arg.startsWith('-')) positional.push(arg)
-    else if (arg === '--') onlyPositional = true
-    else if (arg === '-h' || arg === '--help') help = true
-    else if (arg === '-v' || arg === '--version') version = true
-    else if (CONFIG_FLAGS.has(arg)) configArgv.push(arg)
-    else if (arg === '--no-extras') extras = false
-    else if (arg === '--workspace') {
-      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
-        throw new UsageError('--workspace needs a directory: --workspace <dir>')
+    if (onlyPositional || arg === '-' || !arg.startsWith('-')) {
+      positional.push(arg)
+      continue
+    }
+    if (arg === '--') {
+      onlyPositional = true
+      continue
+    }
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
+    const name = eq > 0 ? arg.slice(0, eq) : arg
+    const option = OPTIONS.find((o) => o.flag === name || o.short === name)
+    if (!option) throw new UsageError(`unknown option ${arg}`)
+    let value = true
+    if (option.value) {
+      const usage = `${option.flag} needs ${option.needs ?? 'a value'}`
+      if (eq > 0) {
+        value = arg.slice(eq + 1)
+        if (value === '') throw new UsageError(`${usage} (${option.flag}=${option.value})`)
+      } else {
+        if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
+          throw new UsageError(`${usage} (${option.flag} ${option.value})`)
+        }
+        value = argv[++i]
       }
-      configArgv.push(arg, argv[++i])
-    } else if (arg.startsWith('--workspace=')) configArgv.push(arg)
-    else if (arg === '--surface') {
-      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
-        throw new UsageError(
-          '--surface needs a name: --surface codex|claude-code|cyberpaw|anthropic|openai',
-        )
-      }
-      configArgv.push(arg, argv[++i])
-    } else if (arg.startsWith('--surface=')) configArgv.push(arg)
-    else throw new UsageError(`unknown option ${arg}`)
+    } else if (eq > 0) {
+      throw new UsageError(`${option.flag} takes no value, got ${arg}`)
+    }
+    flags[option.flag] = value
+    if (option.config) configArgv.push(...(value === true ? [option.flag] : [option.flag, value]))
   }
   // The library offers only the contract's tools unless asked; a CLI user gets them all.
-  if (extras) configArgv.push('--extras')
+  if (!flags['--no-extras']) configArgv.push('--extras')
   const [command, ...rest] = positional
-  return { command, rest, configArgv, help, version }
+  return {
+    command,
+    rest,
+    configArgv,
+    flags,
+    help: '--help' in flags,
+    version: '--version' in flags,
+  }
 }
 
 function out(text) {
@@ -197,12 +189,12 @@ async function main(argv) {
   if (command === 'help') {
     const topic = rest[0] ?? 'main'
     if (!HELP[topic]) throw new UsageError(`no help for unknown command ${topic}`)
-    out(HELP[topic])
+    out(HELP[topic]())
     return 0
   }
   if (command === undefined) {
     if (help) {
-      out(HELP.main)
+      out(HELP.main())
       return 0
     }
     throw new UsageError('expected a command: list, call or mcp')
@@ -211,7 +203,7 @@ async function main(argv) {
     throw new UsageError(`unknown command ${command}; expected list, call or mcp`)
   }
   if (help) {
-    out(HELP[command])
+    out(HELP[command]())
     return 0
   }
   helpTopic = ` ${command}`
