@@ -6,8 +6,9 @@
  * One setting. `flag`: the command-line flag (absent: environment only); `value`: its
  * placeholder when it takes one; `env`: the variable that sets the same thing (a flag wins);
  * `config`: the flag is handed on to `buildConfig` (else the CLI reads it itself); `commands`:
- * where it applies (absent: every command); `needs`: what a missing value is called in the
- * usage error; `help(facts)`: one line of description.
+ * where it applies (absent: every command); `http`: an option of `mcp --http` only;
+ * `repeatable`: may be given several times (its values are collected); `needs`: what a missing
+ * value is called in the usage error; `help(facts)`: one line of description.
  */
 const OPTIONS = [
   {
@@ -91,6 +92,67 @@ const OPTIONS = [
     env: 'MAX_MONITORS',
     help: (f) => `how many monitors may run at once${dflt(f, 'DEFAULT_MAX_MONITORS')}`,
   },
+  {
+    flag: '--http',
+    commands: ['mcp'],
+    http: true,
+    help: () =>
+      'serve over the MCP Streamable HTTP transport (at /mcp) instead of stdio; needs a bearer token (MCP_HTTP_TOKEN or --token-file)',
+  },
+  {
+    flag: '--host',
+    value: '<address>',
+    commands: ['mcp'],
+    http: true,
+    help: () =>
+      'the address mcp --http listens on (default 127.0.0.1; anything that is not loopback exposes the workspace to the network: see README, "Remote workspace")',
+  },
+  {
+    flag: '--port',
+    value: '<number>',
+    commands: ['mcp'],
+    http: true,
+    help: () => 'the port of mcp --http (default 8765; 0 picks a free one)',
+  },
+  {
+    flag: '--token-file',
+    value: '<path>',
+    commands: ['mcp'],
+    http: true,
+    help: () =>
+      'read the bearer token of mcp --http from this file (a trailing newline is trimmed); instead of MCP_HTTP_TOKEN',
+  },
+  {
+    flag: '--max-sessions',
+    value: '<number>',
+    commands: ['mcp'],
+    http: true,
+    help: () => 'most sessions mcp --http keeps open at once (default 16; more get 503)',
+  },
+  {
+    flag: '--session-idle-ms',
+    value: '<number>',
+    commands: ['mcp'],
+    http: true,
+    help: () =>
+      'an mcp --http session with no request open for this long ends, its tool processes killed (default 1800000, 30 minutes)',
+  },
+  {
+    flag: '--allowed-host',
+    value: '<name>',
+    commands: ['mcp'],
+    http: true,
+    repeatable: true,
+    help: () =>
+      "one more Host a client may address mcp --http by (name, or name:port; without a port, the server's); repeatable",
+  },
+  {
+    env: 'MCP_HTTP_TOKEN',
+    commands: ['mcp'],
+    http: true,
+    help: () =>
+      'the bearer token clients of mcp --http must send, when --token-file is not given (e.g. MCP_HTTP_TOKEN=$(openssl rand -hex 32))',
+  },
   { flag: '--help', short: '-h', help: () => 'show help' },
   { flag: '--version', short: '-v', commands: ['main'], help: () => 'print the version' },
 ]
@@ -118,9 +180,9 @@ function facts() {
   }
 }
 
-/** The entries that apply to `command` (`main` is the top-level help). */
+/** The entries that apply to `command`; the top-level help (`main`) shows them all. */
 function optionsFor(command) {
-  return OPTIONS.filter((o) => !o.commands || o.commands.includes(command))
+  return OPTIONS.filter((o) => !o.commands || o.commands.includes(command) || command === 'main')
 }
 
 /** How a flag is written in help: `-h, --help`, `--workspace <dir>`. */
@@ -148,7 +210,8 @@ function renderHelp(command, f = facts()) {
   const flags = optionsFor(command)
     .filter((o) => o.flag)
     .map((o) => {
-      const left = `  ${flagSpelling(o)}`.padEnd(col)
+      const spelling = `  ${flagSpelling(o)}`
+      const left = spelling.length < col ? spelling.padEnd(col) : `${spelling}\n${' '.repeat(col)}`
       const env = o.env ? `; also $${o.env}` : ''
       return `${left}${wrap(`${o.help(f)}${env}`, 96 - col, col)}`
     })
@@ -167,7 +230,11 @@ function renderMarkdown(f = facts()) {
   const rows = OPTIONS.filter((o) => o.flag !== '--help' && o.flag !== '--version').map((o) => {
     const flag = o.flag ? `\`${flagSpelling(o)}\`` : ''
     const env = o.env ? `\`${o.env}\`` : ''
-    const where = o.commands ? ` (${o.commands.join(', ')} only)` : ''
+    const where = o.http
+      ? ' (mcp --http only)'
+      : o.commands
+        ? ` (${o.commands.join(', ')} only)`
+        : ''
     return `| ${flag} | ${env} | ${o.help(f).replace(/\|/g, '\\|')}${where} |`
   })
   return ['| flag | environment variable | what it sets |', '| --- | --- | --- |', ...rows].join(

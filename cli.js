@@ -22,6 +22,7 @@ Commands:
   list                  print the active tool surface as JSON
   call <tool> [json]    run one tool call and print its result text
   mcp                   serve the tools over the Model Context Protocol (stdio)
+  mcp --http            the same, over Streamable HTTP at http://127.0.0.1:8765/mcp
   help [command]        show help for a command
 
 ${renderHelp('main')}
@@ -50,20 +51,32 @@ ${renderHelp('call')}
 
 ${EXIT_HELP}`,
   mcp: () => `Usage: ${BIN} mcp [options]
+       ${BIN} mcp --http [--host <address>] [--port <number>] [options]
 
 Serves the active tool surface as a Model Context Protocol server over stdio (JSON-RPC on
 stdin/stdout; diagnostics on stderr). With --read-only the mutating tools are neither listed
 nor callable. A tool result is returned as text content, with isError set on an error envelope.
+When the client goes away (stdin closed, stdout broken, a signal) its running tool processes
+are killed and the server exits 0.
 
-Register it with an MCP client, e.g.:
-  claude mcp add agent-tools -- npx -y ${BIN} mcp --workspace /path/to/repo
+Register it with an MCP client, e.g. from a checkout:
+  claude mcp add agent-tools -- node /path/to/${BIN}/cli.js mcp --workspace /path/to/repo
+(once the package is published: ... -- npx -y ${BIN} mcp --workspace /path/to/repo)
+
+With --http, the same server over the MCP Streamable HTTP transport, at /mcp. Every request
+must carry the bearer token (Authorization: Bearer <token>); requests whose Host is not this
+server's host:port (or localhost:port), or whose Origin is not a loopback origin, get 403.
+When ready it prints "listening on http://<host>:<port>/mcp" on stderr; SIGTERM stops it.
 
 ${renderHelp('mcp')}
 
-Exit status: 0 when the client closes the connection, 2 bad usage or a bad configuration.`,
+Exit status: 0 when the client closes the connection (stdio) or on SIGTERM, 2 bad usage or a
+bad configuration (no token, a port in use).`,
 }
 
 const COMMANDS = new Set(['list', 'call', 'mcp'])
+/** `mcp --http`'s port unless --port says otherwise (0: any free port). */
+const DEFAULT_HTTP_PORT = 8765
 class UsageError extends Error {}
 
 /** The command being run, once known: its help is the one a usage error points to. */
@@ -107,7 +120,7 @@ function parseArgs(argv) {
     } else if (eq > 0) {
       throw new UsageError(`${option.flag} takes no value, got ${arg}`)
     }
-    flags[option.flag] = value
+    flags[option.flag] = option.repeatable ? [...(flags[option.flag] ?? []), value] : value
     if (option.config) configArgv.push(...(value === true ? [option.flag] : [option.flag, value]))
   }
   // The library offers only the contract's tools unless asked; a CLI user gets them all.
@@ -181,7 +194,7 @@ function parseCallArgs(json) {
 }
 
 async function main(argv) {
-  const { command, rest, configArgv, help, version } = parseArgs(argv)
+  const { command, rest, configArgv, flags, help, version } = parseArgs(argv)
   if (version) {
     out(require('./package.json').version)
     return 0
@@ -207,6 +220,14 @@ async function main(argv) {
     return 0
   }
   helpTopic = ` ${command}`
+  for (const option of OPTIONS) {
+    if (!(option.flag in flags)) continue
+    const elsewhere = option.commands && !option.commands.includes(command)
+    if (elsewhere || (option.http && !flags['--http'])) {
+      const where = option.http ? 'mcp --http' : option.commands.join(', ')
+      throw new UsageError(`${option.flag} is an option of ${where} only`)
+    }
+  }
 
   if (command === 'list') {
     if (rest.length > 0) throw new UsageError(`list takes no arguments, got ${rest.join(' ')}`)
@@ -233,8 +254,73 @@ async function main(argv) {
   // mcp
   if (rest.length > 0) throw new UsageError(`mcp takes no arguments, got ${rest.join(' ')}`)
   const config = buildConfigOrUsage(configArgv)
-  await require('./mcp.js').serveStdio(config)
+  if (flags['--http']) {
+    // `--token-file` is `http['token-file']`.
+    const options = httpOptions(
+      Object.fromEntries(Object.entries(flags).map(([k, v]) => [k.replace(/^--/, ''), v])),
+    )
+    try {
+      await require('./mcp-http.js').serveHttp(config, options)
+    } catch (err) {
+      if (err?.syscall === 'listen') {
+        throw new UsageError(`cannot listen on ${options.host}:${options.port}: ${err.message}`)
+      }
+      throw err
+    }
+    // Stopped by a signal: every call is cancelled and answered; leave now.
+    process.exit(0)
+  }
+  if ((await require('./mcp.js').serveStdio(config)) === 'gone') {
+    // The client is gone (a signal, or stdout broke): nothing more can be said to it.
+    process.exit(0)
+  }
   return 0
+}
+/** A whole number in [min, max] from flag `name`'s value, or a usage error saying so. */
+function intFlag(name, text, min, max) {
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got ${text}`)
+  }
+  return Number(text)
+}
+
+/** `mcp --http`'s options from its flags and MCP_HTTP_TOKEN: the token is required. */
+function httpOptions(http) {
+  let token = process.env.MCP_HTTP_TOKEN ?? ''
+  if (http['token-file'] !== undefined) {
+    try {
+      token = readFileSync(http['token-file'], 'utf8').replace(/\r?\n$/, '')
+    } catch (err) {
+      throw new UsageError(`cannot read --token-file ${http['token-file']}: ${err.message}`)
+    }
+    if (!token) throw new UsageError(`--token-file ${http['token-file']} is empty`)
+  }
+  if (!token) {
+    throw new UsageError(
+      'mcp --http needs a bearer token that clients must send: set the MCP_HTTP_TOKEN ' +
+        'environment variable, or pass --token-file <path> (a file holding the token), ' +
+        'e.g. MCP_HTTP_TOKEN=$(openssl rand -hex 32)',
+    )
+  }
+  if (/\s/.test(token)) {
+    throw new UsageError(
+      'the bearer token must not contain whitespace (clients send it as Authorization: Bearer <token>)',
+    )
+  }
+  return {
+    host: http.host ?? '127.0.0.1',
+    port: http.port === undefined ? DEFAULT_HTTP_PORT : intFlag('port', http.port, 0, 65535),
+    token,
+    maxSessions:
+      http['max-sessions'] === undefined
+        ? undefined
+        : intFlag('max-sessions', http['max-sessions'], 1, 10_000),
+    sessionIdleMs:
+      http['session-idle-ms'] === undefined
+        ? undefined
+        : intFlag('session-idle-ms', http['session-idle-ms'], 1000, 2 ** 31 - 1),
+    allowedHosts: http['allowed-host'] ?? [],
+  }
 }
 
 main(process.argv.slice(2)).then(

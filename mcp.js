@@ -3,15 +3,25 @@
 // JSON Schemas and validate their own arguments: each tool is advertised with its schema as is,
 // and every call goes through `dispatch`, so the server answers exactly as the library does.
 
-const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
-const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js')
-const {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} = require('@modelcontextprotocol/sdk/types.js')
 const { dispatch, listTools, setWarnSink } = require('./index.js')
 const { toolMetaFor } = require('./api.js')
 const { version } = require('./package.json')
+
+let loaded
+
+/** The SDK: bundled into one file in the published package, from node_modules in a checkout. */
+function sdk() {
+  if (loaded) return loaded
+  try {
+    loaded = require('./mcp-sdk.bundle.js').load()
+  } catch (err) {
+    if (err?.code !== 'MODULE_NOT_FOUND' || !String(err.message).includes('mcp-sdk.bundle.js')) {
+      throw err
+    }
+    loaded = require('./mcp-sdk.js').load()
+  }
+  return loaded
+}
 
 /** `read_file` → `Read file`, for a tool without a title of its own. */
 function titleOf(name) {
@@ -31,9 +41,16 @@ function progressMessage(name, p) {
 /**
  * An MCP `Server` (not yet connected) exposing the surface of `config`. `inFlight` collects the
  * promises of running tool calls, so a closing transport can wait for them; aborting
- * `disconnect` cancels every running call (the client went away).
+ * `disconnect` cancels every running call (the client went away). `callSignal(requestId)`, if
+ * given, returns one more signal that cancels that call (over HTTP: its response stream closed).
  */
-function createMcpServer(config, inFlight = new Set(), disconnect = new AbortController()) {
+function createMcpServer(
+  config,
+  inFlight = new Set(),
+  disconnect = new AbortController(),
+  callSignal = undefined,
+) {
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema } = sdk()
   const server = new Server(
     { name: 'agent-tools-native', version },
     {
@@ -70,9 +87,11 @@ function createMcpServer(config, inFlight = new Set(), disconnect = new AbortCon
   // kills the work (a command's whole process group, a walk) through the call's signal.
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
-    const signal = extra?.signal
-      ? AbortSignal.any([extra.signal, disconnect.signal])
-      : disconnect.signal
+    const signals = [disconnect.signal]
+    if (extra?.signal) signals.push(extra.signal)
+    const own = callSignal?.(extra?.requestId)
+    if (own) signals.push(own)
+    const signal = signals.length === 1 ? signals[0] : AbortSignal.any(signals)
     // A client that sent a progressToken hears, every half second, what the call has done.
     const token = request.params._meta?.progressToken
     let ticks = 0
@@ -110,10 +129,46 @@ function createMcpServer(config, inFlight = new Set(), disconnect = new AbortCon
 }
 
 /**
- * Serves `config`'s surface on stdin/stdout until the client closes stdin; calls still running
- * then are cancelled, and answered before the server closes.
+ * Calls `stop(signalName)` once on SIGTERM, SIGINT or SIGHUP: the client (or whoever runs the
+ * server) wants it gone. Returns a function removing the handlers.
+ */
+function onStopSignals(stop) {
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP']
+  let stopped = false
+  const handler = (name) => {
+    if (stopped) return
+    stopped = true
+    stop(name)
+  }
+  for (const name of signals) process.on(name, handler)
+  return () => {
+    for (const name of signals) process.off(name, handler)
+  }
+}
+
+/**
+ * Waits for `calls` to settle (they were just cancelled, so they answer fast), but at most
+ * `ms`: a stopping server must not hang on a call that ignores its signal.
+ */
+function settled(calls, ms) {
+  let timer
+  return Promise.race([
+    Promise.allSettled([...calls]),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Serves `config`'s surface on stdin/stdout until the client goes away: it closes stdin, stdout
+ * breaks (EPIPE: the client died), or a signal arrives. Running calls are then cancelled (a
+ * command's whole process group is killed) and the server resolves, for an exit status of 0:
+ * `'closed'` after a clean stdin EOF (the replies of calls already sent were written, and the
+ * process ends by itself), `'gone'` when nothing more can be written (the caller exits now).
  */
 async function serveStdio(config) {
+  const { StdioServerTransport } = sdk()
   const inFlight = new Set()
   const disconnect = new AbortController()
   const server = createMcpServer(config, inFlight, disconnect)
@@ -125,19 +180,36 @@ async function serveStdio(config) {
       .sendLoggingMessage({ level: 'warning', logger: 'agent-tools-native', data: line.trimEnd() })
       .catch(() => {})
   })
-  const closed = new Promise((resolve) => {
-    server.onclose = resolve
+  let finish
+  const done = new Promise((resolve) => {
+    finish = resolve
   })
-  await server.connect(new StdioServerTransport())
-  process.stdin.once('end', async () => {
-    // The client is gone: running calls are cancelled (a command's processes are killed), and
-    // what they answer is still sent before the server closes.
+  server.onclose = () => finish('closed')
+  // Transport errors (a reply that cannot be written) are the client's departure, not ours.
+  server.onerror = () => {}
+  let leaving = false
+  /** The client is gone: cancel every running call, let them answer, then close. */
+  const leave = async (canStillWrite) => {
+    if (leaving) return
+    leaving = true
     disconnect.abort()
-    await Promise.allSettled([...inFlight])
-    // The replies of those calls are sent once their handlers return: let that happen first.
-    setImmediate(() => server.close())
-  })
-  await closed
+    await settled(inFlight, 1500)
+    if (canStillWrite) {
+      // The replies of those calls are sent once their handlers return: let that happen first.
+      setImmediate(() => server.close())
+    } else {
+      finish('gone')
+    }
+  }
+  // A broken stdout (EPIPE) emits 'error' on the stream: without this handler it would be an
+  // uncaught exception with a stack trace and exit status 1.
+  process.stdout.on('error', () => leave(false))
+  const removeSignals = onStopSignals(() => leave(false))
+  await server.connect(new StdioServerTransport())
+  process.stdin.once('end', () => leave(true))
+  const how = await done
+  removeSignals()
+  return how
 }
 
-module.exports = { createMcpServer, serveStdio }
+module.exports = { createMcpServer, onStopSignals, sdk, serveStdio, settled }

@@ -7,6 +7,7 @@ import type OpenAI from 'openai'
 import { describe, expectTypeOf, it } from 'vitest'
 import { anthropicTools, runWithClaude } from '../examples/anthropic'
 import { agent, confirm, guard } from '../examples/guard'
+import { readRemote } from '../examples/mcp-http'
 import { openaiTools, runWithOpenAI } from '../examples/openai'
 import { claudeTools, editWithClaude, editWithGpt } from '../examples/surfaces'
 import '../examples/usage'
@@ -47,5 +48,11 @@ describe('README examples', () => {
     expectTypeOf(guard).toEqualTypeOf<Guard>()
     expectTypeOf(confirm).toEqualTypeOf<Elicit>()
     expectTypeOf(agent).toEqualTypeOf<AgentTools>()
+  })
+
+  it('The MCP SDK client over Streamable HTTP', () => {
+    expectTypeOf(readRemote).toEqualTypeOf<
+      (url: string, token: string, path: string) => Promise<string>
+    >()
   })
 })

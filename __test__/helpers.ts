@@ -1,5 +1,5 @@
 // Shared fixtures for the contract tests: temporary workspaces and result parsing.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, beforeEach } from 'vitest'
@@ -74,6 +74,15 @@ export function isolateGitHome(): void {
 
 /** Whether `pid` is a live (non-zombie) process. */
 export function alive(pid: number): boolean {
+  if (!existsSync('/proc/self/stat')) {
+    // No /proc (macOS): signal 0 tells whether the process exists.
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM'
+    }
+  }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
@@ -81,4 +90,16 @@ export function alive(pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/** Waits (up to 5 s) for `pid` to be gone; returns whether it is. */
+export async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50))
+  return !alive(pid)
+}
+
+/** Waits (up to 5 s) for a command to have written its pid to `file`; returns it. */
+export async function pidIn(file: string): Promise<number> {
+  for (let i = 0; i < 200 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 25))
+  return Number(readFileSync(file, 'utf8').trim())
 }

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgentTools, readOnlyTools, tools } from '../index.js'
 import { CLI, cleanEnv, MUTATING_TOOL_NAMES } from './cli-helpers'
-import { tempDir, writeTree } from './helpers'
+import { alive, gone, pidIn, tempDir, writeTree } from './helpers'
 
 const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'))
 
@@ -212,5 +212,76 @@ describe('mcp server', () => {
       content: [{ type: 'text', text: '     1\tone\n     2\ttwo' }],
       isError: false,
     })
+  })
+
+  describe('when the client goes away mid-call', () => {
+    /** A server whose client has started a `sleep 30` (with a progressToken); its pid. */
+    async function sleeping() {
+      const root = fixture()
+      const child = spawn(process.execPath, [CLI, 'mcp', '--workspace', root], {
+        env: cleanEnv(),
+      })
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (d) => {
+        stderr += d
+      })
+      child.stdout.on('error', () => {})
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      const messages = [
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: {
+            name: 'bash',
+            arguments: { command: 'echo $$ > pid.tmp && mv pid.tmp pid && exec sleep 30' },
+            _meta: { progressToken: 'p' },
+          },
+        },
+      ]
+      child.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''))
+      const pid = await pidIn(join(root, 'pid'))
+      expect(alive(pid)).toBe(true)
+      return { child, pid, exited, stderr: () => stderr }
+    }
+
+    it('stdin closed: the tool process is killed, exit 0, no stack trace', async () => {
+      const { child, pid, exited, stderr } = await sleeping()
+      child.stdin.end()
+      expect(await exited).toBe(0)
+      expect(await gone(pid)).toBe(true)
+      expect(stderr()).not.toMatch(/Error|^\s+at /m)
+    })
+
+    it('stdout broken (EPIPE): the tool process is killed, exit 0, no stack trace', async () => {
+      const { child, pid, exited, stderr } = await sleeping()
+      // The client stops reading: the next progress notification the server writes hits EPIPE.
+      child.stdout.destroy()
+      expect(await exited).toBe(0)
+      expect(await gone(pid)).toBe(true)
+      expect(stderr()).not.toMatch(/Error|EPIPE|^\s+at /m)
+    })
+
+    it.each(['SIGTERM', 'SIGHUP'] as const)(
+      '%s: the tool process is killed, exit 0, no stack trace',
+      async (signal) => {
+        const { child, pid, exited, stderr } = await sleeping()
+        child.kill(signal)
+        expect(await exited).toBe(0)
+        expect(await gone(pid)).toBe(true)
+        expect(stderr()).not.toMatch(/Error|^\s+at /m)
+      },
+    )
   })
 })

@@ -1,10 +1,13 @@
 // The README's code is real: every TypeScript block is an example file compiled by the type
-// tests, and the MCP registration snippets start a server that answers.
-import { readdirSync, readFileSync } from 'node:fs'
+// tests, and the MCP registration snippets (stdio and HTTP) start a server that answers.
+import { spawn } from 'node:child_process'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { describe, expect, it } from 'vitest'
+import { readRemote } from '../examples/mcp-http'
 import { selectSurface } from '../index.js'
 import { CLI, cleanEnv } from './cli-helpers'
 import { tempDir } from './helpers'
@@ -47,16 +50,17 @@ describe('README', () => {
     if (!json || !toml) throw new Error('the README lost its MCP registration snippets')
     const server = JSON.parse(json.body).mcpServers['agent-tools']
     const tomlArgs = JSON.parse(toml.body.match(/^args = (\[.*\])$/m)?.[1] ?? 'null')
-    expect(toml.body).toMatch(/^\[mcp_servers\.agent-tools\]\ncommand = "npx"$/m)
+    // From a checkout, today: node <checkout>/cli.js mcp (npx only once published).
+    expect(server.command).toBe('node')
+    expect(toml.body).toMatch(/^\[mcp_servers\.agent-tools\]\ncommand = "node"$/m)
     const cases = [
       { args: server.args as string[], env: server.env as Record<string, string>, readOnly: false },
       { args: tomlArgs as string[], env: {}, readOnly: true },
     ]
     for (const { args, env, readOnly } of cases) {
-      expect(args.slice(0, 3)).toEqual(['-y', 'agent-tools-native', 'mcp'])
-      // `npx -y agent-tools-native` runs this package's bin, i.e. cli.js.
+      expect(args.slice(0, 2)).toEqual([CHECKOUT_CLI, 'mcp'])
       const workspace = tempDir('atn-readme-')
-      const rest = args.slice(2).map((a) => (a === '/path/to/repo' ? workspace : a))
+      const rest = args.slice(1).map((a) => (a === '/path/to/repo' ? workspace : a))
       const client = new Client({ name: 'readme-test', version: '1.0.0' })
       await client.connect(
         new StdioClientTransport({
@@ -75,5 +79,62 @@ describe('README', () => {
         await client.close()
       }
     }
+    // Every shell snippet that starts the server runs the checkout's cli.js, or says npx waits.
+    for (const block of blocks(readme).filter((b) => b.lang === 'sh')) {
+      for (const line of block.body.split('\n').filter((l) => /\bnpx\b.*\bmcp\b/.test(l))) {
+        throw new Error(`an npx MCP snippet, which fails until the package is published: ${line}`)
+      }
+    }
+  })
+
+  it('connects to mcp --http as the .mcp.json HTTP snippet and the SDK example do', async () => {
+    const httpJson = blocks(readme).find((b) => b.lang === 'json' && b.body.includes('"http"'))
+    if (!httpJson) throw new Error('the README lost its HTTP client snippet')
+    const entry = JSON.parse(httpJson.body).mcpServers['agent-tools']
+    expect(entry.url).toBe('http://127.0.0.1:8765/mcp')
+    const token = 'readme-token'
+    const workspace = tempDir('atn-readme-http-')
+    writeFileSync(join(workspace, 'hello.txt'), 'hello\n')
+    const child = spawn(
+      process.execPath,
+      [CLI, 'mcp', '--http', '--port', '0', '--workspace', workspace],
+      { env: cleanEnv({ MCP_HTTP_TOKEN: token }), stdio: ['ignore', 'ignore', 'pipe'] },
+    )
+    try {
+      const url = await new Promise<string>((resolve) => {
+        let stderr = ''
+        child.stderr.setEncoding('utf8').on('data', (d) => {
+          stderr += d
+          const m = /listening on (http:\/\/\S+\/mcp)/.exec(stderr)
+          if (m?.[1]) resolve(m[1])
+        })
+      })
+      // The snippet's URL and header, with the port the server picked and the token expanded.
+      const headers = Object.fromEntries(
+        Object.entries(entry.headers as Record<string, string>).map(([k, v]) => [
+          k,
+          v.replace(/\$\{MCP_HTTP_TOKEN\}/, token),
+        ]),
+      )
+      const client = new Client({ name: 'readme-test', version: '1.0.0' })
+      await client.connect(
+        new StreamableHTTPClientTransport(
+          new URL(entry.url.replace(':8765', `:${new URL(url).port}`)),
+          {
+            requestInit: { headers },
+          },
+        ),
+      )
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(
+        selectSurface(false, true, true).map((t) => t.name),
+      )
+      await client.close()
+      expect(await readRemote(url, token, 'hello.txt')).toBe('     1\thello')
+    } finally {
+      child.kill('SIGTERM')
+    }
   })
 })
+
+/** The path the README's snippets give for a checkout's cli.js. */
+const CHECKOUT_CLI = '/path/to/agent-tools-native/cli.js'

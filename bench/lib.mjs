@@ -76,8 +76,9 @@ export function assertSame(label, a, b) {
 }
 
 /**
- * Writes the suite's table. Each row: { workload, ours_ms, base_ms, ratio, target, ours_rss_kib?,
- * base_rss_kib?, note? } — ratios, not lone absolute times, are what the table is for.
+ * Writes the suite's table. Each row: { workload, ours_ms, base_ms, ratio, target?, ours_rss_kib?,
+ * base_rss_kib?, note? } — ratios, not lone absolute times, are what the table is for; a row
+ * without a target is a comparison with no goal.
  */
 export function writeResults(suite, baseline, rows) {
   const outDir = join(benchDir, 'results')
@@ -101,7 +102,7 @@ export function writeResults(suite, baseline, rows) {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.workload} | ${fmt(r.ours_ms)} | ${fmt(r.base_ms)} | ${fmt(r.ratio)} | ≤ ${fmt(r.target)} | ${r.ratio <= r.target ? 'yes' : '**no**'} | ${fmt(r.ours_rss_kib)} | ${fmt(r.base_rss_kib)} | ${r.note ?? ''} |`,
+        `| ${r.workload} | ${fmt(r.ours_ms)} | ${fmt(r.base_ms)} | ${fmt(r.ratio)} | ${r.target === undefined ? '—' : `≤ ${fmt(r.target)}`} | ${r.target === undefined ? '—' : r.ratio <= r.target ? 'yes' : '**no**'} | ${fmt(r.ours_rss_kib)} | ${fmt(r.base_rss_kib)} | ${r.note ?? ''} |`,
     ),
     '',
   ]

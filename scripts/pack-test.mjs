@@ -3,10 +3,12 @@
 // published, installs both tarballs into a fresh temporary project (every other dependency
 // comes from the npm registry), and uses the package from ESM, from CommonJS, from a TypeScript
 // file that must pass `tsc --noEmit --strict`, and through its bin (CLI and MCP server). Also
-// checks that `napi prepublish` wires all seven platform packages into optionalDependencies.
+// checks that `napi prepublish` wires all seven platform packages into optionalDependencies, that
+// the install pulls in at most 5 other packages (the MCP SDK is bundled into the package at pack
+// time), and that the MCP server works from the tarball over stdio and over HTTP.
 // Needs a built addon (`npm run build`). Any failure exits non-zero with what went wrong.
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import {
   copyFileSync,
   cpSync,
@@ -27,6 +29,70 @@ const started = Date.now()
 
 function step(what) {
   console.log(`pack-test: ${what} (${((Date.now() - started) / 1000).toFixed(1)}s)`)
+}
+
+/**
+ * Starts `bin mcp --http --port 0`, initializes a session and lists the tools over plain HTTP
+ * (the replies arrive as server-sent events), then stops it with SIGTERM: exit 0.
+ */
+async function mcpOverHttp(bin, workspace, cwd) {
+  const token = 'pack-test-token'
+  const child = spawn(bin, ['mcp', '--http', '--port', '0', '--workspace', workspace], {
+    cwd,
+    env: { ...process.env, MCP_HTTP_TOKEN: token },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  const exited = new Promise((resolve) => child.on('close', resolve))
+  try {
+    let stderr = ''
+    const url = await new Promise((resolve, reject) => {
+      child.stderr.setEncoding('utf8').on('data', (d) => {
+        stderr += d
+        const m = /listening on (http:\/\/\S+\/mcp)/.exec(stderr)
+        if (m) resolve(m[1])
+      })
+      exited.then((code) => reject(new Error(`mcp --http exited ${code}: ${stderr}`)))
+    })
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    }
+    /** POSTs one JSON-RPC request; returns the response and the JSON-RPC reply in its events. */
+    const post = async (message, extra = {}) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { ...headers, ...extra },
+        body: JSON.stringify(message),
+      })
+      const text = await res.text()
+      assert.equal(res.status, 200, text)
+      const data = text.split('\n').find((line) => line.startsWith('data: '))
+      return { res, reply: JSON.parse(data.slice('data: '.length)) }
+    }
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'p', version: '1' },
+      },
+    })
+    assert.equal(init.reply.result.serverInfo.name, pkg.name)
+    const session = { 'mcp-session-id': init.res.headers.get('mcp-session-id') }
+    const unauthorized = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, authorization: '' },
+    })
+    assert.equal(unauthorized.status, 401)
+    const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, session)
+    assert.ok(list.reply.result.tools.some((t) => t.name === 'read_file'))
+  } finally {
+    child.kill('SIGTERM')
+  }
+  assert.equal(await exited, 0)
 }
 
 const work = mkdtempSync(join(tmpdir(), 'atn-pack-'))
@@ -106,6 +172,25 @@ try {
     !readdirSync(installed).some((f) => f.endsWith('.node')),
     'the main package must load the addon from its platform package',
   )
+
+  step('the library install carries the library only: at most 5 other packages')
+  const tree = JSON.parse(run(npm, ['ls', '--all', '--json'], app)).dependencies
+  const pulled = new Set()
+  const walk = (deps) => {
+    for (const [name, dep] of Object.entries(deps ?? {})) {
+      if (!pulled.has(name)) {
+        pulled.add(name)
+        walk(dep.dependencies)
+      }
+    }
+  }
+  walk(tree[pkg.name].dependencies)
+  walk(tree[`${pkg.name}-${platform}`].dependencies)
+  pulled.delete(`${pkg.name}-${platform}`)
+  assert.ok(pulled.size <= 5, `the package pulls in ${pulled.size}: ${[...pulled].join(', ')}`)
+  // The MCP server runs from the SDK bundled into the package, not from an installed SDK.
+  assert.ok(main.files.includes('mcp-sdk.bundle.js'), 'the tarball lacks the bundled MCP SDK')
+  assert.ok(!existsSync(join(app, 'node_modules', '@modelcontextprotocol')))
 
   const fixture = join(work, 'workspace')
   mkdirSync(join(fixture, 'src'), { recursive: true })
@@ -258,6 +343,9 @@ fs.writeFileSync('typed.js', out.outputText)`,
     replies[1].result.tools.map((t) => t.name),
     JSON.parse(run(bin, ['list', '--workspace', fixture], app)).map((t) => t.name),
   )
+
+  step('the bin: the MCP server over HTTP (mcp --http), initialize and tools/list')
+  await mcpOverHttp(bin, fixture, app)
 
   step('without the platform package: one clear error saying how to fix it')
   const platformPkg = join(app, 'node_modules', `${pkg.name}-${platform}`)
