@@ -203,7 +203,8 @@ export interface AgentToolsOptions {
    * The shell the contract's `bash` tool runs commands with, as `<shell> -c <command>`: a
    * program name on PATH or a path, e.g. `'bash'`. Default `sh`, as the contract says (on
    * Debian that is dash: no `[[ ]]`, no `{1..3}`). The vendor surfaces' shell tools choose their
-   * own (`bash` for claude-code `Bash` and anthropic `bash`).
+   * own (`bash` for claude-code `Bash` and anthropic `bash`). One that is not installed is a
+   * `StartupError`.
    */
   shell?: string
 }

@@ -76,22 +76,30 @@ describe.skipIf(process.platform === 'win32' || !hasBash)('the shells of the bas
     const bin = tempDir('atn-nobash-')
     symlinkSync('/bin/sh', join(bin, 'sh'))
     const script = `
-      const { createAgentTools } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
+      const { createAgentTools, dispatch } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
       const root = ${JSON.stringify(tempDir())}
       ;(async () => {
         const cc = await createAgentTools({ workspaceRoot: root, surface: 'claude-code' })
           .callTool('Bash', { command: 'echo hi' })
         const plain = await createAgentTools({ workspaceRoot: root }).callTool('bash', { command: 'echo hi' })
-        const chosen = await createAgentTools({ workspaceRoot: root, shell: 'bash' })
-          .callTool('bash', { command: 'echo hi' })
-        console.log(JSON.stringify({ cc, plain: plain.text, chosen }))
+        // A caller-built config is not checked: the call says it.
+        const chosen = await dispatch('bash', { command: 'echo hi' }, { workspaceRoot: root, shell: 'bash' })
+        let refused = ''
+        try {
+          createAgentTools({ workspaceRoot: root, shell: 'bash' })
+        } catch (err) {
+          refused = err.name + ': ' + err.message
+        }
+        console.log(JSON.stringify({ cc, plain: plain.text, chosen, refused }))
       })()`
     const run = spawnSync(process.execPath, ['-e', script], {
       env: { PATH: bin },
       encoding: 'utf8',
     })
     expect(run.stderr).toBe('')
-    const { cc, plain, chosen } = JSON.parse(run.stdout)
+    const { cc, plain, chosen, refused } = JSON.parse(run.stdout)
+    // The option is checked when the config is made.
+    expect(refused).toMatch(/^StartupError: shell "bash" is not installed \(not found on PATH\)/)
     expect(cc.isError).toBe(true)
     expect(cc.content[0].text).toMatch(/^bash is not installed \(not found on PATH\)/)
     expect(cc.content[0].text).toContain('apt-get install bash')

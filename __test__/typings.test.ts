@@ -160,12 +160,13 @@ for (const entry of ENTRIES) {
     it('declares the runtime keys of ServerConfig, ToolDef, ToolInfo, DispatchResult, AgentTools', async () => {
       const root = tempDir()
       const agent = createAgentTools({ workspaceRoot: root })
-      // `surface`, `maxCharacters` and `extras` are present only when set.
+      // `surface`, `maxCharacters`, `extras` and `shell` are present only when set.
       const withSurface = resolveConfig({
         workspaceRoot: root,
         surface: 'anthropic',
         maxCharacters: 1000,
         extras: true,
+        shell: 'sh',
       } as never)
       expect(propertiesOf('ServerConfig')).toEqual(runtimeKeys(withSurface))
       expect(propertiesOf('AgentTools')).toEqual(runtimeKeys(agent))

@@ -292,6 +292,18 @@ pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
             return fail(format!("{name} must be an integer >= {min}, got: {value}"));
         }
     }
+    if let Some(shell) = &config.shell {
+        let found = if shell.contains('/') {
+            Path::new(shell).is_file()
+        } else {
+            on_path(shell)
+        };
+        if !found {
+            return fail(format!(
+                "shell {shell:?} is not installed (not found on PATH): install it, or name another, e.g. bash or /bin/bash"
+            ));
+        }
+    }
     Ok(config)
 }
 
@@ -507,13 +519,15 @@ pub fn lexical_absolute(path: &Path, cwd: &Path) -> PathBuf {
 
 /// Whether an executable named `rg` is on `PATH` (the default `probeRipgrep`).
 pub fn ripgrep_on_path() -> bool {
+    on_path(if cfg!(windows) { "rg.exe" } else { "rg" })
+}
+
+/// Whether a file named `name` is in a directory of `PATH`.
+fn on_path(name: &str) -> bool {
     let Some(path) = std::env::var_os("PATH") else {
         return false;
     };
-    std::env::split_paths(&path).any(|dir| {
-        let candidate = dir.join(if cfg!(windows) { "rg.exe" } else { "rg" });
-        candidate.is_file()
-    })
+    std::env::split_paths(&path).any(|dir| dir.join(name).is_file())
 }
 
 #[cfg(test)]
@@ -608,6 +622,30 @@ mod tests {
         assert_eq!(o.workspace_root.as_deref(), Some("/flag"));
         assert_eq!(o.read_only, Some(true));
         assert_eq!(o.max_file_bytes, Some(2048));
+    }
+
+    #[test]
+    fn a_shell_that_is_not_installed_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        for shell in ["no-such-shell-atn", "/no/such/shell"] {
+            let err = resolve(
+                opts(json!({"workspaceRoot": root, "shell": shell})),
+                Path::new("/"),
+            )
+            .unwrap_err();
+            assert!(
+                err.0
+                    .starts_with(&format!("shell {shell:?} is not installed")),
+                "{err}"
+            );
+        }
+        let c = resolve(
+            opts(json!({"workspaceRoot": root, "shell": "sh"})),
+            Path::new("/"),
+        )
+        .unwrap();
+        assert_eq!(c.shell.as_deref(), Some("sh"));
     }
 
     #[test]
