@@ -61,9 +61,9 @@ function serializeError(err) {
 function fsError(err, path) {
   const code = err?.code
   if (code === 'ENOENT') return new ToolError('not_found', `No such file: ${path}`, { path })
-  if (code === 'EISDIR' || code === 'ENOTDIR') {
-    return new ToolError('not_a_file', `Not a file: ${path}`, { path })
-  }
+  if (code === 'EISDIR')
+    return new ToolError('not_a_file', `Path is a directory: ${path}`, { path })
+  if (code === 'ENOTDIR') return new ToolError('not_a_file', `Not a directory: ${path}`, { path })
   return new ToolError('io_error', `${code ?? 'EIO'}: ${err?.message ?? String(err)}`, { path })
 }
 
@@ -604,7 +604,7 @@ function makeApi(profile) {
       }
     }
     const json = JSON.stringify({ ...rest, ripgrepAvailable, treeSitterAvailable })
-    const resolved = callNativeConfig(() => native.resolveConfigJson(json))
+    const resolved = callNativeConfig(() => native.resolveConfigJson(json, profile))
     // The contract ignores unknown keys; a typo (`readonly`) still deserves a word.
     for (const note of native.unknownOptionNotes(json)) warn(note)
     return finish(resolved, options)
@@ -617,7 +617,9 @@ function makeApi(profile) {
     probe = undefined,
     tsProbe = undefined,
   ) {
-    if (!Array.isArray(argv) || argv.some((a) => typeof a !== 'string')) {
+    // The newest contract skips `undefined` elements (CONTRACT-v0.5-wording §3).
+    const allowed = (a) => typeof a === 'string' || (!seed && a === undefined)
+    if (!Array.isArray(argv) || !argv.every(allowed)) {
       throw new StartupError('argv must be an array of strings')
     }
     const ripgrepAvailable = probeRipgrep(probe)
@@ -628,7 +630,7 @@ function makeApi(profile) {
     }
     const resolved = callNativeConfig(() =>
       native.buildConfigJson(
-        argv,
+        argv.map((a) => (a === undefined ? null : a)),
         JSON.stringify(envStrings),
         ripgrepAvailable,
         treeSitterAvailable,

@@ -16,10 +16,10 @@ export declare function abortCall(id: number): void
 export declare function analyzeBashJson(command: string): string
 
 /**
- * `buildConfig` from argv and the environment (as JSON); the workspace defaults to the
- * current directory.
+ * `buildConfig` from argv and the environment (as JSON); at `/v0.1` the workspace defaults
+ * to the current directory, at the root it must be given.
  */
-export declare function buildConfigJson(argv: Array<string>, envJson: string, ripgrepAvailable: boolean, treeSitterAvailable: boolean, profile: string): string
+export declare function buildConfigJson(argv: Array<string | undefined | null>, envJson: string, ripgrepAvailable: boolean, treeSitterAvailable: boolean, profile: string): string
 
 /** The progress of call `id`, or `null` once it has ended. */
 export declare function callProgress(id: number): NativeProgress | null
@@ -134,7 +134,7 @@ export interface NativeProgress {
 export declare function pathWithinWorkspace(root: string, path: string): boolean
 
 /** `resolveConfig` from the options as JSON; throws with a message naming the setting. */
-export declare function resolveConfigJson(optionsJson: string): string
+export declare function resolveConfigJson(optionsJson: string, profile?: string | undefined | null): string
 
 /** Whether an `rg` executable is on PATH (the default `probeRipgrep`). */
 export declare function ripgrepOnPath(): boolean

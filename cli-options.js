@@ -52,6 +52,44 @@ const OPTIONS = [
       'the shell the `bash` tool runs commands with, as `<program> -c` (default sh, which is dash on Debian; e.g. bash). The surfaces choose their own',
   },
   {
+    flag: '--sandbox',
+    value: '<mode>',
+    needs: 'a mode: --sandbox off|read-only|workspace-write',
+    env: 'SANDBOX',
+    config: true,
+    help: () =>
+      "the kernel sandbox of bash and monitors (Linux): off, read-only or workspace-write (the CLI's default on Linux: workspace-write, network on; elsewhere off, as no sandbox exists there yet)",
+  },
+  {
+    flag: '--no-sandbox-network',
+    env: 'SANDBOX_NETWORK',
+    config: true,
+    help: () => 'sandboxed commands may not use TCP/UDP (the variable: 1 may, 0 may not)',
+  },
+  {
+    flag: '--sandbox-network',
+    config: true,
+    help: () => 'sandboxed commands may use TCP/UDP (the default)',
+  },
+  {
+    flag: '--sandbox-writable-root',
+    value: '<dir>',
+    needs: 'a directory',
+    env: 'SANDBOX_WRITABLE_ROOTS',
+    config: true,
+    repeatable: true,
+    help: () =>
+      "one more directory sandboxed commands may write; repeatable (the variable: directories joined with ':')",
+  },
+  {
+    flag: '--sandbox-mechanism',
+    value: '<m>',
+    needs: 'a mechanism: --sandbox-mechanism auto|namespaces|landlock',
+    env: 'SANDBOX_MECHANISM',
+    config: true,
+    help: () => 'how the sandbox is made: auto (default), namespaces or landlock',
+  },
+  {
     flag: '--no-extras',
     help: () =>
       "only the contract's tools, none of the tools beyond it (monitor_send, ...); by default the CLI and the MCP server offer them",

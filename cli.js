@@ -75,6 +75,14 @@ bad configuration (no token, a port in use).`,
 }
 
 const COMMANDS = new Set(['list', 'call', 'mcp'])
+/**
+ * The CLI's and the MCP server's own defaults, under the user's variables and flags: on Linux
+ * the sandbox on, writes confined to the workspace, the network on (so npm install works).
+ * Elsewhere no sandbox exists yet, and asking for one is a startup error, so the default there
+ * is off: a plain `agent-tools-native mcp` must start on a Mac.
+ */
+const CLI_DEFAULTS =
+  process.platform === 'linux' ? { SANDBOX: 'workspace-write', SANDBOX_NETWORK: '1' } : {}
 /** `mcp --http`'s port unless --port says otherwise (0: any free port). */
 const DEFAULT_HTTP_PORT = 8765
 class UsageError extends Error {}
@@ -155,6 +163,10 @@ const USER_NAMES = {
   bashTimeoutMaxMs: 'BASH_TIMEOUT_MAX_MS',
   monitorReadyTimeoutMs: 'MONITOR_READY_TIMEOUT_MS',
   maxMonitors: 'MAX_MONITORS',
+  sandbox: '--sandbox (SANDBOX)',
+  sandboxNetwork: '--sandbox-network / --no-sandbox-network (SANDBOX_NETWORK)',
+  sandboxWritableRoots: '--sandbox-writable-root (SANDBOX_WRITABLE_ROOTS)',
+  sandboxMechanism: '--sandbox-mechanism (SANDBOX_MECHANISM)',
 }
 
 /** A configuration message in the CLI user's words: the variable or flag, not the option. */
@@ -167,8 +179,14 @@ function inUserWords(message) {
 
 function buildConfigOrUsage(configArgv) {
   const { buildConfig, StartupError } = loadApi()
+  // The CLI works in the current directory unless told otherwise (the library's buildConfig
+  // asks for a workspace).
+  const named =
+    configArgv.some((a) => a === '--workspace' || a.startsWith('--workspace=')) ||
+    Boolean(process.env.WORKSPACE_ROOT)
+  const argv = named ? configArgv : [...configArgv, `--workspace=${process.cwd()}`]
   try {
-    return buildConfig(configArgv, process.env)
+    return buildConfig(argv, { ...CLI_DEFAULTS, ...process.env })
   } catch (err) {
     if (err instanceof StartupError) {
       throw new UsageError(`bad configuration: ${inUserWords(err.message)}`)

@@ -150,11 +150,28 @@ export interface ServerConfig {
   readonly maxCharacters?: number
   /** The shell the `bash` tool runs commands with, when set (absent: `sh`). */
   readonly shell?: string
+  /** What bash and the monitors may write (absent: off). */
+  readonly sandbox?: SandboxMode
+  /** Whether sandboxed commands may use TCP/UDP; present once the sandbox is on. */
+  readonly sandboxNetwork?: boolean
+  /** More directories sandboxed commands may write beneath, when given. */
+  readonly sandboxWritableRoots?: readonly string[]
+  /** The mechanism enforcing the sandbox (`resolveConfig` names the one in use). */
+  readonly sandboxMechanism?: SandboxMechanism
   /** Decides whether each call runs (optional). */
   readonly guard: Guard | undefined
   /** Asked when the guard answers `ask` (optional). */
   readonly elicit: Elicit | undefined
 }
+
+/**
+ * The kernel-enforced sandbox of bash and the monitors (Linux): `read-only` allows no writes
+ * but /dev/null; `workspace-write` allows writes beneath the workspace, the temp directory
+ * and `sandboxWritableRoots` (with the workspace's .git/hooks and .git/config read-only).
+ */
+export type SandboxMode = 'off' | 'read-only' | 'workspace-write'
+/** `auto`: a mount namespace where the kernel allows it, else Landlock + seccomp alone. */
+export type SandboxMechanism = 'auto' | 'namespaces' | 'landlock'
 
 export interface AgentToolsOptions {
   /** The directory the tools work in (required); relative paths resolve against the cwd. */
@@ -207,6 +224,18 @@ export interface AgentToolsOptions {
    * `StartupError`.
    */
   shell?: string
+  /**
+   * The kernel-enforced sandbox of bash and the monitors (Linux only). Default `'off'` in the
+   * library; the CLI and the MCP server default to `'workspace-write'` with the network on.
+   * resolveConfig throws a StartupError when the kernel cannot enforce it.
+   */
+  sandbox?: SandboxMode
+  /** Whether sandboxed commands may use TCP/UDP. Default false once the sandbox is on. */
+  sandboxNetwork?: boolean
+  /** More absolute directories sandboxed commands may write beneath (workspace-write). */
+  sandboxWritableRoots?: string[]
+  /** How the sandbox is enforced. Default `'auto'`: namespaces, else Landlock + seccomp. */
+  sandboxMechanism?: SandboxMechanism
 }
 
 /** What `dispatch` / `callTool` resolve to. On error, the one text part is a JSON envelope. */

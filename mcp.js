@@ -59,7 +59,10 @@ function createMcpServer(
         `File-and-shell tools working in the workspace ${config.workspaceRoot}; relative paths ` +
         'resolve against it.' +
         (config.readOnly ? ' Read-only: only the read tools are available.' : '') +
-        (config.confineToWorkspace ? ' Paths outside the workspace are refused.' : ''),
+        (config.confineToWorkspace ? ' Paths outside the workspace are refused.' : '') +
+        (config.sandbox && config.sandbox !== 'off'
+          ? ` bash and monitors run in a ${config.sandbox} sandbox${config.sandboxNetwork ? '' : ' without network'}: writes it refuses fail with "Read-only file system" or "Permission denied".`
+          : ''),
     },
   )
 

@@ -216,6 +216,52 @@ export interface ExtraToolArgs {
     /** The text to write, exactly as given: end a line with "\n" to submit it. */
     input?: string | null
   }
+  find_symbol: {
+    /** Return at most this many definitions (default: as many as fit the output limit). */
+    head_limit?: number | null
+    /** Only definitions of this kind: function, method, class, struct, interface, type, trait, enum, const, macro or module. */
+    kind?: string | null
+    /** The exact name defined (case-sensitive), one identifier: `parse_args`, `HttpClient`. */
+    name: string
+    /** Definitions to skip (0-based), for paging: use the offset a footer gives you. */
+    offset?: number | null
+    /** File or directory to search (default: the workspace root). */
+    path?: string | null
+  }
+  find_references: {
+    /** Return at most this many lines (default: as many as fit the output limit). */
+    head_limit?: number | null
+    /** The name used (case-sensitive), one identifier: `parse_args`, `HttpClient`. */
+    name: string
+    /** Lines to skip (0-based), for paging: use the offset a footer gives you. */
+    offset?: number | null
+    /** File or directory to search (default: the workspace root). */
+    path?: string | null
+  }
+  repo_map: {
+    /** Files, directories or symbol names to center the map on: they and what they use rank higher (`["src/server.ts", "handleRequest"]`). */
+    focus?: string[] | null
+    /** Size of the map in tokens, about 4 characters each (default 1024). */
+    max_tokens?: number | null
+    /** Directory (or file) to map (default: the workspace root). */
+    path?: string | null
+  }
+  ast_grep: {
+    /** With rewrite: preview only (default TRUE): counts and a diff, nothing written. Pass false to write every changed file (all or none). */
+    dry_run?: boolean | null
+    /** Return at most this many matches (default: as many as fit the output limit). */
+    head_limit?: number | null
+    /** The language of the pattern and of the files searched: typescript, tsx, javascript, python, go, rust, java, c-sharp, cpp (also for C), ruby, php, kotlin, swift, scala, lua, bash, css, html, json, yaml, toml, ... (default: each file's own language, by extension, for the programming languages). */
+    language?: string | null
+    /** Matches to skip (0-based), for paging: use the offset a footer gives you. */
+    offset?: number | null
+    /** File or directory to search (default: the workspace root). */
+    path?: string | null
+    /** A code pattern in ast-grep syntax: code of the language with metavariables. `$X` matches any one node (an expression, a name, ...), `$$$ARGS` any number of nodes, `$_` one node without capturing: `$X.unwrap()`, `console.log($$$ARGS)`, `if err != nil { return $E }`. */
+    pattern: string
+    /** Replace each match with this template; metavariables of the pattern are substituted (`$X.expect("reason")`). A dry run unless dry_run is false. */
+    rewrite?: string | null
+  }
 }
 
 /** A tool name beyond the contract (offered with `extras: true`). */
@@ -461,8 +507,8 @@ export interface SurfaceToolArgs {
       cell_type?: 'code' | 'markdown' | null
       /** The type of edit to make (replace, insert, delete). Defaults to replace. */
       edit_mode?: 'replace' | 'insert' | 'delete' | null
-      /** The new source for the cell (ignored by delete). */
-      new_source?: string | null
+      /** The new source for the cell. Required, as in Claude Code's own schema (a delete ignores it; pass ""). */
+      new_source: string
       /** The absolute path to the Jupyter notebook file to edit. */
       notebook_path: string
     }

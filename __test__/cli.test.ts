@@ -69,7 +69,11 @@ describe('cli list', () => {
 
   it('hides every mutating tool with --read-only or READ_ONLY', async () => {
     const root = fixture()
-    const readOnlyNames = readOnlyTools.map((t) => t.name)
+    // The contract's read-only tools and the read-only extras (the CLI offers extras).
+    const readOnlyNames = createAgentTools({ workspaceRoot: root, extras: true, readOnly: true })
+      .listTools()
+      .map((t) => t.name)
+    expect(readOnlyNames).toEqual(expect.arrayContaining(readOnlyTools.map((t) => t.name)))
     for (const run of [
       runCli(['list', '--read-only', '--workspace', root]),
       runCli(['list'], { env: { READ_ONLY: 'yes', WORKSPACE_ROOT: root } }),
@@ -194,9 +198,14 @@ describe('cli usage errors: a clear message on stderr, exit 2', () => {
       'a missing workspace',
       ['list', '--workspace', '/no/such/dir'],
       {},
-      /the workspace \(--workspace or WORKSPACE_ROOT\) does not exist/,
+      /Workspace root does not exist: \/no\/such\/dir/,
     ],
-    ['a bad boolean variable', ['list'], { READ_ONLY: 'maybe' }, /READ_ONLY must be a boolean/],
+    [
+      'a bad boolean variable',
+      ['list'],
+      { READ_ONLY: 'maybe' },
+      /READ_ONLY must be one of 1\/true\/yes\/on or 0\/false\/no\/off, got: maybe/,
+    ],
     ['a bad integer variable', ['list'], { MAX_FILE_BYTES: '1e6' }, /MAX_FILE_BYTES/],
     [
       'a setting under its floor',
@@ -208,13 +217,13 @@ describe('cli usage errors: a clear message on stderr, exit 2', () => {
       'mcp with a missing workspace',
       ['mcp', '--workspace', '/no/such/dir'],
       {},
-      /--workspace or WORKSPACE_ROOT/,
+      /Workspace root does not exist: \/no\/such\/dir/,
     ],
     [
       'a timeout maximum under the timeout',
       ['list'],
       { BASH_TIMEOUT_MS: '10', BASH_TIMEOUT_MAX_MS: '5' },
-      /BASH_TIMEOUT_MAX_MS must be an integer >= 10, got: 5/,
+      /BASH_TIMEOUT_MAX_MS \(5\) must be >= BASH_TIMEOUT_MS \(10\)\./,
     ],
     ['help for an unknown command', ['help', 'frob'], {}, /no help for unknown command frob/],
   ]

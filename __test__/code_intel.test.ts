@@ -12,14 +12,18 @@ import {
 } from '../index.js'
 import { tempDir, writeTree } from './helpers'
 
-/** A workspace holding `files`, with root (newest contract) tools bound to it. */
+/**
+ * A workspace holding `files`, with root (newest contract) tools bound to it, extras on: the
+ * languages beyond the contract's are extras. The root without extras (exactly the contract's
+ * languages) is checked in contract_exact.test.ts.
+ */
 function workspace(
   files: Record<string, string> = {},
   options: Omit<AgentToolsOptions, 'workspaceRoot'> = {},
 ) {
   const root = tempDir()
   writeTree(root, files)
-  return { root, tools: createAgentTools({ workspaceRoot: root, ...options }) }
+  return { root, tools: createAgentTools({ workspaceRoot: root, extras: true, ...options }) }
 }
 
 function ok(result: DispatchResult): string {
@@ -74,7 +78,7 @@ const OUTLINES: Record<string, string[]> = {
   ts: [
     'clean.ts — typescript, 13 lines',
     '  interface Shape (1-3)',
-    '    area(): number; (2-2)',
+    '    area(): number (2-2)',
     '  class Circle implements Shape (5-10)',
     '    constructor(private r: number) {} (6-6)',
     '    area(): number (7-9)',

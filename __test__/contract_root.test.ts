@@ -150,10 +150,11 @@ describe('bash under the newest contract', () => {
     const { dir, tools: t } = agent({}, { maxBashOutputBytes: 1024 })
     const r = await t.callTool('bash', { command: 'seq 1 3000; echo the-end' })
     const report = JSON.parse(r.text)
-    expect(r.text.length).toBeLessThanOrEqual(1024)
+    // The budget is of captured bytes; the marker and the JSON are outside it (wording §8).
     expect(report.stdout).toMatch(
-      /^\[\.\.\. earlier output truncated: last \d+ of 13901 bytes shown; full output written to \.clarvis\/bash-[^ ]+\.stdout\.log \.\.\.\]\n/,
+      /^\[\.\.\. earlier output truncated: last 1024 of 13901 bytes shown; full output written to \.clarvis\/bash-[^ ]+\.stdout\.log \.\.\.\]\n/,
     )
+    expect(report.stdout.split(' ...]\n')[1]).toHaveLength(1024)
     expect(report.stdout.endsWith('2999\n3000\nthe-end\n')).toBe(true)
     const rel = /written to (\S+) /.exec(report.stdout)?.[1] ?? ''
     expect(readFileSync(join(dir, rel), 'utf8')).toContain('1\n2\n3\n')

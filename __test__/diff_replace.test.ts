@@ -45,6 +45,37 @@ describe('diff', () => {
     }
   })
 
+  // The line diff skips the lines both texts share at their ends (CONTRACT-v0.5 §1, `meta.diff`
+  // is exactly jsdiff's createTwoFilesPatch): long shared heads and tails of repeated lines,
+  // so the lines around a change also occur inside it, must still give jsdiff's bytes.
+  it('edit_file meta.diff matches jsdiff when long ends are shared', async () => {
+    const { root, tools } = workspace()
+    const next = rng(11)
+    const pool = ['a\n', 'b\n', '}\n', '\n', 'a\n', 'return x;\n']
+    const gen = (n: number) => Array.from({ length: n }, () => pool[next(pool.length)]).join('')
+    for (let i = 0; i < 120; i++) {
+      const [head, tail] = [gen(next(200)), gen(next(200))]
+      const middle = `${gen(next(4))}MARK ${i}\n${gen(next(4))}`
+      const before = `${head}${middle}${tail}${next(2) ? '' : 'last'}`
+      writeFileSync(join(root, 'f.txt'), before)
+      const replacement = [gen(next(5)) || 'x\n', `MARK ${i}!\n${gen(next(3))}`, '', 'a\nb\n'][
+        next(4)
+      ]
+      const r = await tools.callTool('edit_file', {
+        path: 'f.txt',
+        old_string: `MARK ${i}\n`,
+        new_string: replacement,
+      })
+      ok(r)
+      const after = readFileSync(join(root, 'f.txt'), 'utf8')
+      expect(after).toBe(before.replace(`MARK ${i}\n`, replacement))
+      const want = createTwoFilesPatch('f.txt', 'f.txt', before, after, undefined, undefined, {
+        context: 3,
+      })
+      expect(r.meta?.diff, JSON.stringify({ before, after })).toBe(want)
+    }
+  })
+
   it('normalizes line endings and the BOM, and names differing files without Index', async () => {
     const { tools } = workspace({
       'a.txt': 'x\r\ny\r\n',

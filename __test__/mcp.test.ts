@@ -64,10 +64,13 @@ describe('mcp server', () => {
     const expected = createAgentTools({ workspaceRoot: root, extras: true }).listTools()
     expect(listed.map((t) => t.name)).toEqual(expected.map((t) => t.name))
     expect(listed.map((t) => t.name)).toContain('monitor_send')
+    const readOnly = createAgentTools({ workspaceRoot: root, extras: true, readOnly: true })
+      .listTools()
+      .map((t) => t.name)
     for (const [i, tool] of listed.entries()) {
       expect(tool.description).toBe(expected[i]?.description)
       expect(tool.inputSchema).toEqual(expected[i]?.inputSchema)
-      expect(tool.annotations?.readOnlyHint).toBe(readOnlyTools.some((t) => t.name === tool.name))
+      expect(tool.annotations?.readOnlyHint).toBe(readOnly.includes(tool.name))
     }
   })
 
@@ -84,7 +87,10 @@ describe('mcp server', () => {
       await connect([], { WORKSPACE_ROOT: root, READ_ONLY: '1' }),
     ]) {
       const names = (await client.listTools()).tools.map((t) => t.name)
-      expect(names).toEqual(readOnlyTools.map((t) => t.name))
+      // The contract's read-only tools, then the read-only extras (the server offers extras).
+      const extras = createAgentTools({ workspaceRoot: root, extras: true, readOnly: true })
+      expect(names).toEqual(extras.listTools().map((t) => t.name))
+      expect(names).toEqual(expect.arrayContaining(readOnlyTools.map((t) => t.name)))
       for (const name of MUTATING_TOOL_NAMES) expect(names).not.toContain(name)
     }
   })

@@ -74,12 +74,16 @@ describe('an MCP host', () => {
     ])
     // The SDK client validates structuredContent against the outputSchema itself.
     const r = await client.callTool({ name: 'bash', arguments: { command: 'echo hi; exit 3' } })
+    // The CLI's MCP server runs bash in the sandbox by default (Linux), and says so.
     expect(r.structuredContent).toEqual({
       exit_code: 3,
       stdout: 'hi\n',
       stderr: '',
       signal: null,
       timed_out: false,
+      ...(process.platform === 'linux'
+        ? { sandbox: expect.stringMatching(/^sandbox on: workspace-write \(.*\), network on;/) }
+        : {}),
     })
     // Older clients still read the same JSON as text.
     const [text] = r.content as { type: string; text: string }[]

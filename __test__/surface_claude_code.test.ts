@@ -334,11 +334,22 @@ describe('claude-code surface', () => {
       metadata: {},
       source: ['Note'],
     })
+    // new_source is required, as in Claude Code's own NotebookEdit schema, even for delete.
+    expect(
+      fail(
+        await tools.callTool('NotebookEdit', {
+          notebook_path: 'n.ipynb',
+          cell_id: newId,
+          edit_mode: 'delete',
+        }),
+      ),
+    ).toContain('new_source')
     ok(
       await tools.callTool('NotebookEdit', {
         notebook_path: 'n.ipynb',
         cell_id: newId,
         edit_mode: 'delete',
+        new_source: '',
       }),
     )
     expect(readFileSync(file, 'utf8')).toBe(expected)

@@ -105,6 +105,29 @@ describe('codex surface', () => {
     },
   )
 
+  it.runIf(hasIndentation)(
+    'read_file mode "indentation" returns one contiguous run of lines, as Codex does',
+    async () => {
+      // The engine's block with a parent level is the parent's header plus the anchor's block;
+      // Codex's own tool returns every line between them too.
+      const src =
+        'class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        x = 2\n        return x\n'
+      const { tools } = ws({ 'a.py': src })
+      const out = ok(
+        await tools.callTool('read_file', {
+          file_path: 'a.py',
+          mode: 'indentation',
+          indentation: { anchor_line: 6, max_levels: 1, include_header: true },
+        }),
+      )
+      const numbers = out.split('\n').map((l) => Number(/^L(\d+): /.exec(l)?.[1]))
+      expect(numbers).toEqual(numbers.map((_, i) => numbers[0] + i))
+      expect(out).toContain('L1: class A:')
+      expect(out).toContain('L3:         return 1')
+      expect(out).toContain('L6:         x = 2')
+    },
+  )
+
   it.skipIf(hasIndentation)(
     'read_file mode "indentation" says when the engine lacks it',
     async () => {

@@ -40,6 +40,8 @@ const ENTRIES = [
       'ResponsesToolCallOutputItem',
       'Segment',
       'ServerConfig',
+      'SandboxMechanism',
+      'SandboxMode',
       'Surface',
       'SurfaceAgentTools',
       'SurfaceToolArgs',
@@ -160,11 +162,14 @@ for (const entry of ENTRIES) {
     it('declares the runtime keys of ServerConfig, ToolDef, ToolInfo, DispatchResult, AgentTools', async () => {
       const root = tempDir()
       const agent = createAgentTools({ workspaceRoot: root })
-      // `surface`, `maxCharacters`, `extras` and `shell` are present only when set.
+      // `surface`, `maxCharacters`, `extras`, `shell` and the sandbox keys are present only when set.
       const withSurface = resolveConfig({
         workspaceRoot: root,
         surface: 'anthropic',
         maxCharacters: 1000,
+        ...(process.platform === 'linux'
+          ? { sandbox: 'workspace-write', sandboxWritableRoots: [root] }
+          : {}),
         extras: true,
         shell: 'sh',
       } as never)

@@ -7,22 +7,24 @@
 // reference caches them. Both outputs are checked equal before anything is timed; the two
 // sides run interleaved so machine load hits both alike.
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+//
+// Rows: repeated calls in one process (the file changes by one comment line before every round,
+// so each round parses it: our outline reuses check_syntax's tree, which the tree cache keeps by
+// exact text; an unchanged file would be served from the cache) and the first call of a fresh
+// Node process (from loading the library — our addon, or the WASM runtime and grammar — to both
+// results; fresh processes of the two sides alternate).
+
+import { spawnSync } from 'node:child_process'
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { createAgentTools } from '../index.mjs'
+import { fileURLToPath } from 'node:url'
 import { assertSame, cacheDir, median, writeResults } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
 const wasmDir = join(require.resolve('@vscode/tree-sitter-wasm/package.json'), '..', 'wasm')
-const { Parser, Language } = require('@vscode/tree-sitter-wasm')
-
-await Parser.init({ locateFile: (file) => join(wasmDir, file) })
-
-const dir = join(cacheDir, `code-${process.pid}`)
-rmSync(dir, { recursive: true, force: true })
-mkdirSync(dir, { recursive: true })
-const tools = createAgentTools({ workspaceRoot: dir })
+const child = process.argv[2] === '--first'
+const dir = child ? process.argv[4] : join(cacheDir, `code-${process.pid}`)
 
 // --- The reference's walks, in JavaScript (CONTRACT-v0.5.md §4) --------------------------------
 const ECMA = {
@@ -233,19 +235,91 @@ function pythonFile(lines) {
   return out.join('\n')
 }
 
+/** A few long functions: 10 functions of 500 lines of statements each. */
+function longFunctionsFile(lines) {
+  const out = []
+  for (let f = 0; out.length < lines - 3; f++) {
+    out.push(`export function process${f}(items: number[], label: string): number {`)
+    out.push('  let total = 0;')
+    for (let i = 0; i < 120; i++) {
+      out.push(
+        `  for (const item of items.filter((x) => x % ${i + 2} === 0)) {`,
+        `    total += item * ${i} + label.length; // step ${i}`,
+        '  }',
+        `  if (total > ${i * 1000}) console.log(\`\${label}: \${total}\`);`,
+      )
+    }
+    out.push('  return total;', '}')
+  }
+  out.length = lines - 3
+  out.push('function broken(x: number {', '  return x', '')
+  return out.join('\n')
+}
+
 const WORKLOADS = [
-  { grammar: 'typescript', rel: 'big.ts', text: typescriptFile(5000) },
-  { grammar: 'python', rel: 'big.py', text: pythonFile(5000) },
+  { grammar: 'typescript', rel: 'big.ts', text: typescriptFile(5000), shape: 'many small classes' },
+  {
+    grammar: 'typescript',
+    rel: 'long.ts',
+    text: longFunctionsFile(5000),
+    shape: 'a few long functions',
+  },
+  { grammar: 'python', rel: 'big.py', text: pythonFile(5000), shape: 'many small classes' },
 ]
+
+/** Child mode: one side's first check_syntax + outline in this fresh process, timed from
+ * loading its library; prints `{ ms, cpu, out }`. */
+if (child) {
+  const [, , , side, , grammar, rel] = process.argv
+  const c0 = process.cpuUsage()
+  const t0 = performance.now()
+  let out
+  if (side === 'ours') {
+    const { createAgentTools } = await import('../index.mjs')
+    const tools = createAgentTools({ workspaceRoot: dir })
+    out = []
+    for (const name of ['check_syntax', 'outline']) {
+      out.push((await tools.callTool(name, { path: rel })).content[0].text)
+    }
+  } else {
+    const { Parser, Language } = require('@vscode/tree-sitter-wasm')
+    await Parser.init({ locateFile: (file) => join(wasmDir, file) })
+    const parser = new Parser()
+    parser.setLanguage(await Language.load(join(wasmDir, `tree-sitter-${grammar}.wasm`)))
+    out = [wasmCheck(parser, grammar, rel), wasmOutline(parser, grammar, rel)]
+  }
+  const ms = performance.now() - t0
+  const c = process.cpuUsage(c0)
+  console.log(JSON.stringify({ ms, cpu: (c.user + c.system) / 1000, out }))
+  process.exit(0)
+}
+
+const { Parser, Language } = require('@vscode/tree-sitter-wasm')
+await Parser.init({ locateFile: (file) => join(wasmDir, file) })
+const { createAgentTools } = await import('../index.mjs')
+rmSync(dir, { recursive: true, force: true })
+mkdirSync(dir, { recursive: true })
+const tools = createAgentTools({ workspaceRoot: dir })
 
 async function call(name, args) {
   const r = await tools.callTool(name, args)
-  if (r.isError) throw new Error(`${name}: ${r.text}`)
-  return r.text
+  if (r.isError) throw new Error(`${name}: ${r.content[0].text}`)
+  return r.content[0].text
+}
+
+/** One fresh Node process running one side's first call. */
+function first(side, grammar, rel) {
+  const r = spawnSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), '--first', side, dir, grammar, rel],
+    { encoding: 'utf8' },
+  )
+  if (r.status !== 0) throw new Error(`first call (${side}) failed: ${r.stderr}`)
+  return JSON.parse(r.stdout)
 }
 
 const rows = []
-for (const { grammar, rel, text } of WORKLOADS) {
+for (const { grammar, rel, text, shape } of WORKLOADS) {
   writeFileSync(join(dir, rel), text)
   const parser = new Parser()
   parser.setLanguage(await Language.load(join(wasmDir, `tree-sitter-${grammar}.wasm`)))
@@ -260,28 +334,51 @@ for (const { grammar, rel, text } of WORKLOADS) {
   const errors = JSON.parse(mine[0]).error_count
   const symbols = mine[1].split('\n').filter((l) => / \(\d+-\d+\)$/.test(l)).length
 
-  // Interleaved, after the warm-up above.
-  const a = []
-  const b = []
+  // Interleaved, after the warm-up above; the file changes (one comment line) every round.
+  const [a, b, ac, bc] = [[], [], [], []]
   for (let i = 0; i < 15; i++) {
-    let t0 = process.hrtime.bigint()
-    await ours()
-    a.push(Number(process.hrtime.bigint() - t0) / 1e6)
-    t0 = process.hrtime.bigint()
-    base()
-    b.push(Number(process.hrtime.bigint() - t0) / 1e6)
+    appendFileSync(join(dir, rel), `\n// round ${i}`)
+    for (const [fn, wall, cpu] of [
+      [ours, a, ac],
+      [base, b, bc],
+    ]) {
+      const c0 = process.cpuUsage()
+      const t0 = process.hrtime.bigint()
+      await fn()
+      wall.push(Number(process.hrtime.bigint() - t0) / 1e6)
+      const c = process.cpuUsage(c0)
+      cpu.push((c.user + c.system) / 1000)
+    }
   }
-  const r = {
-    workload: `check_syntax + outline, 5,000-line ${grammar} file (${symbols} symbols shown, ${errors} issues)`,
-    ours_ms: median(a),
-    base_ms: median(b),
-    target: 0.5,
+  const what = `5,000-line ${grammar} file, ${shape} (${symbols} symbols shown, ${errors} issues)`
+  const push = (workload, ours_ms, base_ms, oursCpu, baseCpu) => {
+    const r = { workload, ours_ms, base_ms, ratio: ours_ms / base_ms, target: 0.5 }
+    r.note = `CPU ms ${oursCpu.toFixed(1)} vs ${baseCpu.toFixed(1)} = ${(oursCpu / baseCpu).toFixed(2)}`
+    console.log(`${r.workload}: ratio ${r.ratio.toFixed(2)} (${r.note})`)
+    rows.push(r)
   }
-  r.ratio = r.ours_ms / r.base_ms
-  console.log(
-    `${r.workload}: ours ${r.ours_ms.toFixed(2)} ms, wasm ${r.base_ms.toFixed(2)} ms, ratio ${r.ratio.toFixed(2)}`,
+  push(
+    `check_syntax + outline, repeated calls: ${what}`,
+    median(a),
+    median(b),
+    median(ac),
+    median(bc),
   )
-  rows.push(r)
+  // First calls, each in a fresh process, alternating sides; outputs compared first.
+  writeFileSync(join(dir, rel), text)
+  const firsts = { ours: [], ref: [] }
+  for (let i = 0; i < 5; i++) {
+    for (const side of ['ours', 'ref']) firsts[side].push(first(side, grammar, rel))
+  }
+  assertSame(`${grammar} first call`, firsts.ours[0].out, firsts.ref[0].out)
+  const m = (side, key) => median(firsts[side].map((f) => f[key]))
+  push(
+    `check_syntax + outline, first call in a fresh process (loading included): ${what}`,
+    m('ours', 'ms'),
+    m('ref', 'ms'),
+    m('ours', 'cpu'),
+    m('ref', 'cpu'),
+  )
   parser.delete()
 }
 

@@ -1,13 +1,15 @@
-// apply_patch across 20 files vs the physical floor of rewriting those 20 files atomically with
-// Node's fs in the same run: read the file, write a temp file beside it, fsync, rename.
+// apply_patch across 20 files at each entry against its own contract's reference in the same
+// run (bench/reference.mjs: the root against the newest contract's, /v0.1 against the seed's).
 //
 // Each timed round applies a patch (3 hunks in each of 20 files of 2,000 lines, spread over 4
-// directories) and then its reverse, so every round starts from the same files; the floor does
-// the same two rewrites of every file. Outputs are checked byte-equal before timing.
+// directories) and then its reverse, so every round starts from the same files; the four
+// contenders (root, its reference, /v0.1, its reference) take turns. Outputs are checked byte-equal before timing.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createAgentTools } from '../index.js'
-import { assertSame, cacheDir, floorWrite, median, writeResults } from './lib.mjs'
+import { createAgentTools } from '../index.mjs'
+import { createAgentTools as createSeedTools } from '../v0.1/index.mjs'
+import { assertSame, cacheDir, median, writeResults } from './lib.mjs'
+import { referenceWorkspace } from './reference.mjs'
 
 const FILES = 20
 const LINES = 2000
@@ -40,25 +42,6 @@ function unifiedPatch(reverse) {
   return `${out.join('\n')}\n`
 }
 
-/** The same change in the Begin-Patch format. */
-function beginPatch(reverse) {
-  const out = ['*** Begin Patch']
-  for (let k = 0; k < FILES; k++) {
-    const lines = original(k)
-    out.push(`*** Update File: ${rel(k)}`)
-    for (const at of HUNK_AT) {
-      const i = at - 1
-      const [from, to] = reverse ? [changed(lines[i]), lines[i]] : [lines[i], changed(lines[i])]
-      out.push('@@')
-      for (let j = i - 3; j < i; j++) out.push(` ${lines[j]}`)
-      out.push(`-${from}`, `+${to}`)
-      for (let j = i + 1; j <= i + 3; j++) out.push(` ${lines[j]}`)
-    }
-  }
-  out.push('*** End Patch')
-  return `${out.join('\n')}\n`
-}
-
 function freshTree(root) {
   rmSync(root, { recursive: true, force: true })
   for (let k = 0; k < FILES; k++) {
@@ -77,78 +60,67 @@ function snapshot(root) {
   return out
 }
 
-/** The floor: each file read, changed, written to a temp file beside it, fsynced, renamed. */
-function floorRewrite(root, reverse) {
-  for (let k = 0; k < FILES; k++) {
-    const path = join(root, rel(k))
-    let text = readFileSync(path, 'utf8')
-    const lines = original(k)
-    for (const at of HUNK_AT) {
-      const [from, to] = reverse
-        ? [changed(lines[at - 1]), lines[at - 1]]
-        : [lines[at - 1], changed(lines[at - 1])]
-      text = text.replace(`${from}\n`, `${to}\n`)
-    }
-    floorWrite(path, text)
-  }
-}
+const base = join(cacheDir, `patch-${process.pid}`)
+const trees = ['root', 'newest', 'seed', 'seedref'].map((n) => join(base, n))
+const patches = [unifiedPatch(false), unifiedPatch(true)]
+for (const t of trees) freshTree(t)
+const start = snapshot(trees[0])
+const rootTools = createAgentTools({ workspaceRoot: trees[0] })
+const seedTools = createSeedTools({ workspaceRoot: trees[2] })
+const newestRef = await referenceWorkspace(trees[1])
+const seedRef = await referenceWorkspace(trees[3])
 
-async function ours(tools, patches, reverse) {
+async function ours(tools, reverse) {
   const r = await tools.callTool('apply_patch', { patch: patches[reverse ? 1 : 0] })
-  if (r.isError) throw new Error(`apply_patch failed: ${r.text}`)
-  return r.text
+  if (r.isError) throw new Error(`apply_patch failed: ${JSON.stringify(r)}`)
+  return r
 }
-
-const base = join(cacheDir, 'patch')
-const oursRoot = join(base, 'ours')
-const floorRoot = join(base, 'floor')
-const formats = [
-  { name: 'unified diff', patches: [unifiedPatch(false), unifiedPatch(true)] },
-  { name: 'Begin-Patch', patches: [beginPatch(false), beginPatch(true)] },
+/** root, the newest reference, /v0.1, the seed reference: one patch (forward or reverse). */
+const contenders = [
+  (rev) => ours(rootTools, rev),
+  (rev) => newestRef.patch('newest', { patch: patches[rev ? 1 : 0] }),
+  (rev) => ours(seedTools, rev),
+  (rev) => seedRef.patch('seed', { patch: patches[rev ? 1 : 0] }),
 ]
-const rows = []
-for (const { name, patches } of formats) {
-  freshTree(oursRoot)
-  freshTree(floorRoot)
-  const tools = createAgentTools({ workspaceRoot: oursRoot })
-  const start = snapshot(oursRoot)
-  // Same output before timing: forward, then back to the start.
-  const summary = await ours(tools, patches, false)
-  floorRewrite(floorRoot, false)
-  assertSame(`${name}: forward`, snapshot(oursRoot), snapshot(floorRoot))
-  if (summary.split('\n').length !== FILES + 1) throw new Error(`unexpected summary: ${summary}`)
-  await ours(tools, patches, true)
-  floorRewrite(floorRoot, true)
-  assertSame(`${name}: reverse`, snapshot(oursRoot), start)
-  assertSame(`${name}: floor reverse`, snapshot(floorRoot), start)
-
-  const oursTimes = []
-  const floorTimes = []
-  for (let run = 0; run < RUNS; run++) {
-    let t0 = process.hrtime.bigint()
-    await ours(tools, patches, false)
-    await ours(tools, patches, true)
-    oursTimes.push(Number(process.hrtime.bigint() - t0) / 1e6)
-    t0 = process.hrtime.bigint()
-    floorRewrite(floorRoot, false)
-    floorRewrite(floorRoot, true)
-    floorTimes.push(Number(process.hrtime.bigint() - t0) / 1e6)
-  }
-  assertSame(`${name}: after timing`, snapshot(oursRoot), start)
-  const ours_ms = median(oursTimes) / 2
-  const base_ms = median(floorTimes) / 2
-  rows.push({
-    workload: `apply_patch, ${name}: 20 files × 3 hunks, 2,000-line files`,
-    ours_ms,
-    base_ms,
-    ratio: ours_ms / base_ms,
-    target: 2,
-    note: 'per patch (median of forward+reverse rounds / 2); ours also fsyncs directories',
-  })
+// Same trees before timing: forward, then back to the start.
+for (const rev of [false, true]) {
+  for (const c of contenders) await c(rev)
+  const want = snapshot(trees[0])
+  for (const t of trees.slice(1))
+    assertSame(`apply_patch ${rev ? 'reverse' : 'forward'}`, snapshot(t), want)
 }
+assertSame('apply_patch round trip', snapshot(trees[0]), start)
+
+// Interleaved: each round applies the patch and its reverse on every contender in turn.
+const wall = contenders.map(() => [])
+const cpu = contenders.map(() => [])
+for (let run = 0; run < RUNS; run++) {
+  for (const [k, c] of contenders.entries()) {
+    const c0 = process.cpuUsage()
+    const t0 = process.hrtime.bigint()
+    await c(false)
+    await c(true)
+    wall[k].push(Number(process.hrtime.bigint() - t0) / 1e6 / 2)
+    const u = process.cpuUsage(c0)
+    cpu[k].push((u.user + u.system) / 1000 / 2)
+  }
+}
+for (const t of trees) assertSame('after timing', snapshot(t), start)
+const [w, c] = [wall.map(median), cpu.map(median)]
+const rows = [
+  ['root', 0, 1, 'newest'],
+  ['/v0.1', 2, 3, 'seed'],
+].map(([entry, o, b, label]) => ({
+  workload: `apply_patch, unified diff: 20 files × 3 hunks, 2,000-line files — ${entry} vs the ${label} reference`,
+  ours_ms: w[o],
+  base_ms: w[b],
+  ratio: w[o] / w[b],
+  target: 0.2,
+  note: `per patch (forward and reverse rounds / 2); CPU ms ${c[o].toFixed(1)} vs ${c[b].toFixed(1)} = ${(c[o] / c[b]).toFixed(2)}`,
+}))
 rmSync(base, { recursive: true, force: true })
 writeResults(
   'patch',
-  "Node fs floor: read + write temp + fsync + rename of the same 20 files (the patch's changes applied by String.replace)",
+  "each entry's own contract's reference in Node (bench/reference.mjs: jsdiff's parsePatch / applyPatch, atomic writes with fsync, and at the newest the WASM syntax check of five files)",
   rows,
 )

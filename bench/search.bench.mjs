@@ -26,7 +26,7 @@ import {
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { assertSame, cacheDir, median, runTimed, writeResults } from './lib.mjs'
+import { assertSame, cacheDir, median, repoRoot, runTimed, writeResults } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
 const TARBALL = '/usr/src/linux-source-6.1.tar.xz'
@@ -461,10 +461,95 @@ async function underLoad() {
   writeResults('search-load', `rg (same flags: ${RG_GREP.join(' ')}) under added load`, rows)
 }
 
+/**
+ * A fresh process's first call: ours is `node` loading the package and making one `dispatch`
+ * (as every CLI call and every agent start does), rg is one `rg` run; both whole processes under
+ * GNU time (wall, and user + system CPU of the process and its threads), alternating, 7 rounds.
+ * Outputs are compared first. The note also gives ours from the first `require` to the result.
+ */
+async function firstCalls() {
+  prepare()
+  const oursFirst = (tool, args) => {
+    const script = `const t0 = performance.now()
+const { dispatch, resolveConfig } = require(${JSON.stringify(join(repoRoot, 'index.js'))})
+const c = resolveConfig({ workspaceRoot: process.cwd(), maxOutputBytes: ${FULL_OUTPUT}, readOnly: true })
+dispatch(${JSON.stringify(tool)}, ${JSON.stringify(args)}, c).then((r) => {
+  // Written synchronously: process.exit would cut an asynchronous pipe write short.
+  require('node:fs').writeSync(1, r.text)
+  require('node:fs').writeSync(2, String(performance.now() - t0))
+  process.exit(0)
+})`
+    return timedProcess(process.execPath, ['-e', script])
+  }
+  const rgFirst = (args) => timedProcess('rg', args)
+  const out = []
+  const cases = [
+    { ...grepWorkloads[0], tool: 'grep', rgArgs: [...RG_GREP, ...grepWorkloads[0].rg] },
+    {
+      ...globWorkloads[0],
+      tool: 'glob',
+      rgArgs: ['--files', '--sortr=modified', ...RG_WALK, ...globWorkloads[0].rg],
+    },
+    {
+      ...globWorkloads[0],
+      name: `${globWorkloads[0].name}, vs unsorted rg`,
+      tool: 'glob',
+      rgArgs: ['--files', ...RG_WALK, ...globWorkloads[0].rg],
+    },
+  ]
+  for (const w of cases) {
+    const mine = oursFirst(w.tool, w.args)
+    const theirs = rgFirst(w.rgArgs)
+    assertSame(
+      `${w.name}, first call`,
+      sortPaths(rows(mine.stdout)),
+      sortPaths(lines(theirs.stdout)),
+    )
+    const t = { ours: [], rg: [] }
+    for (let round = 0; round < 7; round++) {
+      t.ours.push(oursFirst(w.tool, w.args))
+      t.rg.push(rgFirst(w.rgArgs))
+    }
+    const m = (side, key) => median(t[side].map((x) => x[key]))
+    out.push({
+      workload: `first call in a fresh process: ${w.name}`,
+      ours_ms: m('ours', 'ms'),
+      base_ms: m('rg', 'ms'),
+      ratio: m('ours', 'ms') / m('rg', 'ms'),
+      target: 1,
+      note: `whole processes (ours: node, the package and one dispatch); ${cpuNote(m('ours', 'cpu'), m('rg', 'cpu'))}; ours from the first require to the result ${median(t.ours.map((x) => Number(x.stderr.trim().split('\n').at(-1)))).toFixed(0)} ms`,
+    })
+    console.log(out.at(-1))
+  }
+  writeResults('search-first', `rg (same flags: ${RG_GREP.join(' ')}), fresh processes`, out)
+}
+
+/** One process under GNU time: its output, wall ms and CPU ms (user + system). */
+function timedProcess(cmd, args) {
+  const times = join(cacheDir, `first-times-${process.pid}`)
+  const t0 = process.hrtime.bigint()
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S', '-o', times, cmd, ...args], {
+    cwd: corpus,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 1 << 30,
+    encoding: 'utf8',
+  })
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6
+  if (r.error) throw r.error
+  if (r.status !== 0 || r.stdout === '') {
+    throw new Error(`${cmd} exited ${r.status} with no output: ${r.stderr.slice(0, 500)}`)
+  }
+  const [user, sys] = readFileSync(times, 'utf8').trim().split(/\s+/).map(Number)
+  rmSync(times, { force: true })
+  return { stdout: r.stdout, stderr: r.stderr, ms, cpu: (user + sys) * 1000 }
+}
+
 if (process.argv.includes('--child') || process.argv.includes('--child-idle')) {
   await child()
 } else if (process.argv.includes('--load')) {
   await underLoad()
+} else if (process.argv.includes('--first')) {
+  await firstCalls()
 } else {
   await main()
 }

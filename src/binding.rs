@@ -886,12 +886,19 @@ fn cwd() -> Result<std::path::PathBuf> {
 
 /// `resolveConfig` from the options as JSON; throws with a message naming the setting.
 #[napi]
-pub fn resolve_config_json(options_json: String) -> Result<String> {
+pub fn resolve_config_json(options_json: String, profile: Option<String>) -> Result<String> {
     let value: Value = serde_json::from_str(&options_json)
         .map_err(|e| startup_error(format!("options are not serializable: {e}")))?;
-    let options = Options::from_json(&value).map_err(|e| startup_error(e.0))?;
-    check_surface("surface", &options)?;
-    let resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    // The surface name first (as the seed did), without reading the other options yet: the
+    // newest contract reports those in its own order.
+    if let Some(Value::String(name)) = value.get("surface") {
+        surfaces::Surface::parse("surface", name).map_err(|e| startup_error(e.0))?;
+    }
+    let profile = profile_of(profile.as_deref().unwrap_or(""));
+    let mut resolved =
+        config::resolve_for(&value, &cwd()?, profile).map_err(|e| startup_error(e.0))?;
+    // Whether the kernel can enforce the sandbox asked for (and with which mechanism).
+    crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 
@@ -906,11 +913,11 @@ pub fn unknown_option_notes(options_json: String) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// `buildConfig` from argv and the environment (as JSON); the workspace defaults to the
-/// current directory.
+/// `buildConfig` from argv and the environment (as JSON); at `/v0.1` the workspace defaults
+/// to the current directory, at the root it must be given.
 #[napi]
 pub fn build_config_json(
-    argv: Vec<String>,
+    argv: Vec<Option<String>>,
     env_json: String,
     ripgrep_available: bool,
     tree_sitter_available: bool,
@@ -919,6 +926,51 @@ pub fn build_config_json(
     let env: Value = serde_json::from_str(&env_json)
         .map_err(|e| startup_error(format!("env is not serializable: {e}")))?;
     let empty = serde_json::Map::new();
+    if profile_of(&profile) == Profile::Current {
+        let mut options =
+            config::newest_options_from_argv_env(&argv, env.as_object().unwrap_or(&empty))
+                .map_err(|e| startup_error(e.0))?;
+        options.insert("ripgrepAvailable".into(), Value::Bool(ripgrep_available));
+        options.insert(
+            "treeSitterAvailable".into(),
+            Value::Bool(tree_sitter_available),
+        );
+        let options = Value::Object(options);
+        let cwd = cwd()?;
+        config::check_newest(&options, &cwd).map_err(|e| startup_error(e.0))?;
+        let mut options = Options::from_json(&options).map_err(|e| startup_error(e.0))?;
+        check_surface("--surface", &options)?;
+        // The sandbox and shell settings are not the contract's: read by the shared parser,
+        // from the flags other than the workspace and the SANDBOX* and BASH_SHELL variables.
+        let mut rest = Vec::with_capacity(argv.len());
+        let mut it = argv.iter().flatten();
+        while let Some(arg) = it.next() {
+            if arg == "--workspace" {
+                it.next();
+            } else if !arg.starts_with("--workspace=") {
+                rest.push(arg.clone());
+            }
+        }
+        let sandbox_env: serde_json::Map<String, Value> = env
+            .as_object()
+            .unwrap_or(&empty)
+            .iter()
+            .filter(|(k, _)| k.starts_with("SANDBOX") || *k == "BASH_SHELL")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let sandbox = config::options_from_argv_env(&rest, &sandbox_env, Profile::Current)
+            .map_err(|e| startup_error(e.0))?;
+        options.sandbox = sandbox.sandbox;
+        options.sandbox_network = sandbox.sandbox_network;
+        options.sandbox_writable_roots = sandbox.sandbox_writable_roots;
+        options.sandbox_mechanism = sandbox.sandbox_mechanism;
+        options.shell = sandbox.shell;
+        let mut resolved = config::resolve(options, &cwd).map_err(|e| startup_error(e.0))?;
+        crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
+        return Ok(serde_json::to_string(&resolved).expect("config serializes"));
+    }
+    // The seed entry refuses an argv that is not all strings before it gets here.
+    let argv: Vec<String> = argv.into_iter().flatten().collect();
     let mut options = config::options_from_argv_env(
         &argv,
         env.as_object().unwrap_or(&empty),
@@ -931,7 +983,9 @@ pub fn build_config_json(
         .get_or_insert_with(|| ".".to_string());
     options.ripgrep_available = Some(ripgrep_available);
     options.tree_sitter_available = Some(tree_sitter_available);
-    let resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    let mut resolved = config::resolve(options, &cwd()?).map_err(|e| startup_error(e.0))?;
+    // Whether the kernel can enforce the sandbox asked for (and with which mechanism).
+    crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
 }
 

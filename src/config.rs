@@ -74,6 +74,18 @@ pub struct Config {
     /// characters (absent: not cut beyond `maxOutputBytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_characters: Option<u64>,
+    /// `sandbox`: what `bash` and the monitors may write (absent: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
+    /// `sandboxNetwork`: whether sandboxed commands may use TCP/UDP (absent: no, once on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_network: Option<bool>,
+    /// `sandboxWritableRoots`: more directories sandboxed commands may write beneath.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_writable_roots: Option<Vec<PathBuf>>,
+    /// `sandboxMechanism`: how the sandbox is enforced; `resolveConfig` names the one in use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_mechanism: Option<SandboxMechanism>,
     /// The tools beyond the contract are offered (`extras: true`); shown only when on, so a
     /// default config has exactly the contract's fields.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -85,6 +97,62 @@ pub struct Config {
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
+}
+
+/// `sandbox`: what the commands may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    Off,
+    ReadOnly,
+    WorkspaceWrite,
+}
+
+pub const SANDBOX_MODES: &str = "\"off\", \"read-only\" or \"workspace-write\"";
+pub const SANDBOX_MECHANISMS: &str = "\"auto\", \"namespaces\" or \"landlock\"";
+
+impl SandboxMode {
+    /// `setting` is the name the user knows (`sandbox`, `SANDBOX`, `--sandbox`).
+    pub fn parse(setting: &str, raw: &str) -> Result<SandboxMode, StartupError> {
+        match raw {
+            "off" => Ok(SandboxMode::Off),
+            "read-only" => Ok(SandboxMode::ReadOnly),
+            "workspace-write" => Ok(SandboxMode::WorkspaceWrite),
+            other => Err(StartupError(format!(
+                "{setting} must be {SANDBOX_MODES}, got {other:?}"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+        }
+    }
+}
+
+/// `sandboxMechanism`: how the sandbox is enforced (`auto` picks the strongest available).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMechanism {
+    Auto,
+    Namespaces,
+    Landlock,
+}
+
+impl SandboxMechanism {
+    pub fn parse(setting: &str, raw: &str) -> Result<SandboxMechanism, StartupError> {
+        match raw {
+            "auto" => Ok(SandboxMechanism::Auto),
+            "namespaces" => Ok(SandboxMechanism::Namespaces),
+            "landlock" => Ok(SandboxMechanism::Landlock),
+            other => Err(StartupError(format!(
+                "{setting} must be {SANDBOX_MECHANISMS}, got {other:?}"
+            ))),
+        }
+    }
 }
 
 /// A configuration error, reported to JavaScript as `StartupError`.
@@ -126,6 +194,10 @@ pub struct Options {
     /// A surface name, checked where the surfaces live.
     pub surface: Option<String>,
     pub max_characters: Option<u64>,
+    pub sandbox: Option<SandboxMode>,
+    pub sandbox_network: Option<bool>,
+    pub sandbox_writable_roots: Option<Vec<PathBuf>>,
+    pub sandbox_mechanism: Option<SandboxMechanism>,
     pub extras: Option<bool>,
     /// The `bash` tool's shell (a program name or path).
     pub shell: Option<String>,
@@ -239,6 +311,48 @@ impl Options {
                 Some(0) => return fail("maxCharacters must be an integer >= 1, got: 0".into()),
                 n => n,
             },
+            sandbox: match obj.get("sandbox") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(SandboxMode::parse("sandbox", s)?),
+                Some(other) => {
+                    return fail(format!(
+                        "sandbox must be {}, got {other}",
+                        SANDBOX_MODES
+                    ))
+                }
+            },
+            sandbox_network: get_bool("sandboxNetwork")?,
+            sandbox_writable_roots: match obj.get("sandboxWritableRoots") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|v| match v {
+                            Value::String(s) if !s.is_empty() => Ok(PathBuf::from(s)),
+                            other => fail(format!(
+                                "sandboxWritableRoots must be an array of absolute directory paths, got an item {other}"
+                            )),
+                        })
+                        .collect::<Startup<Vec<_>>>()?,
+                ),
+                Some(other) => {
+                    return fail(format!(
+                        "sandboxWritableRoots must be an array of absolute directory paths, got {other}"
+                    ))
+                }
+            },
+            sandbox_mechanism: match obj.get("sandboxMechanism") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => {
+                    Some(SandboxMechanism::parse("sandboxMechanism", s)?)
+                }
+                Some(other) => {
+                    return fail(format!(
+                        "sandboxMechanism must be {}, got {other}",
+                        SANDBOX_MECHANISMS
+                    ))
+                }
+            },
             extras: get_bool("extras")?,
             shell: match obj.get("shell") {
                 None | Some(Value::Null) => None,
@@ -246,6 +360,95 @@ impl Options {
                 Some(other) => return fail(format!("shell must be a string, got {other}")),
             },
         })
+    }
+}
+
+/// The numeric options in the order the newest contract's `resolveConfig` checks them, with
+/// their floors (`bashTimeoutMaxMs` is also checked against `bashTimeoutMs` after it).
+const NEWEST_NUMBERS: [(&str, u64); 8] = [
+    ("bashTimeoutMs", 1),
+    ("bashTimeoutMaxMs", 1),
+    ("maxOutputBytes", MIN_BYTE_LIMIT),
+    ("maxBashOutputBytes", MIN_BYTE_LIMIT),
+    ("maxFileBytes", MIN_BYTE_LIMIT),
+    ("maxImageBytes", MIN_BYTE_LIMIT),
+    ("monitorReadyTimeoutMs", 1),
+    ("maxMonitors", 1),
+];
+
+/// `resolveConfig` under `profile`: the newest contract's wording and order of checks
+/// (CONTRACT-v0.5-wording §3), or the seed's. `raw` is the options object as given, read for
+/// the values that are not integers (the newest contract reports them against their floor).
+pub fn resolve_for(raw: &Value, cwd: &Path, profile: Profile) -> Startup<Config> {
+    if profile == Profile::Current {
+        check_newest(raw, cwd)?;
+    }
+    resolve(Options::from_json(raw)?, cwd)
+}
+
+/// The newest contract's checks of `resolveConfig`, in its order and words (see
+/// [`resolve_for`]): the root, then each number against its floor, then the timeouts' order.
+pub fn check_newest(raw: &Value, cwd: &Path) -> Startup<()> {
+    let obj = raw.as_object();
+    let get = |key: &str| obj.and_then(|o| o.get(key)).filter(|v| !v.is_null());
+    // A falsy workspaceRoot (missing, "", null, false, 0) is absent.
+    let root = match get("workspaceRoot") {
+        None | Some(Value::Bool(false)) => None,
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(Value::Number(n)) if n.as_f64() == Some(0.0) => None,
+        Some(v) => Some(v),
+    };
+    let Some(root) = root else {
+        return fail("No workspace root: options.workspaceRoot is required.".into());
+    };
+    let Value::String(root) = root else {
+        return fail(format!("workspaceRoot must be a string, got {root}"));
+    };
+    let abs = lexical_absolute(Path::new(root), cwd);
+    match std::fs::metadata(&abs) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return fail(format!(
+                "Workspace root is not a directory: {}",
+                abs.display()
+            ))
+        }
+        Err(_) => return fail(format!("Workspace root does not exist: {}", abs.display())),
+    }
+    // The numbers: each a safe integer at or over its floor, in the contract's order.
+    for (i, (name, min)) in NEWEST_NUMBERS.iter().enumerate() {
+        if let Some(v) = get(name) {
+            let ok = v.as_u64().is_some_and(|n| n >= *min && n < (1 << 53));
+            if !ok {
+                return fail(format!(
+                    "{name} must be an integer >= {min}, got: {}",
+                    js_string(v)
+                ));
+            }
+        }
+        if i == 1 {
+            let of = |key: &str, default: u64| get(key).and_then(Value::as_u64).unwrap_or(default);
+            let (min, max) = (
+                of("bashTimeoutMs", DEFAULT_BASH_TIMEOUT_MS),
+                of("bashTimeoutMaxMs", DEFAULT_BASH_TIMEOUT_MAX_MS),
+            );
+            if max < min {
+                return fail(format!(
+                    "bashTimeoutMaxMs ({max}) must be >= bashTimeoutMs ({min})."
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A JSON value as JavaScript's `String(value)` shows it (for the messages that quote one).
+fn js_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(js_string).collect::<Vec<_>>().join(","),
+        Value::Object(_) => "[object Object]".into(),
+        other => other.to_string(),
     }
 }
 
@@ -304,6 +507,20 @@ pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
             ));
         }
     }
+    for root in config.sandbox_writable_roots.iter().flatten() {
+        if !root.is_absolute() {
+            return fail(format!(
+                "sandboxWritableRoots must hold absolute directories, got {:?}",
+                root.display().to_string()
+            ));
+        }
+        if !root.is_dir() {
+            return fail(format!(
+                "sandboxWritableRoots: {} is not an existing directory",
+                root.display()
+            ));
+        }
+    }
     Ok(config)
 }
 
@@ -338,6 +555,10 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         confine_to_workspace: options.confine_to_workspace.unwrap_or(true),
         surface: options.surface,
         max_characters: options.max_characters,
+        sandbox: options.sandbox,
+        sandbox_network: options.sandbox_network,
+        sandbox_writable_roots: options.sandbox_writable_roots,
+        sandbox_mechanism: options.sandbox_mechanism,
         extras: options.extras.unwrap_or(false),
         shell: options.shell,
         profile: Profile::default(),
@@ -422,10 +643,67 @@ fn options_from<'e>(
         if let Some(v) = env_str("BASH_SHELL") {
             options.shell = Some(check_shell("BASH_SHELL", v)?);
         }
+        if let Some(v) = env_str("SANDBOX") {
+            options.sandbox = Some(SandboxMode::parse("SANDBOX", v.trim())?);
+        }
+        if let Some(v) = env_str("SANDBOX_NETWORK") {
+            options.sandbox_network = Some(parse_bool("SANDBOX_NETWORK", v)?);
+        }
+        if let Some(v) = env_str("SANDBOX_WRITABLE_ROOTS").filter(|v| !v.is_empty()) {
+            options.sandbox_writable_roots = Some(
+                std::env::split_paths(v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect(),
+            );
+        }
+        if let Some(v) = env_str("SANDBOX_MECHANISM") {
+            options.sandbox_mechanism =
+                Some(SandboxMechanism::parse("SANDBOX_MECHANISM", v.trim())?);
+        }
     }
+    let mut roots_from_flags = false;
     let mut args = argv.iter();
     while let Some(arg) = args.next() {
+        // `--flag value` and `--flag=value` alike, for the valued sandbox flags.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--sandbox") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        if newer
+            && matches!(
+                flag,
+                "--sandbox" | "--sandbox-writable-root" | "--sandbox-mechanism"
+            )
+        {
+            let value = match inline {
+                Some(v) if !v.is_empty() => v,
+                Some(_) => return fail(format!("{flag} needs a value: {flag}=<value>")),
+                None => match args.next() {
+                    Some(v) if !v.starts_with("--") => v.clone(),
+                    _ => return fail(format!("{flag} needs a value: {flag} <value>")),
+                },
+            };
+            match flag {
+                "--sandbox" => options.sandbox = Some(SandboxMode::parse(flag, &value)?),
+                "--sandbox-mechanism" => {
+                    options.sandbox_mechanism = Some(SandboxMechanism::parse(flag, &value)?)
+                }
+                _ => {
+                    // The first flag replaces SANDBOX_WRITABLE_ROOTS; more flags add to it.
+                    if !std::mem::replace(&mut roots_from_flags, true) {
+                        options.sandbox_writable_roots = Some(Vec::new());
+                    }
+                    options
+                        .sandbox_writable_roots
+                        .get_or_insert_with(Vec::new)
+                        .push(PathBuf::from(value));
+                }
+            }
+            continue;
+        }
         match arg.as_str() {
+            "--sandbox-network" if newer => options.sandbox_network = Some(true),
+            "--no-sandbox-network" if newer => options.sandbox_network = Some(false),
             "--workspace" => match args.next() {
                 Some(v) if !v.starts_with("--") => options.workspace_root = Some(v.clone()),
                 _ => return fail("--workspace needs a value: --workspace <dir>".into()),
@@ -473,6 +751,124 @@ fn check_shell(name: &str, raw: &str) -> Startup<String> {
         ));
     }
     Ok(raw.to_string())
+}
+
+/// `buildConfig`'s reading of argv and the environment under the newest contract
+/// (CONTRACT-v0.5-wording §3): the workspace from the first `--workspace` / `--workspace=`
+/// (`undefined` elements skipped, a missing value refused), else a non-empty `WORKSPACE_ROOT`,
+/// else an error with guidance; then the numbers, their order, and the booleans, each with the
+/// contract's message. The result goes on to [`resolve_for`] as an options object.
+pub fn newest_options_from_argv_env(
+    argv: &[Option<String>],
+    env: &serde_json::Map<String, Value>,
+) -> Startup<serde_json::Map<String, Value>> {
+    const NEEDS_PATH: &str = "--workspace requires a path argument";
+    let mut out = serde_json::Map::new();
+    let mut root: Option<String> = None;
+    let mut i = 0;
+    while i < argv.len() {
+        let Some(arg) = argv[i].as_deref() else {
+            i += 1;
+            continue;
+        };
+        if arg == "--workspace" {
+            match argv.get(i + 1).and_then(Option::as_deref) {
+                Some(v) if !v.starts_with("--") => {
+                    root.get_or_insert_with(|| v.to_string());
+                    i += 1;
+                }
+                _ => return fail(NEEDS_PATH.into()),
+            }
+        } else if let Some(v) = arg.strip_prefix("--workspace=") {
+            if v.is_empty() {
+                return fail(NEEDS_PATH.into());
+            }
+            root.get_or_insert_with(|| v.to_string());
+        } else if arg == "--read-only" {
+            out.insert("readOnly".into(), Value::Bool(true));
+        } else if arg == "--allow-outside-workspace" {
+            out.insert("confineToWorkspace".into(), Value::Bool(false));
+        } else if arg == "--extras" || arg == "--no-extras" {
+            // Not the contract's: the CLI passes `--extras` unless its user said `--no-extras`.
+            out.insert("extras".into(), Value::Bool(arg == "--extras"));
+        } else if arg == "--surface" {
+            match argv.get(i + 1).and_then(Option::as_deref) {
+                Some(v) if !v.starts_with("--") => {
+                    out.insert("surface".into(), Value::from(v));
+                    i += 1;
+                }
+                _ => return fail("--surface needs a value: --surface <name>".into()),
+            }
+        } else if let Some(v) = arg.strip_prefix("--surface=") {
+            out.insert("surface".into(), Value::from(v));
+        }
+        i += 1;
+    }
+    let env_str = |key: &str| env.get(key).and_then(Value::as_str);
+    let root = root.or_else(|| {
+        env_str("WORKSPACE_ROOT")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    });
+    let Some(root) = root else {
+        return fail("No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.".into());
+    };
+    out.insert("workspaceRoot".into(), Value::from(root));
+    let int = |key: &str| -> Startup<Option<u64>> {
+        match env_str(key) {
+            None | Some("") => Ok(None),
+            Some(raw) if raw.bytes().all(|b| b.is_ascii_digit()) => match raw.parse() {
+                Ok(n) => Ok(Some(n)),
+                Err(_) => fail(format!("{key} must be a positive integer, got: {raw}")),
+            },
+            Some(raw) => fail(format!("{key} must be a positive integer, got: {raw}")),
+        }
+    };
+    let timeout = int("BASH_TIMEOUT_MS")?;
+    let timeout_max = int("BASH_TIMEOUT_MAX_MS")?;
+    let (min, max) = (
+        timeout.unwrap_or(DEFAULT_BASH_TIMEOUT_MS),
+        timeout_max.unwrap_or(DEFAULT_BASH_TIMEOUT_MAX_MS),
+    );
+    if max < min {
+        return fail(format!(
+            "BASH_TIMEOUT_MAX_MS ({max}) must be >= BASH_TIMEOUT_MS ({min})."
+        ));
+    }
+    // Read in the contract's order (the array is built left to right), so the first bad one
+    // is the one reported.
+    for (option, value) in [
+        ("bashTimeoutMs", timeout),
+        ("bashTimeoutMaxMs", timeout_max),
+        ("monitorReadyTimeoutMs", int("MONITOR_READY_TIMEOUT_MS")?),
+        ("maxMonitors", int("MAX_MONITORS")?),
+        ("maxOutputBytes", int("MAX_OUTPUT_BYTES")?),
+        ("maxBashOutputBytes", int("MAX_BASH_OUTPUT_BYTES")?),
+        ("maxFileBytes", int("MAX_FILE_BYTES")?),
+        ("maxImageBytes", int("MAX_IMAGE_BYTES")?),
+    ] {
+        if let Some(n) = value {
+            out.insert(option.into(), Value::from(n));
+        }
+    }
+    for (key, option, invert) in [
+        ("READ_ONLY", "readOnly", false),
+        ("ALLOW_OUTSIDE_WORKSPACE", "confineToWorkspace", true),
+    ] {
+        let Some(raw) = env_str(key) else { continue };
+        let value = match raw.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => true,
+            "0" | "false" | "no" | "off" | "" => false,
+            _ => {
+                return fail(format!(
+                    "{key} must be one of 1/true/yes/on or 0/false/no/off, got: {raw}"
+                ))
+            }
+        };
+        // A flag beats the variable.
+        out.entry(option).or_insert(Value::Bool(value != invert));
+    }
+    Ok(out)
 }
 
 /// `1/true/yes/on` and `0/false/no/off/""`, case-insensitively.
@@ -694,5 +1090,126 @@ mod tests {
         );
         assert_eq!(parse_bool("X", "ON"), Ok(true));
         assert_eq!(parse_bool("X", ""), Ok(false));
+    }
+
+    #[test]
+    fn sandbox_settings_from_env_and_flags() {
+        use super::{SandboxMechanism as Mechanism, SandboxMode as Mode};
+        let env = json!({"SANDBOX": "read-only", "SANDBOX_NETWORK": "yes",
+            "SANDBOX_WRITABLE_ROOTS": "/a:/b", "SANDBOX_MECHANISM": "landlock"});
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.sandbox, Some(Mode::ReadOnly));
+        assert_eq!(o.sandbox_network, Some(true));
+        assert_eq!(
+            o.sandbox_writable_roots,
+            Some(vec![PathBuf::from("/a"), PathBuf::from("/b")])
+        );
+        assert_eq!(o.sandbox_mechanism, Some(Mechanism::Landlock));
+        let argv: Vec<String> = [
+            "--sandbox=workspace-write",
+            "--no-sandbox-network",
+            "--sandbox-writable-root",
+            "/c",
+            "--sandbox-writable-root=/d",
+            "--sandbox-mechanism",
+            "auto",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let o = options_from_argv_env(&argv, env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.sandbox, Some(Mode::WorkspaceWrite));
+        assert_eq!(o.sandbox_network, Some(false));
+        // The flags replace the variable's roots.
+        assert_eq!(
+            o.sandbox_writable_roots,
+            Some(vec![PathBuf::from("/c"), PathBuf::from("/d")])
+        );
+        assert_eq!(o.sandbox_mechanism, Some(Mechanism::Auto));
+        // The seed contract has no sandbox.
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Seed).unwrap();
+        assert_eq!(o.sandbox, None);
+    }
+
+    #[test]
+    fn bad_sandbox_values_name_the_setting() {
+        let empty = serde_json::Map::new();
+        for (argv, env, name) in [
+            (vec!["--sandbox", "on"], json!({}), "--sandbox must be"),
+            (vec!["--sandbox"], json!({}), "--sandbox needs a value"),
+            (
+                vec!["--sandbox-mechanism=bwrap"],
+                json!({}),
+                "--sandbox-mechanism must be",
+            ),
+            (vec![], json!({"SANDBOX": "yes"}), "SANDBOX must be"),
+            (
+                vec![],
+                json!({"SANDBOX_NETWORK": "maybe"}),
+                "SANDBOX_NETWORK must be",
+            ),
+            (
+                vec![],
+                json!({"SANDBOX_MECHANISM": "x"}),
+                "SANDBOX_MECHANISM must be",
+            ),
+        ] {
+            let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+            let env = env.as_object().unwrap_or(&empty).clone();
+            let err = options_from_argv_env(&argv, &env, Profile::Current).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+        for (value, name) in [
+            (json!({"sandbox": "full"}), "sandbox must be"),
+            (json!({"sandbox": 1}), "sandbox must be"),
+            (
+                json!({"sandboxNetwork": "no"}),
+                "sandboxNetwork must be a boolean",
+            ),
+            (
+                json!({"sandboxWritableRoots": "/tmp"}),
+                "sandboxWritableRoots must be an array",
+            ),
+            (
+                json!({"sandboxWritableRoots": [1]}),
+                "sandboxWritableRoots must be an array",
+            ),
+            (
+                json!({"sandboxMechanism": "seatbelt"}),
+                "sandboxMechanism must be",
+            ),
+        ] {
+            let err = Options::from_json(&value).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        for (roots, name) in [
+            (json!(["rel"]), "sandboxWritableRoots must hold absolute"),
+            (
+                json!(["/no/such/dir"]),
+                "sandboxWritableRoots: /no/such/dir is not",
+            ),
+        ] {
+            let o = opts(json!({"workspaceRoot": root, "sandboxWritableRoots": roots}));
+            let err = resolve(o, Path::new("/")).unwrap_err();
+            assert!(err.0.starts_with(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn sandbox_keys_serialize_only_when_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let plain = resolve(opts(json!({"workspaceRoot": root})), Path::new("/")).unwrap();
+        let text = serde_json::to_string(&plain).unwrap();
+        assert!(!text.contains("sandbox"), "{text}");
+        let off = resolve(
+            opts(json!({"workspaceRoot": root, "sandbox": "off"})),
+            Path::new("/"),
+        )
+        .unwrap();
+        let text = serde_json::to_string(&off).unwrap();
+        assert!(text.ends_with(r#""sandbox":"off"}"#), "{text}");
     }
 }

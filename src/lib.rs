@@ -25,6 +25,7 @@ pub mod pool;
 pub mod punctuation;
 #[cfg(all(test, target_os = "linux"))]
 mod race;
+pub mod sandbox;
 pub mod schema;
 pub mod shell;
 pub mod spill;

@@ -148,6 +148,8 @@ pub struct StartRequest<'a> {
     pub stdin: bool,
     pub pty: bool,
     pub log_cap: u64,
+    /// The sandbox the command runs in (the same as `bash`'s); `None`: none.
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Plan>>,
 }
 
 /// The answer of [`start`], in the contract's key order (`exit_code` is additive: present
@@ -161,6 +163,9 @@ pub struct Started {
     pub next_offset: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<Option<i32>>,
+    /// The sandbox's one line, when the command runs sandboxed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 /// The answer of [`poll`].
@@ -512,6 +517,7 @@ pub fn start(req: StartRequest<'_>, cancelled: &dyn Fn() -> bool) -> MonResult<S
             output: String::new(),
             next_offset: 0,
             exit_code: None,
+            sandbox: None,
         });
     };
     let deadline = Instant::now() + req.ready_timeout;
@@ -530,6 +536,7 @@ pub fn start(req: StartRequest<'_>, cancelled: &dyn Fn() -> bool) -> MonResult<S
                 output: String::from_utf8_lossy(head).into_owned(),
                 next_offset: head.len() as u64,
                 exit_code: (!st.running).then_some(st.exit_code),
+                sandbox: None,
             });
         }
         if !st.running {
@@ -541,6 +548,7 @@ pub fn start(req: StartRequest<'_>, cancelled: &dyn Fn() -> bool) -> MonResult<S
                 output,
                 next_offset,
                 exit_code: Some(st.exit_code),
+                sandbox: None,
             });
         }
         let now = Instant::now();
@@ -553,6 +561,7 @@ pub fn start(req: StartRequest<'_>, cancelled: &dyn Fn() -> bool) -> MonResult<S
                 output: String::from_utf8_lossy(head).into_owned(),
                 next_offset: head.len() as u64,
                 exit_code: None,
+                sandbox: None,
             });
         }
         std::thread::sleep(READY_POLL.min(deadline - now));
@@ -1029,6 +1038,18 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
                 .stderr(Stdio::from(err))
                 .process_group(0);
         }
+        // The sandbox last, after the hooks above. Its mount namespace would leave the
+        // inherited store fd on the host's mounts: the child reopens the store by path.
+        #[cfg(target_os = "linux")]
+        if let Some(plan) = &req.sandbox {
+            let plan = if pass_dir {
+                plan.with_reopened(&store.path, EXIT_DIR_FD)
+                    .map_err(io::Error::other)?
+            } else {
+                plan.clone()
+            };
+            plan.install(&mut cmd);
+        }
         let wrapper = cmd.spawn()?;
         let pid = wrapper.id() as i64;
         children.push(wrapper);
@@ -1303,6 +1324,7 @@ mod tests {
             stdin: false,
             pty: false,
             log_cap: LOG_CAP,
+            sandbox: None,
         }
     }
 

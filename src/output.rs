@@ -41,6 +41,14 @@ impl Output {
         }
     }
 
+    /// Adds `key` to `meta` when there is a value (builder style).
+    pub fn with_meta_opt(self, key: &str, value: Option<impl Into<Value>>) -> Self {
+        match value {
+            Some(value) => self.with_meta(key, value),
+            None => self,
+        }
+    }
+
     /// Adds `key` to `meta` (builder style).
     pub fn with_meta(mut self, key: &str, value: impl Into<Value>) -> Self {
         self.meta

@@ -45,6 +45,8 @@ pub struct Request<'a> {
     pub cancel: crate::call::Cancel,
     /// Where the latest output is shown to a watching host.
     pub progress: crate::call::Progress,
+    /// The sandbox the command (and everything it starts) runs in; `None`: none.
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Plan>>,
 }
 
 /// How the command ended.
@@ -457,7 +459,92 @@ done
         None
     }
 
-    fn spawn(req: &Request<'_>, mark: &str) -> io::Result<Child> {
+    /// The shell's process: one the standard library started, or a sandboxed one started
+    /// directly (see `sandbox::linux::Plan::spawn_shell`).
+    enum Proc {
+        Std(Child),
+        #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+        Raw {
+            pid: i32,
+            status: Option<ExitStatus>,
+        },
+    }
+
+    impl Proc {
+        fn id(&self) -> u32 {
+            match self {
+                Proc::Std(c) => c.id(),
+                Proc::Raw { pid, .. } => *pid as u32,
+            }
+        }
+
+        fn kill(&mut self) -> io::Result<()> {
+            match self {
+                Proc::Std(c) => c.kill(),
+                Proc::Raw { pid, status: None } => {
+                    kill(Pid::from_raw(*pid), Signal::SIGKILL).map_err(io::Error::from)
+                }
+                Proc::Raw { .. } => Ok(()),
+            }
+        }
+
+        fn wait_raw(pid: i32, status: &mut Option<ExitStatus>, flags: i32) -> io::Result<()> {
+            if status.is_some() {
+                return Ok(());
+            }
+            let mut raw = 0;
+            loop {
+                // SAFETY: waits for our own child; `raw` is a live out-parameter.
+                let r = unsafe { libc::waitpid(pid, &mut raw, flags) };
+                if r == pid {
+                    *status = Some(ExitStatus::from_raw(raw));
+                    return Ok(());
+                }
+                if r == 0 {
+                    return Ok(());
+                }
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+
+        fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+            match self {
+                Proc::Std(c) => c.try_wait(),
+                Proc::Raw { pid, status } => {
+                    Self::wait_raw(*pid, status, libc::WNOHANG)?;
+                    Ok(*status)
+                }
+            }
+        }
+
+        fn wait(&mut self) -> io::Result<ExitStatus> {
+            match self {
+                Proc::Std(c) => c.wait(),
+                Proc::Raw { pid, status } => {
+                    Self::wait_raw(*pid, status, 0)?;
+                    status.ok_or_else(|| io::Error::other("no exit status"))
+                }
+            }
+        }
+    }
+
+    /// Starts the shell: its process and the read ends of its stdout and stderr.
+    fn spawn(
+        req: &Request<'_>,
+        mark: &str,
+    ) -> io::Result<(Proc, Option<OwnedFd>, Option<OwnedFd>)> {
+        #[cfg(target_os = "linux")]
+        if let Some(plan) = &req.sandbox {
+            let s = plan.spawn_shell(req.shell, req.command, req.cwd, &[(MARK_VAR, mark)])?;
+            let proc = Proc::Raw {
+                pid: s.pid,
+                status: None,
+            };
+            return Ok((proc, Some(s.stdout), Some(s.stderr)));
+        }
         let mut cmd = Command::new(req.shell);
         cmd.arg("-c")
             .arg(req.command)
@@ -470,7 +557,10 @@ done
         // No `pre_exec` hook (such as `PR_SET_PDEATHSIG`): without one the standard library
         // spawns with posix_spawn (vfork-like) instead of fork, which saves about a millisecond
         // per call in a large host; host death is covered by the watchdog instead.
-        cmd.spawn()
+        let mut child = cmd.spawn()?;
+        let out = child.stdout.take().map(OwnedFd::from);
+        let err = child.stderr.take().map(OwnedFd::from);
+        Ok((Proc::Std(child), out, err))
     }
 
     pub fn run(req: &Request<'_>) -> io::Result<Capture> {
@@ -480,18 +570,14 @@ done
         let deadline = started + req.timeout.min(Duration::from_secs(365 * 24 * 3600));
         registry().prune();
         let mark = format!("{}.{}", *HOST, CALLS.fetch_add(1, Ordering::Relaxed));
-        let mut child = spawn(req, &mark)?;
+        let (mut child, out, err) = spawn(req, &mark)?;
         let pgid = child.id() as i32;
         registry().add(pgid);
-        let kill_group = |child: &mut Child| {
+        let kill_group = |child: &mut Proc| {
             let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
             let _ = child.kill();
         };
-        let pipes = [
-            child.stdout.take().map(OwnedFd::from),
-            child.stderr.take().map(OwnedFd::from),
-        ]
-        .map(|p| p.map(Pipe::new).transpose());
+        let pipes = [out, err].map(|p| p.map(Pipe::new).transpose());
         let [out, err] = match pipes {
             [Ok(Some(out)), Ok(Some(err))] => [out, err],
             [a, b] => {
@@ -721,6 +807,7 @@ pub(crate) mod tests {
             ceiling: 1 << 20,
             cancel: Default::default(),
             progress: Default::default(),
+            sandbox: None,
         }
     }
 

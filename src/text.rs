@@ -468,6 +468,19 @@ pub fn cut_chars(line: &str, max_chars: usize) -> (&str, bool) {
     }
 }
 
+/// Like [`cut_chars`], counting UTF-16 code units as JavaScript's `length` does: the line is cut
+/// to `max_units`, or one unit less where a character outside the BMP would be split.
+pub fn cut_utf16_units(line: &str, max_units: usize) -> (&str, bool) {
+    let mut units = 0;
+    for (byte, c) in line.char_indices() {
+        units += c.len_utf16();
+        if units > max_units {
+            return (&line[..byte], true);
+        }
+    }
+    (line, false)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Editing: the text the mutating tools rewrite, and how it goes back to bytes.
 

@@ -167,10 +167,7 @@ pub fn extname(path: &str) -> String {
 
 /// The grammar for an extension as [`extname`] gives it.
 pub fn for_extension(ext: &str) -> Option<&'static Grammar> {
-    EXTENSIONS
-        .iter()
-        .find(|(e, _)| *e == ext)
-        .and_then(|(_, name)| by_name(name))
+    for_extension_in(ext, false)
 }
 
 /// The grammar named by a `#!` first line (`#!/bin/sh`, `#!/usr/bin/env -S python3 -u`, ...).
@@ -201,18 +198,50 @@ pub fn for_shebang(first_line: &str) -> Option<&'static Grammar> {
     by_name(name)
 }
 
+/// How many of [`EXTENSIONS`] (the first ones) are the newest contract's own (CONTRACT-v0.5 §4's
+/// table); the rest are this engine's additions, offered with `extras: true`.
+const CONTRACT_EXTENSIONS: usize = 30;
+/// How many of [`GRAMMARS`] (the first ones) have an outline under the newest contract
+/// (typescript … c-sharp); the other outlines are additions, offered with `extras: true`.
+const CONTRACT_OUTLINES: usize = 8;
+
+/// The grammar of a (lowercased) extension; with `contract_only`, only the contract's table.
+pub fn for_extension_in(ext: &str, contract_only: bool) -> Option<&'static Grammar> {
+    let table = if contract_only {
+        &EXTENSIONS[..CONTRACT_EXTENSIONS]
+    } else {
+        EXTENSIONS
+    };
+    let name = table.iter().find(|(e, _)| *e == ext)?.1;
+    by_name(name)
+}
+
+/// Whether `grammar` has an outline; with `contract_only`, one of the contract's eight.
+pub fn has_outline(grammar: &Grammar, contract_only: bool) -> bool {
+    grammar.outline_query.is_some()
+        && (!contract_only
+            || GRAMMARS[..CONTRACT_OUTLINES]
+                .iter()
+                .any(|g| g.name == grammar.name))
+}
+
 /// Every supported extension, sorted, as the check_syntax message lists them.
-pub fn supported_extensions() -> String {
-    let mut exts: Vec<&str> = EXTENSIONS.iter().map(|(e, _)| *e).collect();
+pub fn supported_extensions(contract_only: bool) -> String {
+    let table = if contract_only {
+        &EXTENSIONS[..CONTRACT_EXTENSIONS]
+    } else {
+        EXTENSIONS
+    };
+    let mut exts: Vec<&str> = table.iter().map(|(e, _)| *e).collect();
     exts.sort_unstable();
     exts.join(", ")
 }
 
 /// The grammars with an outline, in message order.
-pub fn outline_languages() -> String {
+pub fn outline_languages(contract_only: bool) -> String {
     GRAMMARS
         .iter()
-        .filter(|g| g.outline_query.is_some())
+        .filter(|g| has_outline(g, contract_only))
         .map(|g| g.name)
         .collect::<Vec<_>>()
         .join(", ")
@@ -230,6 +259,26 @@ pub fn describe_extension(ext: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_contract_tables_are_the_contracts() {
+        // CONTRACT-v0.5 §4 (extensions and grammars; outline and check_syntax messages).
+        assert_eq!(
+            outline_languages(true),
+            "typescript, tsx, javascript, python, go, rust, java, c-sharp"
+        );
+        assert_eq!(
+            supported_extensions(true),
+            ".bash, .c, .cc, .cjs, .cpp, .cs, .css, .cts, .cxx, .go, .h, .hh, .hpp, .ini, .java, .js, .jsx, .mjs, .mts, .php, .ps1, .psd1, .psm1, .py, .pyi, .rb, .rs, .sh, .ts, .tsx"
+        );
+        assert!(for_extension_in(".kt", true).is_none());
+        assert_eq!(
+            for_extension_in(".kt", false).map(|g| g.name),
+            Some("kotlin")
+        );
+        let cpp = for_extension_in(".h", true).unwrap();
+        assert!(!has_outline(cpp, true) && has_outline(cpp, false));
+    }
 
     #[test]
     fn extname_follows_node() {
@@ -284,10 +333,10 @@ mod tests {
 
     #[test]
     fn messages_list() {
-        let exts = supported_extensions();
+        let exts = supported_extensions(false);
         assert!(exts.starts_with(".bash, .c, .cc, .cjs, .cpp, .cs, .css, .cts, .cxx, .go"));
         assert_eq!(
-            outline_languages(),
+            outline_languages(false),
             "typescript, tsx, javascript, python, go, rust, java, c-sharp, cpp, ruby, php, kotlin, swift, scala, lua"
         );
     }

@@ -4,16 +4,22 @@
 //! - [`parse`]: parsing with a time budget and a cancel check, parsers cached per thread;
 //! - [`outline`]: the query-driven symbol skeleton;
 //! - [`syntax`]: ERROR / MISSING issues, check_syntax's JSON and the write-warning line;
-//! - [`indent`]: the indentation-aware block read (exact where a grammar exists).
+//! - [`indent`]: the indentation-aware block read (exact where a grammar exists);
+//! - [`tags`], [`nav`]: definitions and references (tags queries), the walk and reads of the
+//!   navigation tools, and the tags cache;
+//! - [`structural`]: ast-grep patterns over these grammars.
 //!
 //! The tools (`tools/outline.rs`, `tools/check_syntax.rs`) and the write tools' warnings call
 //! the functions here; nothing in this module formats a tool result beyond those texts.
 
 pub mod indent;
 pub mod lang;
+pub mod nav;
 pub mod outline;
 pub mod parse;
+pub mod structural;
 pub mod syntax;
+pub mod tags;
 
 use std::io::Read;
 
@@ -53,18 +59,21 @@ pub fn prepare(
 ) -> ToolResult<Parsed> {
     let path = paths::resolve(config, input)?;
     let ext = lang::extname(input);
-    let grammar = match lang::for_extension(&ext) {
+    // The root without `extras` knows exactly the contract's languages (CONTRACT-v0.5 §4 and
+    // -wording §6): no `#!` detection, no further grammars or outlines.
+    let contract_only = config.profile == Profile::Current && !config.extras;
+    let grammar = match lang::for_extension_in(&ext, contract_only) {
         Some(g) => Some(g),
-        None if ext.is_empty() => shebang_grammar(&path),
+        None if ext.is_empty() && !contract_only => shebang_grammar(&path),
         None => None,
     };
     let grammar = match grammar {
-        None => return Err(unsupported(purpose, &ext, input)),
-        Some(g) if purpose == Purpose::Outline && !outline::supports(g) => {
+        None => return Err(unsupported(purpose, &ext, input, contract_only)),
+        Some(g) if purpose == Purpose::Outline && !lang::has_outline(g, contract_only) => {
             return Err(ToolError::invalid_input(format!(
                 "outline does not support {} files (supported: {}); check_syntax does support them.",
                 g.name,
-                lang::outline_languages()
+                lang::outline_languages(contract_only)
             ))
             .with("path", input));
         }
@@ -109,16 +118,16 @@ fn shebang_grammar(path: &WorkPath) -> Option<&'static Grammar> {
     lang::for_shebang(head.split('\n').next()?.trim_end_matches('\r'))
 }
 
-fn unsupported(purpose: Purpose, ext: &str, input: &str) -> ToolError {
+fn unsupported(purpose: Purpose, ext: &str, input: &str, contract_only: bool) -> ToolError {
     let what = lang::describe_extension(ext);
     let message = match purpose {
         Purpose::Outline => format!(
             "outline does not support {what} files (supported: {}).",
-            lang::outline_languages()
+            lang::outline_languages(contract_only)
         ),
         Purpose::CheckSyntax => format!(
             "check_syntax does not support {what} files; supported extensions: {}",
-            lang::supported_extensions()
+            lang::supported_extensions(contract_only)
         ),
     };
     ToolError::invalid_input(message).with("path", input)
@@ -214,7 +223,7 @@ pub fn syntax_warning(
     before: Option<&str>,
     after: &str,
 ) -> Option<String> {
-    syntax_warning_with(config, display, || before.map(str::to_owned), after)
+    warning(config, display, before, || before.map(str::to_owned), after)
 }
 
 /// [`syntax_warning`] with the text before the write fetched only when the new text has an
@@ -225,12 +234,25 @@ pub fn syntax_warning_with(
     before: impl FnOnce() -> Option<String>,
     after: &str,
 ) -> Option<String> {
+    warning(config, display, None, before, after)
+}
+
+/// [`syntax_warning_with`], the new text parsed incrementally when `edited_from` (the text an
+/// edit made it from) still has its tree kept (see [`parse::parse_edited`]).
+fn warning(
+    config: &Config,
+    display: &str,
+    edited_from: Option<&str>,
+    before: impl FnOnce() -> Option<String>,
+    after: &str,
+) -> Option<String> {
     if !warnings_on(config) || after.len() > parse::WARNING_LIMIT {
         return None;
     }
     let grammar = grammar_for_write(display, after)?;
     let never = || false;
-    let tree = parse::parse(grammar, after, parse::WARNING_BUDGET, &never).ok()?;
+    let tree =
+        parse::parse_edited(grammar, edited_from, after, parse::WARNING_BUDGET, &never).ok()?;
     let (issues, _) = syntax::issues(&tree, after);
     let first = issues.first()?;
     let mut line = syntax::warning_line(grammar.name, display, first);
@@ -246,19 +268,22 @@ pub fn syntax_warning_with(
 }
 
 /// The per-call warning budget of apply_patch and replace: at most five files that have a
-/// grammar are checked; files without one do not count.
+/// grammar are checked; files without one do not count. Files are collected first and parsed
+/// together by [`Warnings::lines`] (on several threads), so a caller can run the parses while
+/// its writes wait for the disk.
 #[derive(Debug, Default)]
 pub struct Warnings {
     checked: usize,
-    lines: Vec<String>,
+    /// Each checked file: its name, its text before the write (if any) and after.
+    pending: Vec<(String, Option<String>, String)>,
 }
 
 /// Files checked per apply_patch / replace call.
 pub const MAX_WARNED_FILES: usize = 5;
 
 impl Warnings {
-    /// Checks one written file if the budget allows (see [`syntax_warning`]); bytes that are not
-    /// UTF-8 are skipped. A leading UTF-8 BOM is ignored.
+    /// Takes one written file for checking if the budget allows (see [`syntax_warning`]);
+    /// bytes that are not UTF-8 are skipped. A leading UTF-8 BOM is ignored.
     pub fn check(&mut self, config: &Config, display: &str, before: Option<&[u8]>, after: &[u8]) {
         let Some(after) = utf8_text(after) else {
             return;
@@ -267,8 +292,12 @@ impl Warnings {
             return;
         }
         self.checked += 1;
-        if let Some(line) = syntax_warning(config, display, before.and_then(utf8_text), after) {
-            self.lines.push(line);
+        if warnings_on(config) && after.len() <= parse::WARNING_LIMIT {
+            self.pending.push((
+                display.to_owned(),
+                before.and_then(utf8_text).map(str::to_owned),
+                after.to_owned(),
+            ));
         }
     }
 
@@ -277,12 +306,42 @@ impl Warnings {
         self.checked < MAX_WARNED_FILES
     }
 
-    /// Appends each warning line to `message`, one per line.
-    pub fn append_to(self, message: &mut String) {
-        for line in self.lines {
-            message.push('\n');
-            message.push_str(&line);
+    /// The warning lines, in the order the files were taken. Each file is parsed on a thread
+    /// of its own (this one parses a file whose thread the system refused).
+    pub fn lines(&self, config: &Config) -> Vec<String> {
+        let one = |(display, before, after): &(String, Option<String>, String)| {
+            syntax_warning(config, display, before.as_deref(), after)
+        };
+        if self.pending.len() < 2 {
+            return self.pending.iter().filter_map(one).collect();
         }
+        std::thread::scope(|scope| {
+            let spawned: Vec<_> = self
+                .pending
+                .iter()
+                .map(|file| {
+                    let handle = std::thread::Builder::new()
+                        .name("syntax-warning".into())
+                        .spawn_scoped(scope, move || one(file));
+                    (file, handle)
+                })
+                .collect();
+            spawned
+                .into_iter()
+                .filter_map(|(file, handle)| match handle {
+                    Ok(h) => h.join().ok().flatten(),
+                    Err(_) => one(file),
+                })
+                .collect()
+        })
+    }
+}
+
+/// Appends lines computed elsewhere (see [`Warnings::lines`]) to a tool's message.
+pub fn append_lines(message: &mut String, lines: Vec<String>) {
+    for line in lines {
+        message.push('\n');
+        message.push_str(&line);
     }
 }
 
@@ -334,9 +393,11 @@ mod tests {
         for i in 3..8 {
             w.check(&config, &format!("{i}.js"), None, b"let = ;");
         }
-        let mut out = String::from("Applied patch:");
-        w.append_to(&mut out);
-        assert_eq!(out.lines().count(), 1 + MAX_WARNED_FILES);
-        assert!(out.contains("in 4.js") && !out.contains("in 5.js"));
+        // In the order taken, from files parsed on threads of their own.
+        let lines = w.lines(&config);
+        assert_eq!(lines.len(), MAX_WARNED_FILES);
+        for (line, i) in lines.iter().zip(0..) {
+            assert!(line.contains(&format!("in {i}.js")), "{line}");
+        }
     }
 }

@@ -73,13 +73,76 @@ fn query_for(grammar: &'static Grammar) -> Option<&'static OutlineQuery> {
     cache[index].get_or_init(|| compile(grammar)).as_ref()
 }
 
-/// Whether outline supports a grammar.
-pub fn supports(grammar: &Grammar) -> bool {
-    grammar.outline_query.is_some()
+/// The symbols of a parsed file in document order (all of them; rendering caps the list).
+///
+/// The query is not run over the whole tree: a node can only get a role from a pattern that
+/// starts at it or at one of its ancestors, and the walk reaches a node only through its
+/// ancestors, so each node the walk reaches runs the patterns that start at it (a cursor held
+/// to start depth 0) before its own role is read. Function bodies' expressions, which the walk
+/// never enters, are never matched: the cost follows the outline, not the file.
+pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol> {
+    let Some(q) = query_for(grammar) else {
+        return Vec::new();
+    };
+    let mut roles: HashMap<usize, Role> = HashMap::new();
+    let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(Some(0));
+    let mut match_at = |node: Node, roles: &mut HashMap<usize, Role>| {
+        let mut matches = cursor.matches(&q.query, node, text.as_bytes());
+        while let Some(m) = matches.next() {
+            for c in m.captures() {
+                if let Some(role) = q.roles[c.index as usize] {
+                    // A node captured as a symbol stays a symbol whatever else matched it.
+                    roles
+                        .entry(c.node.id())
+                        .and_modify(|r| {
+                            if *r == Role::Pass {
+                                *r = role
+                            }
+                        })
+                        .or_insert(role);
+                }
+            }
+        }
+    };
+    let mut out = Vec::new();
+    // Explicit stack (node, depth), so deep nesting cannot overflow the thread's stack.
+    let mut stack: Vec<(Node, usize)> = vec![(tree.root_node(), 0)];
+    let mut walker = tree.walk();
+    while let Some((node, depth)) = stack.pop() {
+        match_at(node, &mut roles);
+        let role = roles.get(&node.id()).copied();
+        // The root is walked like a child of an imaginary parent at depth 0.
+        let descend_at = match role {
+            Some(Role::Symbol) => {
+                out.push(symbol(node, depth, text));
+                Some(depth + 1)
+            }
+            Some(Role::Leaf) => {
+                out.push(symbol(node, depth, text));
+                None
+            }
+            Some(Role::Top) => {
+                if depth == 0 {
+                    out.push(symbol(node, depth, text));
+                }
+                None
+            }
+            Some(Role::Pass) => Some(depth),
+            None => None,
+        };
+        if let Some(child_depth) = descend_at {
+            let at = stack.len();
+            stack.extend(node.named_children(&mut walker).map(|c| (c, child_depth)));
+            stack[at..].reverse();
+        }
+    }
+    out
 }
 
-/// The symbols of a parsed file in document order (all of them; rendering caps the list).
-pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol> {
+/// The whole-tree query the walk replaced, kept as the oracle of the tests.
+#[cfg(test)]
+fn symbols_whole_tree(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol> {
     let Some(q) = query_for(grammar) else {
         return Vec::new();
     };
@@ -90,7 +153,6 @@ pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol
     while let Some(m) = matches.next() {
         for c in m.captures() {
             if let Some(role) = q.roles[c.index as usize] {
-                // A node captured as a symbol stays a symbol whatever else matched it.
                 roles
                     .entry(c.node.id())
                     .and_modify(|r| {
@@ -103,12 +165,9 @@ pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol
         }
     }
     let mut out = Vec::new();
-    // Explicit stack (node, depth), so deep nesting cannot overflow the thread's stack.
     let mut stack: Vec<(Node, usize)> = vec![(root, 0)];
     while let Some((node, depth)) = stack.pop() {
-        let role = roles.get(&node.id()).copied();
-        // The root is walked like a child of an imaginary parent at depth 0.
-        let descend_at = match role {
+        let descend_at = match roles.get(&node.id()).copied() {
             Some(Role::Symbol) => {
                 out.push(symbol(node, depth, text));
                 Some(depth + 1)
@@ -138,7 +197,8 @@ pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol
 }
 
 fn symbol(node: Node, depth: usize, text: &str) -> Symbol {
-    let rest = text.get(node.start_byte()..).unwrap_or("");
+    // The node's own text (CONTRACT-v0.5-wording §6): a member's `;` lies outside it.
+    let rest = text.get(node.start_byte()..node.end_byte()).unwrap_or("");
     let first_line = rest.split('\n').next().unwrap_or("");
     Symbol {
         depth,
@@ -229,14 +289,14 @@ mod tests {
             outline("typescript", src),
             [
                 "class A (1-6)",
-                "  x: number = 1; (2-2)",
+                "  x: number = 1 (2-2)",
                 "  m(): void (3-5)",
                 // statement_block passes through, so a function inside a method shows.
                 "    function inner() {} (4-4)",
                 "const f = () => (7-9)",
                 "function inBlock() {} (14-14)",
                 "interface I (16-18)",
-                "  p(): void; (17-17)",
+                "  p(): void (17-17)",
             ]
         );
     }
@@ -325,6 +385,47 @@ mod tests {
             let got = outline(lang, src);
             assert_eq!(got.len(), n, "{lang}: {got:#?}");
         }
+    }
+
+    /// The walk that matches only where it goes gives the whole-tree query's outline: the
+    /// fixtures of every language with an outline, clean and broken, and this crate's sources.
+    #[test]
+    fn walk_matches_the_whole_tree_query() {
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixtures/code");
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(fixtures)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.push(concat!(env!("CARGO_MANIFEST_DIR"), "/src/code/outline.rs").into());
+        files.push(concat!(env!("CARGO_MANIFEST_DIR"), "/api.js").into());
+        let mut checked = 0;
+        for file in files {
+            let ext = file.extension().unwrap().to_string_lossy().into_owned();
+            let Some(g) = crate::code::lang::for_extension(&format!(".{ext}")) else {
+                continue;
+            };
+            if !supports(g) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let tree = parse(g, &text, TOOL_BUDGET, &|| false).unwrap();
+            let got = symbols(g, &tree, &text);
+            assert_eq!(
+                got,
+                symbols_whole_tree(g, &tree, &text),
+                "{}",
+                file.display()
+            );
+            checked += usize::from(!got.is_empty());
+        }
+        assert!(checked >= 25, "{checked} files with symbols");
+        // The shapes of the code benchmark: many small classes, nested arrow functions.
+        let ts = "export interface Shape { area(): number; }\nexport class Circle implements Shape {\n  private r: number = 1;\n  constructor(r: number) { this.r = r; }\n  area(): number {\n    const k = (x: number): number => x * Math.PI;\n    function inner() { return () => 1; }\n    return k(this.r ** 2);\n  }\n}\nexport const double = (x: number): number => x * 2;\nfunction helper(a: string): string {\n  if (a) { function hidden() {} }\n  return a;\n}\n".repeat(20);
+        let g = by_name("typescript").unwrap();
+        let tree = parse(g, &ts, TOOL_BUDGET, &|| false).unwrap();
+        let got = symbols(g, &tree, &ts);
+        assert_eq!(got.len(), 20 * 9, "{got:#?}");
+        assert_eq!(got, symbols_whole_tree(g, &tree, &ts));
     }
 
     #[test]

@@ -1,12 +1,18 @@
 //! Parsing with a time budget and a cancel check. Parsers are cached per thread (one per
-//! grammar), so a pool thread reuses its parser across calls.
+//! grammar), so a pool thread reuses its parser across calls; the most recent trees are kept
+//! by grammar and text ([`TreeCache`]), so check_syntax and outline of one file, or a write's
+//! syntax warning and a check of the file it wrote, parse it once. A text that an edit made
+//! from a text whose tree is kept is parsed incrementally ([`parse_edited`]): the kept tree is
+//! told which lines changed and tree-sitter reparses only around them, so successive edits of
+//! one file cost a fraction of a parse each.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::ops::ControlFlow;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tree_sitter::{ParseOptions, Parser, Tree};
+use tree_sitter::{InputEdit, ParseOptions, Parser, Point, Tree};
 
 use super::lang::Grammar;
 
@@ -34,6 +40,67 @@ thread_local! {
     static PARSERS: RefCell<HashMap<&'static str, Parser>> = RefCell::new(HashMap::new());
 }
 
+/// Trees kept at most: more than the files one apply_patch or replace checks (five), so that
+/// successive patches of the same files reparse each incrementally.
+const CACHED_TREES: usize = 8;
+/// Text bytes the kept trees may stand for, in all (a tree takes some 20-30 times its text).
+const CACHED_TEXT_BYTES: usize = 1_000_000;
+
+/// The most recent trees, newest first, each with the grammar and the exact text it was
+/// parsed from: a hit needs the same text byte for byte. A `Tree` clone shares the tree.
+struct TreeCache {
+    entries: VecDeque<(&'static str, String, Tree)>,
+}
+
+static TREES: Mutex<TreeCache> = Mutex::new(TreeCache {
+    entries: VecDeque::new(),
+});
+
+impl TreeCache {
+    fn with<R>(f: impl FnOnce(&mut TreeCache) -> R) -> R {
+        f(&mut TREES.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn get(&mut self, grammar: &'static str, text: &str) -> Option<Tree> {
+        let at = self
+            .entries
+            .iter()
+            .position(|(g, t, _)| *g == grammar && t == text)?;
+        let entry = self.entries.remove(at)?;
+        let tree = entry.2.clone();
+        self.entries.push_front(entry);
+        Some(tree)
+    }
+
+    /// Removes and returns the tree of `text`: the text an edit replaced is not asked for again.
+    fn take(&mut self, grammar: &'static str, text: &str) -> Option<Tree> {
+        let at = self
+            .entries
+            .iter()
+            .position(|(g, t, _)| *g == grammar && t == text)?;
+        self.entries.remove(at).map(|(_, _, tree)| tree)
+    }
+
+    fn put(&mut self, grammar: &'static str, text: &str, tree: &Tree) {
+        if text.len() > CACHED_TEXT_BYTES {
+            return;
+        }
+        self.entries
+            .push_front((grammar, text.to_owned(), tree.clone()));
+        let mut bytes = 0;
+        let keep = self
+            .entries
+            .iter()
+            .take(CACHED_TREES)
+            .take_while(|(_, t, _)| {
+                bytes += t.len();
+                bytes <= CACHED_TEXT_BYTES
+            })
+            .count();
+        self.entries.truncate(keep);
+    }
+}
+
 /// Parses `text` with `grammar`, giving up after `budget` or as soon as `cancelled()` answers
 /// true (both are checked from tree-sitter's progress callback, so a long parse stops promptly).
 pub fn parse(
@@ -45,6 +112,124 @@ pub fn parse(
     if cancelled() {
         return Err(ParseFailure::Aborted);
     }
+    parse_edited(grammar, None, text, budget, cancelled)
+}
+
+/// [`parse`] of `text` that an edit made from `before`: when the tree of `before` is kept,
+/// it is edited to match and reparsed incrementally (tree-sitter reuses every subtree the
+/// changed lines do not touch; the result is the tree a fresh parse gives).
+pub fn parse_edited(
+    grammar: &'static Grammar,
+    before: Option<&str>,
+    text: &str,
+    budget: Duration,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Tree, ParseFailure> {
+    if cancelled() {
+        return Err(ParseFailure::Aborted);
+    }
+    if let Some(tree) = TreeCache::with(|c| c.get(grammar.name, text)) {
+        return Ok(tree);
+    }
+    let old = before.and_then(|before| {
+        let mut tree = TreeCache::with(|c| c.take(grammar.name, before))?;
+        for edit in line_edits(before, text) {
+            tree.edit(&edit);
+        }
+        Some(tree)
+    });
+    let mut tree = parse_uncached(grammar, text, budget, cancelled, old.as_ref())?;
+    if old.is_some() && tree.root_node().has_error() {
+        // Error recovery can take another turn in an incremental parse: a broken text gets
+        // the tree (and so the issues) a fresh parse gives.
+        tree = parse_uncached(grammar, text, budget, cancelled, None)?;
+    }
+    TreeCache::with(|c| c.put(grammar.name, text, &tree));
+    Ok(tree)
+}
+
+/// Byte offset where each line starts, plus the text's length.
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+    if *starts.last().unwrap_or(&0) != text.len() {
+        starts.push(text.len());
+    }
+    starts
+}
+
+/// The point of the start of line `line` (the text's end when `line` is past its last line).
+fn point_at(text: &str, starts: &[usize], line: usize) -> Point {
+    let lines = starts.len() - 1;
+    if line < lines || text.is_empty() || text.ends_with('\n') {
+        Point::new(line.min(lines), 0)
+    } else {
+        Point::new(lines - 1, text.len() - starts[lines - 1])
+    }
+}
+
+/// How `before` became `after`, as tree-sitter edits of whole lines: the changed runs of a
+/// line diff (`similar`'s, cut short after a few milliseconds — a coarser diff only makes the
+/// reparse cover more), last first, so each edit's start is the same in both texts.
+fn line_edits(before: &str, after: &str) -> Vec<InputEdit> {
+    use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
+    let (old_starts, new_starts) = (line_starts(before), line_starts(after));
+    let lines = |text: &str, starts: &[usize]| -> Vec<u64> {
+        starts
+            .windows(2)
+            .map(|w| {
+                use std::hash::{BuildHasher, BuildHasherDefault};
+                BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+                    .hash_one(&text[w[0]..w[1]])
+            })
+            .collect()
+    };
+    let (old, new) = (lines(before, &old_starts), lines(after, &new_starts));
+    let deadline = Instant::now() + Duration::from_millis(5);
+    let ops = capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline));
+    let mut edits: Vec<InputEdit> = ops
+        .iter()
+        .map(|op| op.as_tag_tuple())
+        .filter(|(tag, _, _)| *tag != DiffTag::Equal)
+        .map(|(_, o, n)| {
+            let start_byte = old_starts[o.start];
+            let start_position = point_at(before, &old_starts, o.start);
+            let new_len = new_starts[n.end] - new_starts[n.start];
+            // The new end, in the edited text: the rows and (on the same row) columns the new
+            // lines span, counted from the edit's start.
+            let (from, to) = (
+                point_at(after, &new_starts, n.start),
+                point_at(after, &new_starts, n.end),
+            );
+            let new_end_position = if to.row == from.row {
+                Point::new(
+                    start_position.row,
+                    start_position.column + to.column - from.column,
+                )
+            } else {
+                Point::new(start_position.row + to.row - from.row, to.column)
+            };
+            InputEdit {
+                start_byte,
+                old_end_byte: old_starts[o.end],
+                new_end_byte: start_byte + new_len,
+                start_position,
+                old_end_position: point_at(before, &old_starts, o.end),
+                new_end_position,
+            }
+        })
+        .collect();
+    edits.reverse();
+    edits
+}
+
+fn parse_uncached(
+    grammar: &'static Grammar,
+    text: &str,
+    budget: Duration,
+    cancelled: &dyn Fn() -> bool,
+    old: Option<&Tree>,
+) -> Result<Tree, ParseFailure> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = match parsers.entry(grammar.name) {
@@ -74,7 +259,7 @@ pub fn parse(
         let mut read = |offset: usize, _| &bytes[offset.min(bytes.len())..];
         let tree = parser.parse_with_options(
             &mut read,
-            None,
+            old,
             Some(ParseOptions::new().progress_callback(&mut progress)),
         );
         match tree {
@@ -101,6 +286,120 @@ mod tests {
         assert!(!t.root_node().has_error());
         let t = parse(rust, "fn main( {}", TOOL_BUDGET, &never).unwrap();
         assert!(t.root_node().has_error());
+    }
+
+    #[test]
+    fn recent_trees_are_reused_for_the_same_text_only() {
+        let rust = by_name("rust").unwrap();
+        let never = || false;
+        let text = "fn cached_tree_probe() { let x = 1; }\n";
+        let a = parse(rust, text, TOOL_BUDGET, &never).unwrap();
+        // (Other tests parse at the same time, so the process-wide cache is not probed here.)
+        let mut local = TreeCache {
+            entries: VecDeque::new(),
+        };
+        local.put("rust", text, &a);
+        let hit = local.get("rust", text).unwrap();
+        assert_eq!(a.root_node().to_sexp(), hit.root_node().to_sexp());
+        assert!(local
+            .get("rust", "fn cached_tree_probe() { let x = 2; }\n")
+            .is_none());
+        assert!(local.take("rust", text).is_some());
+        assert!(local.get("rust", text).is_none());
+        // A text over the budget is never kept.
+        let mut cache = TreeCache {
+            entries: VecDeque::new(),
+        };
+        cache.put("rust", &"x".repeat(CACHED_TEXT_BYTES + 1), &a);
+        assert!(cache.entries.is_empty());
+        for i in 0..CACHED_TREES + 2 {
+            cache.put("rust", &i.to_string(), &a);
+        }
+        assert_eq!(cache.entries.len(), CACHED_TREES);
+        assert!(cache.get("rust", "0").is_none());
+        assert!(cache.get("rust", &(CACHED_TREES + 1).to_string()).is_some());
+        assert!(cache
+            .get("python", &(CACHED_TREES + 1).to_string())
+            .is_none());
+    }
+
+    /// An edited tree reparsed incrementally, when it comes out clean, is the tree a fresh parse
+    /// gives (error recovery may differ, which is why [`parse_edited`] reparses a broken result
+    /// from scratch): random line edits of TypeScript texts, clean and broken, with and without
+    /// a final line break.
+    #[test]
+    fn a_clean_incremental_reparse_equals_a_fresh_parse() {
+        let ts = by_name("typescript").unwrap();
+        let never = || false;
+        let pieces = [
+            "class A { m(): void { return 1; } }\n",
+            "class B {\n  n(x: number): number {\n    return x;\n  }\n}\n",
+            "const f = (x: number) => x * 2;\n",
+            "function g(a, b) {\n  return a + b;\n}\n",
+            "let s = `t${1}`;\n",
+            "if (x) { y(); }\n",
+            "// c\n",
+            "\n",
+        ];
+        let broken = "x = (;\n";
+        let mut rng = crate::testutil::XorShift::new(0xC0FF_EE12_3456_789A);
+        let mut clean = 0;
+        for round in 0..300 {
+            let n = 3 + rng.below(30);
+            let mut before: String = (0..n).map(|_| pieces[rng.below(pieces.len())]).collect();
+            let mut lines: Vec<String> = before.split_inclusive('\n').map(String::from).collect();
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.below(lines.len() + 1);
+                let piece = if rng.below(8) == 0 {
+                    broken
+                } else {
+                    pieces[rng.below(pieces.len())]
+                };
+                match rng.below(3) {
+                    0 => lines.insert(at, piece.to_string()),
+                    1 if at < lines.len() => {
+                        lines.remove(at);
+                    }
+                    _ if at < lines.len() => lines[at] = piece.to_string(),
+                    _ => {}
+                }
+            }
+            let mut after = lines.concat();
+            if round % 3 == 0 {
+                // No final line break, on one side or both.
+                after.push_str("let last = 1;");
+                if round % 2 == 0 {
+                    before.push_str("let last = 1;");
+                }
+            }
+            let old = parse_uncached(ts, &before, TOOL_BUDGET, &never, None).unwrap();
+            let mut edited = old.clone();
+            for edit in line_edits(&before, &after) {
+                edited.edit(&edit);
+            }
+            let incremental =
+                parse_uncached(ts, &after, TOOL_BUDGET, &never, Some(&edited)).unwrap();
+            let fresh = parse_uncached(ts, &after, TOOL_BUDGET, &never, None).unwrap();
+            if !incremental.root_node().has_error() {
+                clean += 1;
+                assert_eq!(
+                    incremental.root_node().to_sexp(),
+                    fresh.root_node().to_sexp(),
+                    "{before:?} -> {after:?}"
+                );
+                let span = |t: &Tree| (t.root_node().end_byte(), t.root_node().end_position());
+                assert_eq!(span(&incremental), span(&fresh), "{before:?} -> {after:?}");
+            }
+            // The kept tree itself is untouched by the edits of its copy.
+            assert_eq!(
+                old.root_node().to_sexp(),
+                parse_uncached(ts, &before, TOOL_BUDGET, &never, None)
+                    .unwrap()
+                    .root_node()
+                    .to_sexp()
+            );
+        }
+        assert!(clean > 50, "{clean} clean reparses");
     }
 
     #[test]

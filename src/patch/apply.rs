@@ -158,7 +158,14 @@ fn apply_to(target: &Target, hunks: &[Hunk], display: &str) -> ToolResult<Vec<u8
     if target.lossy {
         refuse_foreign_text(&reps, display)?;
     }
-    Ok(assemble(target, &reps))
+    // A hunk line carrying its `\r` shows the patch holds the file's exact line ends (`git diff`
+    // of a CRLF file): then an added line without one ends in `\n`, as `git apply` writes it.
+    let exact_ends = hunks.iter().any(|h| {
+        h.lines.iter().any(|l| match l {
+            HunkLine::Context(t) | HunkLine::Remove(t) | HunkLine::Add(t) => t.ends_with('\r'),
+        })
+    });
+    Ok(assemble(target, &reps, exact_ends))
 }
 
 /// Why a hunk was not found.
@@ -286,7 +293,7 @@ fn replacement<'p>(start: usize, lines: &'p [HunkLine], hunk: &Hunk) -> Replacem
 
 /// The new bytes: original lines between replacements kept, each replacement's pieces in
 /// place of its lines.
-fn assemble(target: &Target, reps: &[Replacement]) -> Vec<u8> {
+fn assemble(target: &Target, reps: &[Replacement], exact_ends: bool) -> Vec<u8> {
     let n = target.line_count();
     let mut pieces: Vec<Piece> = Vec::with_capacity(n + 16);
     let mut pos = 0;
@@ -320,6 +327,7 @@ fn assemble(target: &Target, reps: &[Replacement]) -> Vec<u8> {
             // A line that carried its CR in the patch (a diff of a CRLF file) ends in CRLF.
             Piece::Add(t) => match t.strip_suffix('\r') {
                 Some(t) => (t.as_bytes(), b"\r\n"),
+                None if exact_ends => (t.as_bytes(), b"\n"),
                 None => (t.as_bytes(), dominant),
             },
         };

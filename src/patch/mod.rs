@@ -263,10 +263,15 @@ pub fn detect(lines: &[&str]) -> Option<Format> {
     None
 }
 
-/// Parses a patch in either format.
-pub fn parse(input: &str) -> ToolResult<Patch> {
+/// Parses a patch in either format. With `newest`, a unified diff that is malformed or has
+/// nothing to apply gets the newest contract's messages ([`unified::contract`]).
+pub fn parse(input: &str, newest: bool) -> ToolResult<Patch> {
     let (lines, first_line, base) = patch_text(input);
-    let format = detect(&lines).ok_or_else(|| {
+    let format = detect(&lines);
+    if newest && format.is_none() {
+        return Err(ToolError::invalid_input(unified::contract::NO_HUNKS));
+    }
+    let format = format.ok_or_else(|| {
         ToolError::invalid_input(
             "no patch found: pass a unified diff (--- a/file, +++ b/file, @@ hunks) or a \
              '*** Begin Patch' … '*** End Patch' block",
@@ -274,7 +279,12 @@ pub fn parse(input: &str) -> ToolResult<Patch> {
     })?;
     let (files, mode_only) = match format {
         Format::Unified => {
-            let parsed = unified::parse(&lines, first_line)?;
+            let parsed = unified::parse(&lines, first_line, newest)?;
+            // Nothing to apply: no block has hunks, and none is a rename (or a create/delete).
+            let inert = |f: &FilePatch| matches!(&f.op, FileOp::Update { hunks, move_to: None, .. } if hunks.is_empty());
+            if newest && parsed.files.iter().all(inert) {
+                return Err(ToolError::invalid_input(unified::contract::NO_HUNKS));
+            }
             (parsed.files, parsed.mode_only)
         }
         Format::BeginPatch => (codex::parse(&lines, first_line)?, Vec::new()),
@@ -305,6 +315,10 @@ pub fn parse(input: &str) -> ToolResult<Patch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_seed(input: &str) -> ToolResult<Patch> {
+        parse(input, false)
+    }
 
     #[test]
     fn unwraps_heredocs_and_fences() {
@@ -352,10 +366,10 @@ mod tests {
 
     #[test]
     fn no_patch_and_empty_patch_are_invalid_input() {
-        let e = parse("hello world").unwrap_err();
+        let e = parse_seed("hello world").unwrap_err();
         assert!(e.message.contains("no patch found"), "{}", e.message);
-        let e =
-            parse("diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n").unwrap_err();
+        let e = parse_seed("diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n")
+            .unwrap_err();
         assert_eq!(e.code, crate::error::ErrorCode::InvalidInput);
         assert!(
             e.message.contains("only changes file modes"),
@@ -363,7 +377,7 @@ mod tests {
             e.message
         );
         assert!(e.message.contains("chmod +x run.sh"), "{}", e.message);
-        let e = parse("*** Begin Patch\n*** End Patch\n").unwrap_err();
+        let e = parse_seed("*** Begin Patch\n*** End Patch\n").unwrap_err();
         assert!(
             e.message.contains("no hunks and no rename"),
             "{}",
@@ -474,7 +488,7 @@ mod fuzz {
                 }
                 _ => {}
             }
-            let Ok(patch) = parse(&text.join("\n")) else {
+            let Ok(patch) = parse(&text.join("\n"), false) else {
                 continue;
             };
             parsed += 1;

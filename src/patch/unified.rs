@@ -85,16 +85,50 @@ pub struct Parsed {
     pub mode_only: Vec<String>,
 }
 
-/// Parses a unified diff. `first_line` is the 1-based patch line of `lines[0]`.
-pub fn parse(lines: &[&str], first_line: usize) -> ToolResult<Parsed> {
+/// The newest contract's messages for a malformed unified diff (CONTRACT-v0.5-wording §7):
+/// jsdiff's own texts behind `Malformed patch: `, and two fixed ones. No fields.
+pub mod contract {
+    use crate::error::ToolError;
+
+    pub const NO_HUNKS: &str = "Patch contains no applicable hunks";
+    pub const NO_PATH: &str = "Patch is missing a valid file path";
+
+    pub fn malformed(jsdiff: String) -> ToolError {
+        ToolError::invalid_input(format!("Malformed patch: {jsdiff}"))
+    }
+
+    /// The name jsdiff quotes from a `---` / `+++` header: the text before any tab, trimmed,
+    /// `a/` / `b/` kept.
+    pub fn header_name(line: &str) -> &str {
+        line[3..].split('\t').next().unwrap_or("").trim()
+    }
+}
+
+/// Parses a unified diff. `first_line` is the 1-based patch line of `lines[0]`. With `newest`,
+/// malformed input gets the newest contract's messages ([`contract`]), and a block with no
+/// hunks (or `/dev/null` on both sides without hunks) is left out rather than refused.
+pub fn parse(lines: &[&str], first_line: usize, newest: bool) -> ToolResult<Parsed> {
     let mut p = Parser {
         lines,
         first_line,
         i: 0,
         mode_only: Vec::new(),
+        newest,
     };
     let mut files = Vec::new();
     while let Some(line) = p.peek() {
+        if newest && line.starts_with("--- ") && !p.at_file_header() {
+            return Err(contract::malformed(format!(
+                "Missing \"+++ ...\" file header for {}",
+                contract::header_name(line)
+            )));
+        }
+        if newest && line.starts_with("+++ ") {
+            return Err(contract::malformed(format!(
+                "Missing \"--- ...\" file header for {}",
+                contract::header_name(line)
+            )));
+        }
         if line.starts_with("diff --git ") || p.at_file_header() {
             if let Some(block) = p.block()? {
                 files.push(block);
@@ -103,6 +137,9 @@ pub fn parse(lines: &[&str], first_line: usize) -> ToolResult<Parsed> {
             // `diff -r` / `diff -ru` say this of a binary file, outside any git block.
             return Err(binary_diff(p.lineno()));
         } else if line.starts_with("@@") {
+            if newest {
+                return Err(crate::error::ToolError::invalid_input(contract::NO_PATH));
+            }
             return Err(syntax_error(
                 p.lineno(),
                 "this hunk has no file header: put '--- a/<path>' and '+++ b/<path>' lines \
@@ -147,6 +184,8 @@ struct Parser<'a> {
     first_line: usize,
     i: usize,
     mode_only: Vec<String>,
+    /// The newest contract's messages and hunk-less blocks (see [`parse`]).
+    newest: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -386,6 +425,12 @@ impl<'a> Parser<'a> {
         let old_null = old.as_deref() == Some(DEV_NULL);
         let new_null = new.as_deref() == Some(DEV_NULL);
         if old_null && new_null {
+            if self.newest {
+                if hunks.is_empty() {
+                    return Ok(None);
+                }
+                return Err(crate::error::ToolError::invalid_input(contract::NO_PATH));
+            }
             return Err(syntax_error(
                 start,
                 "both paths of this block are /dev/null",
@@ -466,6 +511,9 @@ impl<'a> Parser<'a> {
                 // A git block with only mode (or index) headers.
                 return Ok(None);
             }
+            if self.newest {
+                return Err(crate::error::ToolError::invalid_input(contract::NO_PATH));
+            }
             return Err(syntax_error(
                 start,
                 "this block has hunks but no file names: put '--- a/<path>' and '+++ b/<path>' \
@@ -474,6 +522,15 @@ impl<'a> Parser<'a> {
         };
         let move_to = (old != new).then_some(new);
         if hunks.is_empty() && move_to.is_none() {
+            if h.has_dashes && self.newest {
+                // The newest contract processes it (the file is rewritten as it is) when the
+                // patch has something else to apply; see `patch::parse`.
+                return Ok(Some(FileOp::Update {
+                    path: old,
+                    move_to: None,
+                    hunks,
+                }));
+            }
             if h.has_dashes {
                 return Err(syntax_error(
                     start,
@@ -677,7 +734,7 @@ mod tests {
 
     fn ok(s: &str) -> Vec<FilePatch> {
         let lines: Vec<&str> = s.lines().collect();
-        parse(&lines, 1).unwrap().files
+        parse(&lines, 1, false).unwrap().files
     }
 
     fn update(fp: &FilePatch) -> (&str, Option<&str>, &[Hunk]) {
@@ -783,7 +840,7 @@ mod tests {
         let lines: Vec<&str> = "diff --git a/x b/x\nold mode 100644\nnew mode 100755\n"
             .lines()
             .collect();
-        let parsed = parse(&lines, 1).unwrap();
+        let parsed = parse(&lines, 1, false).unwrap();
         assert!(parsed.files.is_empty());
         assert_eq!(parsed.mode_only, ["x"]);
         assert_eq!(
@@ -860,7 +917,7 @@ mod tests {
         let lines: Vec<&str> = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\nfn b() {\n-c\n+d\n"
             .lines()
             .collect();
-        let e = parse(&lines, 1).unwrap_err();
+        let e = parse(&lines, 1, false).unwrap_err();
         assert_eq!(e.fields["line"], 5);
         assert!(e.message.contains("leading space"), "{}", e.message);
         // Prose after the last hunk, and a format-patch trailer, are fine.
@@ -885,32 +942,44 @@ mod tests {
     #[test]
     fn errors() {
         let lines: Vec<&str> = "@@ -1 +1 @@\n-a\n+b".lines().collect();
-        let e = parse(&lines, 1).unwrap_err();
+        let e = parse(&lines, 1, false).unwrap_err();
         assert_eq!(e.fields["line"], 1);
         let lines: Vec<&str> = "--- a/x\n+++ b/x\n@@ -1,a +1 @@\n-a".lines().collect();
-        let e = parse(&lines, 1).unwrap_err();
+        let e = parse(&lines, 1, false).unwrap_err();
         assert!(e.message.contains("malformed"), "{}", e.message);
         assert_eq!(e.fields["line"], 3);
         let lines: Vec<&str> = "diff --git a/x b/y\ncopy from x\ncopy to y"
             .lines()
             .collect();
-        assert!(parse(&lines, 1).unwrap_err().message.contains("copies"));
+        assert!(parse(&lines, 1, false)
+            .unwrap_err()
+            .message
+            .contains("copies"));
         let lines: Vec<&str> = "diff --git a/x b/x\nBinary files a/x and b/x differ"
             .lines()
             .collect();
-        assert!(parse(&lines, 1).unwrap_err().message.contains("binary"));
+        assert!(parse(&lines, 1, false)
+            .unwrap_err()
+            .message
+            .contains("binary"));
         // diff -r's note about a binary file, outside any git block, is refused too.
         let lines: Vec<&str> = "--- a/t.txt\n+++ b/t.txt\n@@ -1 +1 @@\n-a\n+b\nBinary files a/x.png and b/x.png differ\n"
             .lines()
             .collect();
-        let e = parse(&lines, 1).unwrap_err();
+        let e = parse(&lines, 1, false).unwrap_err();
         assert!(e.message.contains("binary"), "{}", e.message);
         assert_eq!(e.fields["line"], 6);
         let lines: Vec<&str> = "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n a\n"
             .lines()
             .collect();
-        assert!(parse(&lines, 1).unwrap_err().message.contains("only add"));
+        assert!(parse(&lines, 1, false)
+            .unwrap_err()
+            .message
+            .contains("only add"));
         let lines: Vec<&str> = "--- a/x\n+++ b/x\n".lines().collect();
-        assert!(parse(&lines, 1).unwrap_err().message.contains("no hunks"));
+        assert!(parse(&lines, 1, false)
+            .unwrap_err()
+            .message
+            .contains("no hunks"));
     }
 }

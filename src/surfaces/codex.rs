@@ -135,7 +135,8 @@ fn read_file(v: Value, call: &Call) -> ToolResult<Output> {
     )?;
     let limit = positive(a.limit, 2000, "limit must be greater than zero", "limit")?;
     let mut e = json!({ "path": a.file_path, "offset": offset, "limit": limit });
-    if a.mode.unwrap_or_default() == Mode::Indentation {
+    let indentation = a.mode.unwrap_or_default() == Mode::Indentation;
+    if indentation {
         if !engine_has_indentation() {
             return Err(ToolError::new(
                 ErrorCode::Internal,
@@ -168,6 +169,24 @@ fn read_file(v: Value, call: &Call) -> ToolResult<Output> {
     if text == "(empty file)" {
         return Ok(Output::text(""));
     }
+    let (rows, _) = numbered_rows(&text);
+    // Codex's indentation mode returns one contiguous run of lines: the engine's block may
+    // skip lines between a parent's header and the anchor's block, so the whole span from the
+    // block's first line to its last is read instead.
+    let span = match (rows.first(), rows.last()) {
+        (Some(&(first, _)), Some(&(last, _))) if indentation && last + 1 - first > rows.len() => {
+            Some((first, last))
+        }
+        _ => None,
+    };
+    let text = match span {
+        Some((first, last)) => engine_text(
+            "read_file",
+            json!({ "path": a.file_path, "offset": first, "limit": last + 1 - first }),
+            call.ctx,
+        )?,
+        None => text,
+    };
     let (rows, footer) = numbered_rows(&text);
     let mut out: Vec<String> = rows.iter().map(|(n, t)| format!("L{n}: {t}")).collect();
     if let Some(f) = footer {

@@ -53,8 +53,8 @@ pub struct EditArgs {
     /// The ID of the cell to edit (or cell-N for the N-th cell, from 0). When inserting, the new
     /// cell is inserted after this cell, or at the beginning if not specified.
     pub cell_id: Option<String>,
-    /// The new source for the cell (ignored by delete).
-    #[serde(default)]
+    /// The new source for the cell. Required, as in Claude Code's own schema (a delete
+    /// ignores it; pass "").
     pub new_source: String,
     /// The type of the cell (code or markdown). If not specified, replace keeps the current
     /// type. Required for insert.

@@ -49,7 +49,8 @@ impl Tool for ApplyPatch {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
-        let patch = patch::parse(&args.patch)?;
+        let newest = config.profile == crate::config::Profile::Current;
+        let patch = patch::parse(&args.patch, newest)?;
         let blocks = resolve_blocks(&patch, config)?;
         let mut lock_paths: Vec<&std::path::Path> = Vec::new();
         for b in &blocks {
@@ -65,19 +66,64 @@ impl Tool for ApplyPatch {
         for block in &blocks {
             rows.push(plan(block, config, &mut tx, &mut warnings)?);
         }
-        tx.commit()?;
+        // The syntax checks parse while the commit waits for the disk.
+        let (committed, lines) = std::thread::scope(|scope| {
+            let checking = std::thread::Builder::new()
+                .name("syntax-warnings".into())
+                .spawn_scoped(scope, || warnings.lines(config));
+            let committed = tx.commit();
+            let lines = match checking {
+                Ok(h) => h.join().unwrap_or_default(),
+                Err(_) if committed.is_ok() => warnings.lines(config),
+                Err(_) => Vec::new(),
+            };
+            (committed, lines)
+        });
+        committed?;
         for block in &blocks {
             if matches!(block.op, FileOp::Delete { .. }) || block.to.is_some() {
                 prune_empty_dirs(&config.workspace_root, &block.path.abs);
             }
         }
         let mut message = format!("Applied patch:\n{}", rows.join("\n"));
-        warnings.append_to(&mut message);
+        code::append_lines(&mut message, lines);
         Ok(message.into())
     }
 }
 
 /// One block with its paths resolved.
+/// The newest contract's hunk failure (CONTRACT-v0.5-wording §7): `patch_failed`
+/// `Hunk did not apply cleanly in <rel>`, field `file`, and `hunk` only when a hunk fails when
+/// the block's hunks are applied one at a time, each to the previous result (the first that
+/// does); when each applies alone although the whole block failed, there is no number. The
+/// engine's own diagnosis (what the hunk expects beside the file's most similar lines) is kept
+/// in `detail`.
+fn contract_hunk_failure(err: ToolError, bytes: &[u8], hunks: &[Hunk], display: &str) -> ToolError {
+    if err.code != crate::error::ErrorCode::PatchFailed {
+        return err;
+    }
+    let mut current = bytes.to_vec();
+    let mut failing = None;
+    for (k, hunk) in hunks.iter().enumerate() {
+        match apply_hunks(&current, std::slice::from_ref(hunk), display) {
+            Ok(next) => current = next,
+            Err(_) => {
+                failing = Some(k + 1);
+                break;
+            }
+        }
+    }
+    let mut out = ToolError::new(
+        crate::error::ErrorCode::PatchFailed,
+        format!("Hunk did not apply cleanly in {display}"),
+    )
+    .with("file", display);
+    if let Some(k) = failing {
+        out = out.with("hunk", k);
+    }
+    out.with("detail", err.message)
+}
+
 struct Block<'p> {
     op: &'p FileOp,
     path: WorkPath,
@@ -220,7 +266,15 @@ fn plan(
                 bytes
             } else {
                 check_editable(&bytes, &path.display)?;
-                let new_bytes = apply_hunks(&bytes, hunks, &path.display)?;
+                let new_bytes = apply_hunks(&bytes, hunks, &path.display).map_err(|e| {
+                    if config.profile == crate::config::Profile::Current
+                        && block.format == Format::Unified
+                    {
+                        contract_hunk_failure(e, &bytes, hunks, &path.display)
+                    } else {
+                        e
+                    }
+                })?;
                 let written = block.to.as_ref().unwrap_or(path);
                 warnings.check(config, &written.display, Some(&bytes), &new_bytes);
                 new_bytes

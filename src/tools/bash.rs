@@ -35,8 +35,9 @@ pub const MIN_CAPTURE_BYTES: usize = 8 * 1024 * 1024;
 pub const DEFAULT_SHELL: &str = "sh";
 
 /// The error when `<shell> -c` cannot be started; a shell that is not installed is named as
-/// such, with what to do about it.
-fn not_started(shell: &str, e: &std::io::Error) -> ToolError {
+/// such,
+/// with what to do about it. `sandbox`: the sandbox's one-line description, when there is one.
+fn not_started(shell: &str, sandbox: Option<&str>, e: &std::io::Error) -> ToolError {
     let message = if e.kind() == std::io::ErrorKind::NotFound {
         format!(
             "{shell} is not installed (not found on PATH), so the command did not run. Install it (Debian/Ubuntu: apt-get install {base}; Alpine: apk add {base}; macOS: brew install {base})."
@@ -46,7 +47,8 @@ fn not_started(shell: &str, e: &std::io::Error) -> ToolError {
                 .map_or(shell.into(), |n| n.to_string_lossy())
         )
     } else {
-        format!("could not start `{shell} -c`: {e}")
+        let under = sandbox.map(|l| format!(" ({l})")).unwrap_or_default();
+        format!("could not start `{shell} -c`{under}: {e}")
     };
     ToolError::new(ErrorCode::IoError, message).with("shell", shell)
 }
@@ -86,7 +88,8 @@ impl Tool for Bash {
                 "stderr": {"type": "string"},
                 "signal": {"type": ["string", "null"], "description": "The signal that killed the shell, e.g. SIGKILL."},
                 "timed_out": {"type": "boolean"},
-                "background_pids": {"type": "array", "items": {"type": "integer"}, "description": "Processes the command left running in the background."}
+                "background_pids": {"type": "array", "items": {"type": "integer"}, "description": "Processes the command left running in the background."},
+                "sandbox": {"type": "string", "description": "Present when the command ran in the sandbox: its mode, and what it refuses."}
             },
             "required": ["exit_code", "stdout", "stderr", "signal", "timed_out"]
         }))
@@ -100,7 +103,8 @@ impl Tool for Bash {
             )
             .with("field", "command"));
         }
-        if args.command.contains('\0') {
+        let nul = args.command.contains('\0');
+        if nul && config.profile == Profile::Seed {
             return Err(ToolError::invalid_input(
                 "command contains a NUL byte, which a shell command cannot hold",
             )
@@ -126,6 +130,17 @@ impl Tool for Bash {
                 io_err(e, &cwd.display)
             }
         })?;
+        if nul {
+            // The newest contract: Node's spawn refuses it, after the cwd check
+            // (CONTRACT-v0.5-wording §8).
+            return Err(ToolError::new(
+                ErrorCode::IoError,
+                format!(
+                    "Failed to spawn command: The argument 'args[1]' must be a string without null bytes. Received {}",
+                    node_inspect_received(&args.command)
+                ),
+            ));
+        }
         let cwd_path = cwd_dir.proc_path().unwrap_or_else(|| cwd.abs.clone());
         // `0` (allowed by the newest contract's schema) means the default.
         let requested = match args.timeout_ms {
@@ -136,6 +151,13 @@ impl Tool for Bash {
         let timeout_ms = requested.min(config.bash_timeout_max_ms.max(1));
         let ceiling = (config.max_output_bytes as usize).max(MIN_CAPTURE_BYTES);
         let shell_name = config.shell.as_deref().unwrap_or(DEFAULT_SHELL);
+        let sandbox = crate::sandbox::plan(config, &cwd.abs).map_err(|e| {
+            ToolError::new(
+                ErrorCode::IoError,
+                format!("the sandbox cannot be set up, so the command was not run: {e}"),
+            )
+        })?;
+        let line = sandbox.as_ref().map(|p| p.line().to_string());
         let capture = shell::run(&Request {
             shell: shell_name,
             command: &args.command,
@@ -144,14 +166,16 @@ impl Tool for Bash {
             ceiling,
             cancel: ctx.cancel.clone(),
             progress: ctx.progress.clone(),
+            sandbox,
         })
-        .map_err(|e| not_started(shell_name, &e))?;
+        .map_err(|e| not_started(shell_name, line.as_deref(), &e))?;
         let view = View::of(ctx);
         let budget = view.budget;
         let spiller = Spiller::new(config, view);
         match capture.end {
             End::Exited { code, signal } => {
-                Ok(success(&capture, code, signal, budget, &spiller).into())
+                let sandbox = line.as_deref();
+                Ok(success(&capture, code, signal, budget, &spiller, sandbox).into())
             }
             End::TimedOut => {
                 let clamp_note = if requested > timeout_ms {
@@ -165,7 +189,7 @@ impl Tool for Bash {
                 );
                 let base =
                     ToolError::new(ErrorCode::Timeout, message).with("timeout_ms", timeout_ms);
-                Err(failure(base, &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
             }
             End::OverLimit { stream } => {
                 let message = format!(
@@ -175,11 +199,11 @@ impl Tool for Bash {
                 let base = ToolError::new(ErrorCode::OutputLimit, message)
                     .with("max_capture_bytes", ceiling)
                     .with("stream", stream.name());
-                Err(failure(base, &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
             }
             End::Aborted => {
                 let base = ToolError::new(ErrorCode::Aborted, "Command aborted (run cancelled)");
-                Err(failure(base, &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
             }
         }
     }
@@ -247,11 +271,28 @@ fn success(
     signal: Option<i32>,
     budget: usize,
     spiller: &Spiller,
+    sandbox: Option<&str>,
 ) -> String {
     let signal = signal.map(shell::signal_name);
     fit(capture, budget, spiller, |stdout, stderr| {
-        report(code, stdout, stderr, signal.as_deref(), &capture.background)
+        let mut out = report(code, stdout, stderr, signal.as_deref(), &capture.background);
+        // The sandbox's one line, last: a model reading a refused write learns why.
+        if let Some(line) = sandbox {
+            out.pop();
+            out.push_str(",\"sandbox\":");
+            push_str_literal(&mut out, line);
+            out.push('}');
+        }
+        out
     })
+}
+
+/// `base` with the sandbox's line, when the command ran sandboxed.
+fn sandboxed(base: ToolError, line: &Option<String>) -> ToolError {
+    match line {
+        Some(l) => base.with("sandbox", l.as_str()),
+        None => base,
+    }
 }
 
 /// `base` with the partial `stdout` / `stderr` fields, fitted so its envelope stays within the
@@ -357,6 +398,9 @@ fn fit(
     mut frame: impl FnMut(&str, &str) -> String,
 ) -> String {
     let raw = [&capture.stdout, &capture.stderr];
+    if spiller.view.keep_tail {
+        return fit_tails(raw, budget, spiller, frame);
+    }
     let shown = raw.map(|b| display(b));
     let full = frame(&shown[0].0, &shown[1].0);
     if full.len() <= budget && !shown[0].1 && !shown[1].1 {
@@ -383,6 +427,133 @@ fn fit(
         spiller.cut(text, share[i], raw[i].len(), note.as_deref())
     });
     frame(&fitted[0], &fitted[1])
+}
+
+/// The newest contract's view (CONTRACT-v0.5-wording §8): `budget` (`maxBashOutputBytes`) is
+/// split between the streams by their captured byte lengths; a stream over its share keeps its
+/// last `share` bytes (the cut moved forward to a character boundary), is spilled whole, and is
+/// shown behind the marker. The marker and the JSON around the streams are outside the budget,
+/// so even a tiny budget shows the end of the output.
+fn fit_tails(
+    raw: [&Vec<u8>; 2],
+    budget: usize,
+    spiller: &Spiller,
+    mut frame: impl FnMut(&str, &str) -> String,
+) -> String {
+    let (a, b) = (raw[0].len(), raw[1].len());
+    let share = if a + b <= budget {
+        [a, b]
+    } else {
+        let half = budget / 2;
+        if a <= half {
+            [a, budget - a]
+        } else if b <= half {
+            [budget - b, b]
+        } else {
+            [budget - half, half]
+        }
+    };
+    let streams = ["stdout", "stderr"];
+    let shown = [0, 1].map(|i| {
+        let bytes = raw[i];
+        if bytes.len() <= share[i] {
+            return String::from_utf8_lossy(bytes).into_owned();
+        }
+        let mut start = bytes.len() - share[i];
+        while start < bytes.len() && bytes[start] & 0xC0 == 0x80 {
+            start += 1;
+        }
+        let note = spiller.note(streams[i], bytes);
+        let mut out = bound::tail_marker(bytes.len() - start, bytes.len(), note.as_deref());
+        out.push_str(&String::from_utf8_lossy(&bytes[start..]));
+        out
+    });
+    frame(&shown[0], &shown[1])
+}
+
+/// What Node's `ERR_INVALID_ARG_VALUE` shows after `Received ` for a string: its
+/// `util.inspect` form (quoted with `'`, or `"` / a backtick when the text holds `'`; control
+/// characters, the quote and `\` escaped; past 124 UTF-16 units (`breakLength` 128 less 4), split after each newline into
+/// quoted pieces joined by ` +\n  `), cut to 128 UTF-16 units with `...` appended.
+fn node_inspect_received(value: &str) -> String {
+    const MAX_STRING: usize = 10_000;
+    let units = value.encode_utf16().count();
+    let (value, trailer) = if units > MAX_STRING {
+        let cut = value
+            .char_indices()
+            .scan(0, |n, (i, c)| {
+                *n += c.len_utf16();
+                Some((i, *n))
+            })
+            .find(|&(_, n)| n > MAX_STRING)
+            .map_or(value.len(), |(i, _)| i);
+        let rest = units - MAX_STRING;
+        (
+            &value[..cut],
+            format!(
+                "... {rest} more character{}",
+                if rest > 1 { "s" } else { "" }
+            ),
+        )
+    } else {
+        (value, String::new())
+    };
+    let len = value.encode_utf16().count();
+    let mut inspected = if len > 124 {
+        value
+            .split_inclusive('\n')
+            .map(node_str_escape)
+            .collect::<Vec<_>>()
+            .join(" +\n  ")
+    } else {
+        node_str_escape(value)
+    };
+    inspected.push_str(&trailer);
+    if inspected.encode_utf16().count() > 128 {
+        let mut n = 0;
+        let end = inspected
+            .char_indices()
+            .find(|&(_, c)| {
+                n += c.len_utf16();
+                n > 128
+            })
+            .map_or(inspected.len(), |(i, _)| i);
+        inspected.truncate(end);
+        inspected.push_str("...");
+    }
+    inspected
+}
+
+/// Node's `strEscape`: one string quoted and escaped as `util.inspect` shows it.
+fn node_str_escape(s: &str) -> String {
+    let quote = if !s.contains('\'') {
+        '\''
+    } else if !s.contains('"') {
+        '"'
+    } else if !s.contains('`') && !s.contains("${") {
+        '`'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\'' if quote == '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02X}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
 }
 
 /// A note as long as any spill note gets: reserves room for the marker.
@@ -501,6 +672,20 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn a_nul_byte_is_shown_as_node_inspects_it() {
+        // CONTRACT-v0.5-wording §8: Node's util.inspect of the command, cut at 128 units.
+        assert_eq!(node_inspect_received("echo a\0b"), "'echo a\\x00b'");
+        assert_eq!(node_inspect_received("it's\0"), "\"it's\\x00\"");
+        assert_eq!(
+            node_inspect_received("a\\b\t\u{7f}\0"),
+            "'a\\\\b\\t\\x7F\\x00'"
+        );
+        let long = format!("{}\0", "x".repeat(200));
+        let got = node_inspect_received(&long);
+        assert_eq!(got, format!("'{}...", "x".repeat(127)));
+    }
+
+    #[test]
     fn budget_is_shared_and_overflow_spilled() {
         let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
@@ -547,15 +732,28 @@ mod tests {
             ..crate::testutil::config_at(dir.path())
         };
         let out = crate::testutil::run_text::<Bash>(args("seq 1 5000; echo the-end"), &c).unwrap();
-        assert!(out.len() <= 1024, "{}", out.len());
         let v: Value = serde_json::from_str(&out).unwrap();
         let stdout = v["stdout"].as_str().unwrap();
+        // CONTRACT-v0.5-wording §8: the budget is of captured bytes (stderr is empty, so stdout
+        // keeps all 1024); the marker, before the tail, is outside it.
+        let (marker, tail) = stdout.split_once(" ...]\n").unwrap();
         assert!(
-            stdout.starts_with("[... earlier output truncated: last "),
+            marker.starts_with("[... earlier output truncated: last 1024 of 23901 bytes shown; full output written to .clarvis/bash-"),
             "{stdout}"
         );
-        assert!(stdout.ends_with("4999\n5000\nthe-end\n"), "{stdout}");
-        assert!(stdout.contains("full output written to .clarvis/bash-"));
+        assert_eq!(tail.len(), 1024);
+        assert!(tail.ends_with("4999\n5000\nthe-end\n"), "{stdout}");
+        // A budget of 64 bytes (a caller-built config has no floor) still shows the last line.
+        let c = Config {
+            max_bash_output_bytes: 64,
+            ..c
+        };
+        let out = crate::testutil::run_text::<Bash>(args("seq 1 5000; echo the-end"), &c).unwrap();
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let stdout = v["stdout"].as_str().unwrap();
+        let tail = stdout.split_once(" ...]\n").unwrap().1;
+        assert_eq!(tail.len(), 64);
+        assert!(tail.ends_with("\n5000\nthe-end\n"), "{stdout}");
     }
 
     #[cfg(unix)]

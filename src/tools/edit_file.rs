@@ -42,7 +42,9 @@ impl Tool for EditFile {
         let _lock = atomic::lock(&[&path.abs]);
         let mut file = editing::load(&path, config)?;
         editing::check_raw(&file, &args.old_string, &args.new_string, &path.display)?;
-        let original = file.text.clone();
+        // Only the newest contract returns `meta.diff` (the seed's results have no meta).
+        let current = config.profile == Profile::Current;
+        let original = current.then(|| file.text.clone());
         let before = code::keep_before(&path.display, &file.text);
         let dominant = editing::dominant_for(&file.text, [args.new_string.as_str()].into_iter());
         let applied = editing::apply(
@@ -54,13 +56,13 @@ impl Tool for EditFile {
             &path.display,
         )?;
         let warning = code::syntax_warning(config, &path.display, before.as_deref(), &file.text);
-        let diff = crate::unified_diff::edit_patch(&path.display, &original, &file.text);
+        let diff = original
+            .map(|original| crate::unified_diff::edit_patch(&path.display, &original, &file.text));
         atomic::write_atomic(&path, file.into_bytes())?;
         // The root (v0.5 §6) words the tolerant disclosure differently from the seed.
-        let current = config.profile == Profile::Current;
         let mut message = message(&path.display, &applied, current);
         code::append_warning(&mut message, warning);
-        Ok(Output::text(message).with_meta("diff", diff))
+        Ok(Output::text(message).with_meta_opt("diff", diff))
     }
 }
 
@@ -111,5 +113,52 @@ mod tests {
             message("a.rs", &tolerant, true),
             "Replaced 1 occurrence in a.rs (matched after a whitespace-tolerant search; the matched region \u{2014} including its leading indentation \u{2014} was replaced by new_string verbatim, so re-read the file to verify the indentation is correct)."
         );
+    }
+
+    /// `meta.diff` is the newest contract's (§1): the seed entry's results have no meta, so
+    /// its edit tools neither compute the diff nor (write_file) read the file they replace.
+    #[test]
+    fn only_the_root_computes_meta_diff() {
+        use crate::config::Profile;
+        let dir = tempfile::tempdir().unwrap();
+        let root = crate::testutil::config_at(dir.path());
+        let seed = Config {
+            profile: Profile::Seed,
+            ..root.clone()
+        };
+        let calls = [
+            (
+                "edit_file",
+                serde_json::json!({"path": "f.txt", "old_string": "a", "new_string": "b"}),
+            ),
+            (
+                "multi_edit",
+                serde_json::json!({"path": "f.txt", "edits": [{"old_string": "a", "new_string": "b"}]}),
+            ),
+            (
+                "write_file",
+                serde_json::json!({"path": "f.txt", "content": "b\n"}),
+            ),
+        ];
+        for (name, args) in calls {
+            for (config, want) in [(&seed, false), (&root, true)] {
+                std::fs::write(dir.path().join("f.txt"), "a\n").unwrap();
+                let tool = crate::tools::find(name, config).unwrap();
+                let out = tool.call(args.clone(), &Ctx::plain(config)).unwrap();
+                let diff = out.meta.as_ref().and_then(|m| m.get("diff"));
+                assert_eq!(diff.is_some(), want, "{name} {:?}", config.profile);
+                if want {
+                    assert!(diff
+                        .unwrap()
+                        .as_str()
+                        .unwrap()
+                        .ends_with("@@ -1,1 +1,1 @@\n-a\n+b\n"));
+                }
+                assert_eq!(
+                    std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+                    "b\n"
+                );
+            }
+        }
     }
 }

@@ -21,6 +21,7 @@ use std::fs;
 use std::io::{self, Read, Seek};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use grep_matcher::{LineTerminator, Matcher};
@@ -34,7 +35,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::bound::{bound, floor_char_boundary};
 use crate::call::Ctx;
-use crate::config::Config;
+use crate::config::{Config, Profile};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
@@ -52,7 +53,8 @@ const FOOTER_ROOM: usize = 256;
 const FIRST_READ: usize = 256 * 1024;
 /// Matching files a scan keeps before it stops and reports an incomplete result.
 pub const MAX_MATCHING_FILES: usize = 2_000_000;
-/// The footer of a scan cut by its budget ([`MAX_MATCHING_FILES`]); it offers no paging.
+/// The footer of a scan cut by its budget ([`ScanBudget`], or [`MAX_MATCHING_FILES`]); it
+/// offers no paging (CONTRACT-v0.5-wording §1 (a), at both entries).
 pub const INCOMPLETE: &str = "[... search incomplete: the scan hit its output cap; some matching files were not scanned. Narrow the pattern, path, or glob for complete results. ...]";
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -127,7 +129,7 @@ impl Tool for Grep {
             let stop = || ctx.cancel.is_cancelled();
             query.scan_tree(config, &base, glob.as_ref(), MAX_MATCHING_FILES, &stop)?
         } else if meta.is_file() {
-            query.scan_file(&base)?
+            query.scan_file(config, &base)?
         } else {
             return Err(ToolError::new(
                 ErrorCode::NotAFile,
@@ -141,6 +143,9 @@ impl Tool for Grep {
             limit: args.head_limit.filter(|&l| l > 0).unwrap_or(u64::MAX),
             budget: config.max_output_bytes as usize,
         };
+        if config.profile == Profile::Current {
+            return Ok(query.compose(config, &scan, &page).into());
+        }
         let text = query.render(config, &scan, &page);
         Ok(bound(text, config.max_output_bytes as usize).into())
     }
@@ -251,6 +256,73 @@ struct Query {
     before: usize,
     after: usize,
     max_file_bytes: u64,
+    /// What the scan may gather before it stops as incomplete.
+    budget: ScanBudget,
+    /// Rows follow the newest contract's ripgrep path: a line that is not valid UTF-8 shows
+    /// as empty text, a path that is not valid UTF-8 is left out.
+    rg_rows: bool,
+    /// The newest contract's in-process path: a zero-width multiline match is no match.
+    skip_empty: bool,
+    /// Names that are not valid UTF-8 are skipped (the newest contract, either path).
+    utf8_names: bool,
+}
+
+/// The scan budget of the contract's two search paths (CONTRACT-v0.5-wording §1, "Scan
+/// budget"): with `rg` available (`ripgrepAvailable`) the reference stops reading rg's JSON
+/// stream once it is longer than `maxOutputBytes * 8`; without it, once the UTF-8 bytes of
+/// the rows gathered exceed `maxOutputBytes`, checked after each whole file. The engine here is
+/// always the in-process one; it spends the budget the way the path the reference would take
+/// spends it, pricing a row as the JSON event rg would send for it when `rg` is the path.
+#[derive(Debug, Clone, Copy)]
+struct ScanBudget {
+    limit: u64,
+    rg_json: bool,
+}
+
+/// The fixed part of an rg `--json` match or context event: its keys, punctuation and a
+/// typical submatch and offsets (`{"type":"match","data":{"path":{"text":…},"lines":{"text":…},
+/// "line_number":…,"absolute_offset":…,"submatches":[{"match":{"text":…},"start":…,"end":…}]}}`).
+const RG_EVENT_BYTES: u64 = 160;
+/// rg's `begin` and `end` events of a file with matches (the `end` one carries its stats).
+const RG_FILE_BYTES: u64 = 330;
+
+impl ScanBudget {
+    fn of(config: &Config) -> ScanBudget {
+        ScanBudget {
+            limit: if config.ripgrep_available {
+                config.max_output_bytes.saturating_mul(8)
+            } else {
+                config.max_output_bytes
+            },
+            rg_json: config.ripgrep_available,
+        }
+    }
+
+    /// What one row (a match or context line or block, with its line end) costs.
+    fn row(&self, bytes: &[u8], path_len: u64) -> u64 {
+        if self.rg_json {
+            let escaped: u64 = bytes
+                .iter()
+                .map(|&b| match b {
+                    b'"' | b'\\' | b'\n' | b'\r' | b'\t' => 2,
+                    0..=0x1f => 6,
+                    _ => 1,
+                })
+                .sum();
+            RG_EVENT_BYTES + path_len + escaped
+        } else {
+            strip_eol(bytes).len() as u64
+        }
+    }
+
+    /// What a file with matches costs beyond its rows.
+    fn file(&self, path_len: u64) -> u64 {
+        if self.rg_json {
+            RG_FILE_BYTES + 2 * path_len
+        } else {
+            0
+        }
+    }
 }
 
 impl Query {
@@ -296,6 +368,7 @@ impl Query {
             }
             usize::try_from(side.or(args.context).unwrap_or(0)).unwrap_or(usize::MAX)
         };
+        let newest = config.profile == Profile::Current;
         Ok(Query {
             matcher,
             mode: args.output_mode,
@@ -303,6 +376,10 @@ impl Query {
             before: context(args.before_context),
             after: context(args.after_context),
             max_file_bytes: config.max_file_bytes,
+            budget: ScanBudget::of(config),
+            rg_rows: newest && config.ripgrep_available,
+            skip_empty: newest && multiline && !config.ripgrep_available,
+            utf8_names: newest,
         })
     }
 
@@ -324,17 +401,20 @@ impl Query {
             .build()
     }
 
-    /// Matches in an opened file (`None` when it is skipped); stops at the first when only the
-    /// file list is wanted.
+    /// Matches in an opened file, and what its rows cost the scan budget (`path_len`: the
+    /// length of the path the rows name).
     fn count(
         &self,
         searcher: &mut Searcher,
         file: fs::File,
         buf: &mut Vec<u8>,
-    ) -> io::Result<(Searched, u64)> {
+        path_len: u64,
+    ) -> io::Result<(Searched, u64, u64)> {
         let mut sink = Counter {
             n: 0,
-            first_only: self.mode == OutputMode::FilesWithMatches,
+            cost: 0,
+            query: self,
+            path_len,
         };
         let searched = search_file(
             searcher,
@@ -344,7 +424,31 @@ impl Query {
             buf,
             &mut sink,
         )?;
-        Ok((searched, sink.n))
+        let cost = if sink.n > 0 {
+            sink.cost + self.budget.file(path_len)
+        } else {
+            0
+        };
+        Ok((searched, sink.n, cost))
+    }
+
+    /// The pass-1 searcher: with the context the rows will show, since it costs budget too.
+    fn counting_searcher(&self) -> Searcher {
+        self.searcher(false, self.before > 0 || self.after > 0)
+    }
+
+    /// Whether a match block holds a match of at least one character (a zero-width multiline
+    /// match is no match on the newest contract's in-process path).
+    fn real_match(&self, bytes: &[u8]) -> bool {
+        if !self.skip_empty {
+            return true;
+        }
+        let mut found = false;
+        let _ = self.matcher.find_iter(bytes, |m| {
+            found = !m.is_empty();
+            !found
+        });
+        found
     }
 
     /// Pass 1 over a directory: count matches in every file the walk yields.
@@ -368,13 +472,32 @@ impl Query {
         };
         let dir = walk::open_base(config, base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
-        let collected = walk::collect_files(&walker, root, cap, stop, || {
-            let mut searcher = self.searcher(false, false);
+        let prefix = if base.display == "." {
+            String::new()
+        } else {
+            format!("{}/", base.display)
+        };
+        // The budget spent so far; once over, no further file is scanned.
+        let used = AtomicU64::new(0);
+        let spent = AtomicBool::new(false);
+        let halt = || spent.load(Relaxed) || stop();
+        let collected = walk::collect_files(&walker, root, cap, &halt, || {
+            let mut searcher = self.counting_searcher();
             let mut buf = Vec::new();
+            let (used, spent, prefix) = (&used, &spent, &prefix);
             move |entry: &mut FileEntry<'_>| {
-                let (_, count) = self
-                    .count(&mut searcher, entry.open().ok()?, &mut buf)
+                if self.utf8_names && entry.rel().to_str().is_none() {
+                    return None;
+                }
+                let path_len = (prefix.len() + entry.rel().as_os_str().len()) as u64;
+                let (_, count, cost) = self
+                    .count(&mut searcher, entry.open().ok()?, &mut buf, path_len)
                     .ok()?;
+                if cost > 0
+                    && used.fetch_add(cost, Relaxed).saturating_add(cost) > self.budget.limit
+                {
+                    spent.store(true, Relaxed);
+                }
                 (count > 0).then(|| Hit {
                     path: entry.rel().to_path_buf(),
                     display: String::new(),
@@ -382,12 +505,8 @@ impl Query {
                 })
             }
         });
-        let prefix = if base.display == "." {
-            String::new()
-        } else {
-            format!("{}/", base.display)
-        };
-        if collected.aborted {
+        let spent = spent.into_inner();
+        if collected.aborted && !spent {
             return Err(walk::aborted());
         }
         let mut hits = collected.items;
@@ -397,21 +516,27 @@ impl Query {
         hits.sort_unstable_by(|a, b| walk::cmp_paths(&a.display, &b.display));
         Ok(Scan {
             hits,
-            stopped_early: collected.stopped_early,
+            stopped_early: collected.stopped_early || spent,
             source: Some(Source::Tree(Box::new(walker))),
         })
     }
 
-    /// Pass 1 over one named file. A binary file is an error; one over `maxFileBytes` is
-    /// skipped as in a walk (as `rg --max-filesize` skips a named file), so it has no matches.
-    fn scan_file(&self, path: &crate::confine::WorkPath) -> ToolResult<Scan> {
+    /// Pass 1 over one named file. One over `maxFileBytes` is skipped as in a walk (as
+    /// `rg --max-filesize` skips a named file), so it has no matches; so is a binary one under
+    /// the newest contract (CONTRACT-v0.5-wording §1, "Search root"), while the seed entry
+    /// names it with `is_binary`.
+    fn scan_file(&self, config: &Config, path: &crate::confine::WorkPath) -> ToolResult<Scan> {
         let (abs, display) = (&path.abs, path.display.as_str());
         let file = crate::confine::open_read(path).map_err(|e| io_err(e, display))?;
-        let searched = file
-            .try_clone()
-            .and_then(|f| self.count(&mut self.searcher(false, false), f, &mut Vec::new()));
-        let (searched, count) = searched.map_err(|e| io_err(e, display))?;
+        let searched = file.try_clone().and_then(|f| {
+            let path_len = display.len() as u64;
+            self.count(&mut self.counting_searcher(), f, &mut Vec::new(), path_len)
+        });
+        let (searched, count, cost) = searched.map_err(|e| io_err(e, display))?;
         if searched == Searched::Binary {
+            if config.profile == Profile::Current {
+                return Ok(Scan::default());
+            }
             return Err(text::binary_error(display));
         }
         let hits = if count > 0 {
@@ -425,7 +550,7 @@ impl Query {
         };
         Ok(Scan {
             hits,
-            stopped_early: false,
+            stopped_early: cost > self.budget.limit,
             source: Some(Source::File(file)),
         })
     }
@@ -458,27 +583,63 @@ impl Query {
                 }
             }
         }
-        // `A..B`: A is the offset, B = A + the results shown (the offset to ask for next).
-        let (from, to) = (spec.offset, spec.offset + page.shown);
-        let footer = if scan.stopped_early {
-            Some(INCOMPLETE.to_string())
-        } else if page.full {
-            Some(format!(
-                "[... showing {from}..{to} of {total}; the output limit cut this page short: call again with offset={to} and a lower head_limit ...]"
-            ))
-        } else if to < total {
-            Some(format!(
-                "[... showing {from}..{to} of {total}; call again with offset={to} for more ...]"
-            ))
-        } else {
-            None
+        page.finish(spec.offset, total, scan.stopped_early)
+    }
+
+    /// The newest contract's result (CONTRACT-v0.5-wording §1, "Composition"): the whole page
+    /// rendered and bounded with the `output truncated` marker, then one of: the
+    /// search-incomplete warning (the scan budget was spent), `(no matches)`, the offset
+    /// message, the page-exceeded marker (the page alone was over `maxOutputBytes`), or the
+    /// paging footer.
+    fn compose(&self, config: &Config, scan: &Scan, spec: &PageSpec) -> String {
+        let total: u64 = match self.mode {
+            OutputMode::Content => scan.hits.iter().map(|h| h.count).sum(),
+            _ => scan.hits.len() as u64,
         };
-        let mut text = page.text;
-        if let Some(footer) = footer {
-            text.push('\n');
-            text.push_str(&footer);
+        let cap = config.max_output_bytes as usize;
+        let end = spec.offset.saturating_add(spec.limit).min(total);
+        let mut page = Page::new(usize::MAX);
+        if spec.offset < total {
+            match self.mode {
+                OutputMode::Content => {
+                    self.render_content(config, scan, spec.offset, end, &mut page)
+                }
+                _ => {
+                    for hit in &scan.hits[spec.offset as usize..end as usize] {
+                        let row = match self.mode {
+                            OutputMode::Count => format!("{}:{}", hit.display, hit.count),
+                            _ => hit.display.clone(),
+                        };
+                        page.push_result(Vec::new(), row);
+                    }
+                }
+            }
         }
-        text
+        let over = page.text.len() > cap;
+        let bounded = bound(page.text, cap);
+        if scan.stopped_early {
+            if total == 0 {
+                return INCOMPLETE.to_string();
+            }
+            return format!("{bounded}\n{INCOMPLETE}");
+        }
+        if total == 0 {
+            return "(no matches)".to_string();
+        }
+        if spec.offset >= total {
+            return format!("(no results at offset {}; {total} total)", spec.offset);
+        }
+        if over {
+            return format!("{bounded}\n[... page exceeded {cap} bytes and was cut; set or reduce head_limit to page in smaller chunks ...]");
+        }
+        let next = spec.offset + page.shown;
+        if next < total {
+            return format!(
+                "{bounded}\n[... showing {}..{next} of {total}; call again with offset={next} for more ...]",
+                spec.offset
+            );
+        }
+        bounded
     }
 
     /// Pass 2: search again only the files holding results `start..end` and render them.
@@ -573,27 +734,67 @@ fn cached_matcher(
     Ok(matcher)
 }
 
-/// Pass-1 sink: counts matches.
-struct Counter {
+/// Pass-1 sink: counts matches and prices their rows (and context rows) for the scan budget.
+struct Counter<'a> {
     n: u64,
-    first_only: bool,
+    cost: u64,
+    query: &'a Query,
+    path_len: u64,
 }
 
-impl Sink for Counter {
+impl Sink for Counter<'_> {
     type Error = io::Error;
 
-    fn matched(&mut self, _: &Searcher, _: &SinkMatch<'_>) -> Result<bool, io::Error> {
-        self.n += 1;
-        Ok(!self.first_only)
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        if self.query.real_match(m.bytes()) {
+            self.n += 1;
+            self.cost += self.query.budget.row(m.bytes(), self.path_len);
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
+        self.cost += self.query.budget.row(c.bytes(), self.path_len);
+        Ok(true)
     }
 }
 
-/// The output being built: rows within a byte budget, and how many results it shows.
-struct Page {
+/// The requested page of `total` results as grep pages them (the navigation tools' paging): rows `offset..offset+limit` from
+/// `row(i)` while they fit `budget` bytes, then grep's footer. `(no matches)` when there are
+/// none.
+pub(crate) fn render_page(
+    total: u64,
+    offset: u64,
+    limit: Option<u64>,
+    budget: usize,
+    stopped_early: bool,
+    mut row: impl FnMut(u64) -> String,
+) -> String {
+    if total == 0 {
+        return "(no matches)".to_string();
+    }
+    if offset >= total {
+        return format!("(no results at offset {offset}; {total} total)");
+    }
+    let end = offset
+        .saturating_add(limit.filter(|&l| l > 0).unwrap_or(u64::MAX))
+        .min(total);
+    let mut page = Page::new(budget);
+    for i in offset..end {
+        if !page.push_result(Vec::new(), row(i)) {
+            break;
+        }
+    }
+    page.finish(offset, total, stopped_early)
+}
+
+/// The output being built: rows within a byte budget, and how many results it shows. Shared
+/// by the tools that page results as grep does (the navigation tools).
+pub(crate) struct Page {
     text: String,
     budget: usize,
     /// Results (files, file counts, or matches) shown.
-    shown: u64,
+    pub(crate) shown: u64,
     /// A row did not fit: the page was cut by the byte budget.
     full: bool,
     /// Rows are not adjacent to what was shown last: the next row is preceded by `--`.
@@ -601,7 +802,32 @@ struct Page {
 }
 
 impl Page {
-    fn new(budget: usize) -> Page {
+    /// The page text with its footer: `A..B` where A is the offset and B = A + the results
+    /// shown (the offset to ask for next); [`INCOMPLETE`] when the scan stopped at its cap.
+    pub(crate) fn finish(self, offset: u64, total: u64, stopped_early: bool) -> String {
+        let (from, to) = (offset, offset + self.shown);
+        let footer = if stopped_early {
+            Some(INCOMPLETE.to_string())
+        } else if self.full {
+            Some(format!(
+                "[... showing {from}..{to} of {total}; the output limit cut this page short: call again with offset={to} and a lower head_limit ...]"
+            ))
+        } else if to < total {
+            Some(format!(
+                "[... showing {from}..{to} of {total}; call again with offset={to} for more ...]"
+            ))
+        } else {
+            None
+        };
+        let mut text = self.text;
+        if let Some(footer) = footer {
+            text.push('\n');
+            text.push_str(&footer);
+        }
+        text
+    }
+
+    pub(crate) fn new(budget: usize) -> Page {
         Page {
             text: String::new(),
             budget,
@@ -631,7 +857,7 @@ impl Page {
 
     /// Adds one result with the context rows leading to it. The first result is always shown:
     /// if it does not fit, it goes alone, cut to the budget.
-    fn push_result(&mut self, mut lead: Vec<String>, row: String) -> bool {
+    pub(crate) fn push_result(&mut self, mut lead: Vec<String>, row: String) -> bool {
         lead.push(row);
         if self.push_rows(&lead) {
             self.shown += 1;
@@ -702,6 +928,9 @@ impl Sink for Rows<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        if !self.query.real_match(m.bytes()) {
+            return Ok(true);
+        }
         let first = m.line_number().unwrap_or(0);
         let index = self.seen;
         self.seen += 1;
@@ -755,6 +984,10 @@ impl Sink for Rows<'_> {
 impl Query {
     /// A match row: `path:LINE:text`; a multiline match continues with its further lines.
     fn match_row(&self, display: &str, first: u64, bytes: &[u8]) -> String {
+        if self.rg_rows && std::str::from_utf8(bytes).is_err() {
+            // rg sends such lines as `{"bytes":…}`; the reference reads only `text`.
+            return format!("{display}:{first}:");
+        }
         let mut lines = grep_searcher::LineIter::new(b'\n', bytes);
         let head = lines.next().unwrap_or(b"");
         // A line too long to show whole is shown around the match.
@@ -785,6 +1018,9 @@ impl Query {
         bytes: &[u8],
         focus: Option<usize>,
     ) -> String {
+        if self.rg_rows && std::str::from_utf8(bytes).is_err() {
+            return format!("{display}{sep}{line}{sep}");
+        }
         format!("{display}{sep}{line}{sep}{}", cut_line(bytes, focus, line))
     }
 }
@@ -792,7 +1028,7 @@ impl Query {
 /// A line's text without its terminator, cut to [`MAX_ROW_CHARS`] characters. When the cut
 /// would hide the match (`focus`, a byte offset), the shown window starts a little before it.
 /// Every cut is marked with the number of characters it removed.
-fn cut_line(bytes: &[u8], focus: Option<usize>, line: u64) -> String {
+pub(crate) fn cut_line(bytes: &[u8], focus: Option<usize>, line: u64) -> String {
     let bytes = strip_eol(bytes);
     let text = String::from_utf8_lossy(bytes);
     if text.len() <= MAX_ROW_CHARS {
@@ -977,23 +1213,32 @@ mod tests {
     fn byte_cap_cuts_the_page_with_a_lower_head_limit_footer() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let body: String = (0..400)
+        // 100 rows of 57 bytes: the scan finishes within rg's budget (8 × the cap of JSON),
+        // the page does not fit the cap.
+        let body: String = (0..100)
             .map(|i| format!("match line {i:04} {}\n", "y".repeat(40)))
             .collect();
         tree(root, &[("big.txt", &body)]);
         let mut c = config(root);
+        c.profile = Profile::Seed;
+        c.ripgrep_available = true;
         c.max_output_bytes = 4096;
-        let out = crate::testutil::call_text(
-            "grep",
-            json!({"pattern": "match", "output_mode": "content"}),
-            &c,
-        )
-        .unwrap();
+        let args = json!({"pattern": "match", "output_mode": "content"});
+        let out = crate::testutil::call_text("grep", args.clone(), &c).unwrap();
         assert!(out.len() <= 4096);
         let shown = out.lines().filter(|l| l.starts_with("big.txt:")).count();
         assert!(out.ends_with(&format!(
-            "[... showing 0..{shown} of 400; the output limit cut this page short: call again with offset={shown} and a lower head_limit ...]"
+            "[... showing 0..{shown} of 100; the output limit cut this page short: call again with offset={shown} and a lower head_limit ...]"
         )), "{out}");
+        // The newest contract: the whole page bounded, then the page-exceeded marker.
+        c.profile = Profile::Current;
+        let out = crate::testutil::call_text("grep", args, &c).unwrap();
+        assert!(out.starts_with("big.txt:1:match line 0000"), "{out}");
+        assert!(out.ends_with(" bytes shown ...]\n[... page exceeded 4096 bytes and was cut; set or reduce head_limit to page in smaller chunks ...]"), "{out}");
+        // Without rg the budget is the rows' own bytes: these 5,700 are over it.
+        c.ripgrep_available = false;
+        let out = crate::testutil::call_text("grep", json!({"pattern": "match"}), &c).unwrap();
+        assert_eq!(out, format!("big.txt\n{INCOMPLETE}"));
     }
 
     #[test]
@@ -1009,6 +1254,7 @@ mod tests {
             ],
         );
         let mut c = config(root);
+        c.profile = Profile::Seed;
         c.max_output_bytes = 1024;
         let out = crate::testutil::call_text(
             "grep",
@@ -1019,7 +1265,8 @@ mod tests {
         assert!(out.len() <= 1024, "{}", out.len());
         assert!(out.starts_with("a.txt:1:start\nrow 0\n"), "{out}");
         assert!(out.contains("more bytes of this result cut at the output limit ...]"));
-        assert!(out.ends_with("[... showing 0..1 of 2; the output limit cut this page short: call again with offset=1 and a lower head_limit ...]"), "{out}");
+        // The one block alone is over the scan budget: the scan says it is incomplete.
+        assert!(out.ends_with(&format!("\n{INCOMPLETE}")), "{out}");
     }
 
     #[test]
@@ -1065,6 +1312,13 @@ mod tests {
             crate::testutil::call_text("grep", json!({"pattern": "foo"}), &c).unwrap(),
             "ok.txt"
         );
+        // The newest contract: a binary file named as the target has no matches.
+        assert_eq!(
+            crate::testutil::call_text("grep", json!({"pattern": "foo", "path": "bin.dat"}), &c)
+                .unwrap(),
+            "(no matches)"
+        );
+        c.profile = Profile::Seed;
         let e =
             crate::testutil::call_text("grep", json!({"pattern": "foo", "path": "bin.dat"}), &c)
                 .unwrap_err();
@@ -1090,7 +1344,9 @@ mod tests {
             fs::write(&p, bytes).unwrap();
             let mut sink = Counter {
                 n: 0,
-                first_only: false,
+                cost: 0,
+                query: &q,
+                path_len: 1,
             };
             let file = fs::File::open(&p).unwrap();
             let searched = search_file(

@@ -52,16 +52,14 @@ impl Tool for ListDir {
         let mut dirs = Vec::new();
         let mut files = Vec::new();
         for name in handle.entries().map_err(|e| io_err(e, &dir.display))? {
-            // Symlinks are followed for type and size; a dangling one shows as the link itself.
-            let meta = match handle.stat_follow(&name) {
-                Ok(m) => m,
-                Err(_) => handle.stat(&name).map_err(|e| io_err(e, &dir.display))?,
-            };
+            // Symlinks are followed for type and size; an entry whose stat fails (a dangling
+            // link) is listed as a file of size 0 (CONTRACT-v0.5-wording §5).
+            let meta = handle.stat_follow(&name).ok();
             let name = name.to_string_lossy().into_owned();
-            if meta.is_dir() {
-                dirs.push(name);
-            } else {
-                files.push((name, meta.len));
+            match meta {
+                Some(meta) if meta.is_dir() => dirs.push(name),
+                Some(meta) => files.push((name, meta.len)),
+                None => files.push((name, 0)),
             }
         }
         if dirs.is_empty() && files.is_empty() {

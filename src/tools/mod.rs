@@ -15,12 +15,15 @@ use crate::output::Output;
 use crate::schema::{check_args, deserialize, relaxed, schema_for};
 
 pub mod apply_patch;
+pub mod ast_grep;
 pub mod bash;
 pub mod check_syntax;
 pub mod copy;
 pub mod diff;
 pub mod edit_file;
 pub mod file_stat;
+pub mod find_references;
+pub mod find_symbol;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
@@ -38,6 +41,7 @@ pub mod read_files;
 pub mod read_image;
 pub mod remove;
 pub mod replace;
+pub mod repo_map;
 pub mod tree;
 pub mod write_file;
 
@@ -199,6 +203,10 @@ pub static REGISTRY: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         ToolSpec::of::<tree::Tree>(),
         ToolSpec::of::<outline::Outline>(),
         ToolSpec::of::<check_syntax::CheckSyntax>(),
+        ToolSpec::of::<find_symbol::FindSymbol>(),
+        ToolSpec::of::<find_references::FindReferences>(),
+        ToolSpec::of::<repo_map::RepoMap>(),
+        ToolSpec::of::<ast_grep::AstGrep>(),
     ]
 });
 

@@ -93,7 +93,14 @@ impl Tool for MonitorStart {
             None | Some(0) => ctx.monitor_ready_timeout_ms,
             Some(ms) => ms,
         };
-        let started = monitor::start(
+        let sandbox = crate::sandbox::plan(ctx, &cwd.abs).map_err(|e| {
+            ToolError::new(
+                ErrorCode::IoError,
+                format!("the sandbox cannot be set up, so the command was not started: {e}"),
+            )
+        })?;
+        let line = sandbox.as_ref().map(|p| p.line().to_string());
+        let mut started = monitor::start(
             StartRequest {
                 root: &ctx.workspace_root,
                 command: &args.command,
@@ -106,10 +113,12 @@ impl Tool for MonitorStart {
                 stdin: args.stdin.unwrap_or(false),
                 pty: args.pty.unwrap_or(false),
                 log_cap: LOG_CAP,
+                sandbox,
             },
             &|| ctx.cancel.is_cancelled(),
         )
         .map_err(mon_error)?;
+        started.sandbox = line;
         Ok(Output::text(to_json(&started)))
     }
 }

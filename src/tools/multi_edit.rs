@@ -80,7 +80,9 @@ impl Tool for MultiEdit {
             editing::check_raw(&file, &edit.old_string, &edit.new_string, &path.display)
                 .map_err(|e| at(i, e))?;
         }
-        let original = file.text.clone();
+        // Only the newest contract returns `meta.diff` (the seed's results have no meta).
+        let current = config.profile == Profile::Current;
+        let original = current.then(|| file.text.clone());
         let before = code::keep_before(&path.display, &file.text);
         let dominant =
             editing::dominant_for(&file.text, args.edits.iter().map(|e| e.new_string.as_str()));
@@ -98,13 +100,13 @@ impl Tool for MultiEdit {
             tolerant += usize::from(applied.tolerant);
         }
         let warning = code::syntax_warning(config, &path.display, before.as_deref(), &file.text);
-        let diff = crate::unified_diff::edit_patch(&path.display, &original, &file.text);
+        let diff = original
+            .map(|original| crate::unified_diff::edit_patch(&path.display, &original, &file.text));
         atomic::write_atomic(&path, file.into_bytes())?;
         // The root (v0.5 §6) words the tolerant note differently from the seed.
-        let current = config.profile == Profile::Current;
         let mut message = message(&path.display, args.edits.len(), tolerant, current);
         code::append_warning(&mut message, warning);
-        Ok(Output::text(message).with_meta("diff", diff))
+        Ok(Output::text(message).with_meta_opt("diff", diff))
     }
 }
 

@@ -94,7 +94,8 @@ impl Tool for ReadFile {
         if args.mode == Some(Mode::Indentation) {
             return indentation(&args, &path.display, config, &bytes, limit);
         }
-        page(&bytes, args.offset, limit, config.max_output_bytes as usize).map(Output::text)
+        let rows = RowRules::of(config);
+        page(&bytes, args.offset, limit, rows).map(Output::text)
     }
 }
 
@@ -127,11 +128,39 @@ fn indentation(
         },
     };
     let selection = code::indentation_block(config, display, &decoded.text, &lines, opts)?;
-    Ok(render_block(&lines, &selection, config.max_output_bytes as usize).into())
+    Ok(render_block(&lines, &selection, RowRules::of(config)).into())
+}
+
+/// How rows are fitted to `maxOutputBytes`.
+#[derive(Debug, Clone, Copy)]
+struct RowRules {
+    max_bytes: usize,
+    /// The newest contract (CONTRACT-v0.5-wording §2): a line longer than the budget is cut
+    /// to it with the line-truncated marker, and a row costs its bytes plus its newline.
+    newest: bool,
+}
+
+impl RowRules {
+    fn of(config: &Config) -> RowRules {
+        RowRules {
+            max_bytes: config.max_output_bytes as usize,
+            newest: config.profile == crate::config::Profile::Current,
+        }
+    }
+
+    /// The room a row must leave for what follows it (a footer), and the byte cap a single
+    /// line is cut to.
+    fn room_and_cut(&self, footer_room: usize) -> (usize, Option<usize>) {
+        if self.newest {
+            (1, Some(self.max_bytes))
+        } else {
+            (footer_room, None)
+        }
+    }
 }
 
 /// The page of a file's `bytes` (already refused when binary) that `offset` and `limit` select.
-fn page(bytes: &[u8], offset: Option<i64>, limit: usize, max_bytes: usize) -> ToolResult<String> {
+fn page(bytes: &[u8], offset: Option<i64>, limit: usize, rules: RowRules) -> ToolResult<String> {
     let Some(body) = text::utf8_body(bytes) else {
         // UTF-16 is decoded whole, then paged like UTF-8.
         let decoded = text::decode(bytes);
@@ -141,7 +170,7 @@ fn page(bytes: &[u8], offset: Option<i64>, limit: usize, max_bytes: usize) -> To
         }
         let start = first_line(offset, lines.len())?;
         let rows = lines[start..].iter().map(|line| line.as_bytes());
-        return Ok(render(rows, start, lines.len(), limit, max_bytes));
+        return Ok(render(rows, start, lines.len(), limit, rules));
     };
     // UTF-8: count the lines and find the page's first byte without splitting or decoding the
     // file; only the page's lines are decoded.
@@ -151,7 +180,7 @@ fn page(bytes: &[u8], offset: Option<i64>, limit: usize, max_bytes: usize) -> To
     }
     let start = first_line(offset, lines.total)?;
     let rows = split_byte_lines(&body[lines.start(start)..]).map(|(line, _)| line);
-    Ok(render(rows, start, lines.total, limit, max_bytes))
+    Ok(render(rows, start, lines.total, limit, rules))
 }
 
 /// The 0-based index of the first line to show.
@@ -180,12 +209,15 @@ fn first_line(offset: Option<i64>, total: usize) -> ToolResult<usize> {
 /// columns, a tab, the line's bytes (invalid UTF-8 shown as U+FFFD) cut to [`MAX_LINE_CHARS`]
 /// characters — after a `\n` unless it is the first. A row that would leave less than `room`
 /// of `max_bytes` is taken back (`false`), unless it is the first: one row is always shown.
+/// With `cut_to`, a line whose row would pass that many bytes is cut to fit it (on a
+/// character boundary) and marked, as the newest contract does: no row exceeds the cap.
 pub(crate) fn push_row(
     out: &mut String,
     number: usize,
     line: &[u8],
     room: usize,
     max_bytes: usize,
+    cut_to: Option<usize>,
 ) -> bool {
     let mark = out.len();
     if mark > 0 {
@@ -211,12 +243,30 @@ pub(crate) fn push_row(
     let decoded = String::from_utf8_lossy(prefix);
     let (kept, cut) = if decoded.len() <= MAX_LINE_CHARS {
         (&*decoded, false)
+    } else if cut_to.is_some() {
+        // The newest contract counts UTF-16 code units (wording §2, "Character cut").
+        crate::text::cut_utf16_units(&decoded, MAX_LINE_CHARS)
     } else {
         cut_chars(&decoded, MAX_LINE_CHARS)
     };
+    let row_start = out.len();
     out.push_str(kept);
     if cut {
         out.push_str(LINE_CUT_MARKER);
+    }
+    if let Some(cap) = cut_to {
+        // The content may use the cap less the prefix and the newline; past that it keeps
+        // `budget - 25` bytes (the marker's length), backed off to a character boundary.
+        let prefix_bytes = row_start - mark - usize::from(mark > 0);
+        let budget = cap.saturating_sub(prefix_bytes + 1);
+        if out.len() - row_start > budget {
+            let keep = crate::bound::floor_char_boundary(
+                &out[row_start..],
+                budget.saturating_sub(LINE_CUT_MARKER.len()),
+            );
+            out.truncate(row_start + keep);
+            out.push_str(LINE_CUT_MARKER);
+        }
     }
     if mark > 0 && out.len() + room > max_bytes {
         out.truncate(mark);
@@ -227,12 +277,19 @@ pub(crate) fn push_row(
 
 /// Indentation mode's rows: the selected lines, numbered, stopping before `max_bytes` (at least
 /// one row), with a footer when the block was cut by max_lines or by the byte budget.
-fn render_block(lines: &[&str], selection: &indent::Selection, max_bytes: usize) -> String {
-    let footer_room = 128;
+fn render_block(lines: &[&str], selection: &indent::Selection, rules: RowRules) -> String {
+    let (room, cut_to) = rules.room_and_cut(128);
     let mut out = String::new();
     let mut shown = 0;
     for &i in &selection.lines {
-        if !push_row(&mut out, i + 1, lines[i].as_bytes(), footer_room, max_bytes) {
+        if !push_row(
+            &mut out,
+            i + 1,
+            lines[i].as_bytes(),
+            room,
+            rules.max_bytes,
+            cut_to,
+        ) {
             break;
         }
         shown += 1;
@@ -254,14 +311,15 @@ fn render<'a>(
     start: usize,
     total: usize,
     limit: usize,
-    max_bytes: usize,
+    rules: RowRules,
 ) -> String {
-    // Room kept for the footer, so the page plus footer fits in the budget.
-    let footer_room = 96;
+    // The seed keeps room for the footer, so the page plus footer fits in the budget; the
+    // newest contract counts only the rows (its footer is outside the budget).
+    let (room, cut_to) = rules.room_and_cut(96);
     let mut out = String::new();
     let mut shown = 0;
     for (i, line) in (start..).zip(page.take(limit)) {
-        if !push_row(&mut out, i + 1, line, footer_room, max_bytes) {
+        if !push_row(&mut out, i + 1, line, room, rules.max_bytes, cut_to) {
             break;
         }
         shown += 1;
@@ -294,7 +352,62 @@ mod tests {
     /// `render` over string lines, from `start`.
     fn render_str(lines: &[&str], start: usize, limit: usize, max_bytes: usize) -> String {
         let rows = lines[start..].iter().map(|l| l.as_bytes());
-        render(rows, start, lines.len(), limit, max_bytes)
+        let rules = RowRules {
+            max_bytes,
+            newest: false,
+        };
+        render(rows, start, lines.len(), limit, rules)
+    }
+
+    #[test]
+    fn newest_contract_cuts_a_long_line_to_the_cap_on_a_char_boundary() {
+        // CONTRACT-v0.5-wording §2: content may use cap - prefix - 1 bytes; past that it keeps
+        // (that - 25) bytes, backed off to a character boundary, then the marker.
+        for cap in [100usize, 101, 102, 103, 1024] {
+            for ch in ["x", "é", "€", "😀"] {
+                let line = ch.repeat(3000);
+                let rules = RowRules {
+                    max_bytes: cap,
+                    newest: true,
+                };
+                let out = render(std::iter::once(line.as_bytes()), 0, 1, 10, rules);
+                assert!(out.len() < cap, "{cap} {ch}: {}", out.len());
+                let content = out.strip_prefix("     1\t").unwrap();
+                let kept = content.strip_suffix(LINE_CUT_MARKER).unwrap();
+                let want = (cap - 8 - 25) / ch.len() * ch.len();
+                assert_eq!(kept, &line[..want], "{cap} {ch}");
+            }
+        }
+        // The character cut counts UTF-16 units: 2000, or 1999 not to split a pair.
+        let rules = RowRules {
+            max_bytes: 1 << 20,
+            newest: true,
+        };
+        for (line, kept) in [
+            ("😀".repeat(3000), 1000),
+            (format!("a{}", "😀".repeat(3000)), 999),
+        ] {
+            let out = render(std::iter::once(line.as_bytes()), 0, 1, 10, rules);
+            let content = out.strip_prefix("     1\t").unwrap();
+            let body = content.strip_suffix(LINE_CUT_MARKER).unwrap();
+            assert_eq!(body.chars().filter(|&c| c == '😀').count(), kept);
+        }
+        // A line that fits is left alone, and a row is kept while the rows fit the cap.
+        let rules = RowRules {
+            max_bytes: 20,
+            newest: true,
+        };
+        let out = render(
+            ["abc".as_bytes(), "def".as_bytes(), "ghi".as_bytes()].into_iter(),
+            0,
+            3,
+            10,
+            rules,
+        );
+        assert_eq!(
+            out,
+            "     1\tabc\n[... 1 of 3 lines shown; continue with offset=2 ...]"
+        );
     }
 
     #[test]
@@ -367,7 +480,11 @@ mod tests {
     }
 
     fn paged(bytes: &[u8], offset: Option<i64>, limit: usize, max_bytes: usize) -> String {
-        page(bytes, offset, limit, max_bytes).unwrap_or_else(|e| e.envelope())
+        let rules = RowRules {
+            max_bytes,
+            newest: false,
+        };
+        page(bytes, offset, limit, rules).unwrap_or_else(|e| e.envelope())
     }
 
     /// Every offset from -(n+2) to n+2 and a few limits, compared with the oracle.

@@ -97,7 +97,7 @@ fn load_one(config: &Config, input: &str, budget: usize) -> ToolResult<Rows> {
         total = i + 1;
         if rows.is_empty() || used <= budget {
             let mut row = String::new();
-            push_row(&mut row, i + 1, line.as_bytes(), 0, usize::MAX);
+            push_row(&mut row, i + 1, line.as_bytes(), 0, usize::MAX, None);
             used += row.len() + 1;
             rows.push(row);
         }

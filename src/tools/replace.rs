@@ -77,10 +77,10 @@ impl Tool for Replace {
 }
 
 /// One changed file: where it is, its match count, its patch and its new bytes.
-struct Change {
-    path: WorkPath,
-    count: usize,
-    patch: String,
+pub(crate) struct Change {
+    pub(crate) path: WorkPath,
+    pub(crate) count: usize,
+    pub(crate) patch: String,
     bytes: Vec<u8>,
     old_text: String,
     new_text: String,
@@ -152,18 +152,59 @@ pub fn run_replace(
             None,
         ));
     }
-    // Apply: lock every changed file, make sure each still reads as it did, then commit.
+    commit(&changes, cancelled, |path| {
+        load(path, config).and_then(|f| replace_in(path, f, &re, &template))
+    })?;
+    let head = format!(
+        "Replaced {total} occurrence(s) in {} file(s):",
+        changes.len()
+    );
+    Ok((applied(config, head, &changes, "replacement"), Some(diff)))
+}
+
+/// The text of an applied change set: `head`, a `  M <path> (<n> <noun>[s])` line per file, and
+/// the syntax warnings of the files written (see [`syntax_warnings`]). Shared with ast_grep.
+pub(crate) fn applied(config: &Config, head: String, changes: &[Change], noun: &str) -> String {
+    let mut out = head;
+    for c in changes {
+        let _ = write!(
+            out,
+            "\n  M {} ({} {noun}{})",
+            c.path.display,
+            c.count,
+            if c.count == 1 { "" } else { "s" }
+        );
+    }
+    let written: Vec<(&WorkPath, &str, &str)> = changes
+        .iter()
+        .map(|c| (&c.path, c.old_text.as_str(), c.new_text.as_str()))
+        .collect();
+    for warning in syntax_warnings(config, &written) {
+        out.push('\n');
+        out.push_str(&warning);
+    }
+    out
+}
+
+/// Writes every change in one transaction, all or nothing: each file is locked, checked not
+/// to be a symlink, and read again to make sure `redo` still gives the same bytes (the file
+/// did not change since the change was prepared), then all are committed together. Shared by
+/// `replace` and `ast_grep`.
+pub(crate) fn commit(
+    changes: &[Change],
+    cancelled: &(dyn Fn() -> bool + Sync),
+    redo: impl Fn(&WorkPath) -> Option<Change>,
+) -> ToolResult<()> {
     let abs: Vec<&Path> = changes.iter().map(|c| c.path.abs.as_path()).collect();
     let _locks = atomic::lock(&abs);
     let mut tx = Transaction::new();
-    for change in &changes {
+    for change in changes {
         if crate::confine::lstat(&change.path)
             .is_ok_and(|m| m.kind == crate::confine::Kind::Symlink)
         {
             return Err(symlink_refused(&change.path.abs));
         }
-        let now =
-            load(&change.path, config).and_then(|f| replace_in(&change.path, f, &re, &template));
+        let now = redo(&change.path);
         if now.as_ref().map(|c| &c.bytes) != Some(&change.bytes) {
             return Err(ToolError::new(
                 ErrorCode::IoError,
@@ -197,29 +238,7 @@ pub fn run_replace(
             ),
         )
         .with("path", file)
-    })?;
-    let mut out = format!(
-        "Replaced {total} occurrence(s) in {} file(s):",
-        changes.len()
-    );
-    for c in &changes {
-        let _ = write!(
-            out,
-            "\n  M {} ({} replacement{})",
-            c.path.display,
-            c.count,
-            if c.count == 1 { "" } else { "s" }
-        );
-    }
-    let written: Vec<(&WorkPath, &str, &str)> = changes
-        .iter()
-        .map(|c| (&c.path, c.old_text.as_str(), c.new_text.as_str()))
-        .collect();
-    for warning in syntax_warnings(config, &written) {
-        out.push('\n');
-        out.push_str(&warning);
-    }
-    Ok((out, Some(diff)))
+    })
 }
 
 /// The syntax warnings of contract §4: one `warning: …` line per written file that no longer
@@ -238,12 +257,7 @@ pub fn syntax_warnings(config: &Config, written: &[(&WorkPath, &str, &str)]) -> 
             after.as_bytes(),
         );
     }
-    let mut text = String::new();
-    warnings.append_to(&mut text);
-    text.lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect()
+    warnings.lines(config)
 }
 
 /// The files a directory scope covers: dotfiles included, the ignore stack always applied
@@ -287,7 +301,7 @@ fn scope_files(
 /// Reads a file for replacing; `None` (skipped silently) when it is missing, not a regular
 /// file, over `maxFileBytes`, binary (a NUL byte, which also catches UTF-16), or otherwise
 /// unreadable.
-fn load(path: &WorkPath, config: &Config) -> Option<Editable> {
+pub(crate) fn load(path: &WorkPath, config: &Config) -> Option<Editable> {
     let bytes = text::read_capped(path, config).ok()?;
     let probe = text::BINARY_PROBE_BYTES;
     let head = &bytes[..bytes.len().min(probe)];
@@ -300,13 +314,27 @@ fn load(path: &WorkPath, config: &Config) -> Option<Editable> {
 
 /// Runs the replacement on one file's LF-normalized text; `None` when nothing changes.
 fn replace_in(path: &WorkPath, file: Editable, re: &Regex, template: &Template) -> Option<Change> {
+    change_from(path, file, |haystack| {
+        let mut pieces: Vec<(usize, usize, String)> = Vec::new();
+        for caps in re.captures_iter(haystack) {
+            let m = caps.get(0)?;
+            pieces.push((m.start(), m.end(), template.expand(&caps, haystack)));
+        }
+        Some(pieces)
+    })
+}
+
+/// The change to one file made by replacing the pieces `pieces_of` finds in its LF-normalized
+/// text (sorted `(start, end, replacement)` byte ranges), keeping its line endings, BOM and
+/// undecodable bytes; `None` when nothing changes.
+pub(crate) fn change_from(
+    path: &WorkPath,
+    file: Editable,
+    pieces_of: impl FnOnce(&str) -> Option<Vec<(usize, usize, String)>>,
+) -> Option<Change> {
     let view = NewlineView::new(&file.text);
     let haystack = view.text();
-    let mut pieces: Vec<(usize, usize, String)> = Vec::new();
-    for caps in re.captures_iter(haystack) {
-        let m = caps.get(0)?;
-        pieces.push((m.start(), m.end(), template.expand(&caps, haystack)));
-    }
+    let pieces = pieces_of(haystack)?;
     if pieces.is_empty() {
         return None;
     }

@@ -7,7 +7,7 @@ use super::Tool;
 use crate::atomic;
 use crate::call::Ctx;
 use crate::code;
-use crate::config::Config;
+use crate::config::{Config, Profile};
 use crate::confine::WorkPath;
 use crate::error::ToolResult;
 use crate::output::Output;
@@ -39,7 +39,9 @@ impl Tool for WriteFile {
         let path = paths::resolve(config, &args.path)?;
         let _lock = atomic::lock(&[&path.abs]);
         let existed = atomic::check_target(&path)?.is_some();
-        let prior = if existed {
+        // Only the newest contract returns `meta.diff` (the seed's results have no meta), so
+        // only it reads the file being overwritten.
+        let prior = if existed && config.profile == Profile::Current {
             prior_text(&path, config)
         } else {
             None
@@ -58,11 +60,7 @@ impl Tool for WriteFile {
             if existed { "overwritten" } else { "created" }
         );
         code::append_warning(&mut message, warning);
-        let out = Output::text(message);
-        Ok(match diff {
-            Some(diff) => out.with_meta("diff", diff),
-            None => out,
-        })
+        Ok(Output::text(message).with_meta_opt("diff", diff))
     }
 }
 

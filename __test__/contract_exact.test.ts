@@ -1,0 +1,468 @@
+// The newest contract to the letter, at the package root: each test cites the section of
+// /work/shared/CONTRACT-v0.5-wording.md (or CONTRACT-v0.5.md) whose marker, message or rule it
+// checks. The seed entry's search-incomplete marker is checked here too.
+import { execFileSync } from 'node:child_process'
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import * as root from '../index.js'
+import * as seed from '../v0.1/index.js'
+import { err, ok, tempDir, workspace, writeTree } from './root-helpers'
+
+const INCOMPLETE =
+  '[... search incomplete: the scan hit its output cap; some matching files were not scanned. Narrow the pattern, path, or glob for complete results. ...]'
+
+/** `n` files of `lines` matching lines each (`needle` and 40 more bytes). */
+function manyMatches(n: number, lines: number): Record<string, string> {
+  const files: Record<string, string> = {}
+  const body = Array.from({ length: lines }, (_, i) => `needle ${i} ${'x'.repeat(40)}\n`).join('')
+  for (let i = 0; i < n; i++) files[`d/f${String(i).padStart(3, '0')}.txt`] = body
+  return files
+}
+
+describe('grep: budget and markers (wording §1)', () => {
+  for (const rg of [false, true]) {
+    it(`matches over the scan budget end with the search-incomplete marker (rg path: ${rg})`, async () => {
+      // "Once `used > budget`, `truncated = true` and no further file is scanned";
+      // "(a) Scan incomplete ... `<bounded>\n<warning>`. No paging footer".
+      const { tools } = workspace(manyMatches(60, 100), {
+        maxOutputBytes: 1024,
+        probeRipgrep: () => rg,
+      })
+      for (const args of [
+        { pattern: 'needle' },
+        { pattern: 'needle', output_mode: 'content' },
+        { pattern: 'needle', output_mode: 'count', head_limit: 2 },
+      ]) {
+        const text = ok(await tools.callTool('grep', args))
+        expect(text.endsWith(`\n${INCOMPLETE}`)).toBe(true)
+        expect(text).not.toContain('offset=')
+      }
+      // Scanning stopped: far from all 60 matching files are listed.
+      const files = ok(await tools.callTool('grep', { pattern: 'needle' })).split('\n')
+      expect(files.length - 1).toBeLessThan(60)
+    })
+  }
+
+  it('the seed entry ends an over-budget search with the same marker', async () => {
+    const dir = tempDir()
+    writeTree(dir, manyMatches(60, 100))
+    const t = seed.createAgentTools({ workspaceRoot: dir, maxOutputBytes: 1024 })
+    const r = await t.callTool('grep', { pattern: 'needle', output_mode: 'content' })
+    expect(r.isError).toBe(false)
+    expect(r.text.endsWith(`\n${INCOMPLETE}`)).toBe(true)
+  })
+
+  it('a page over the cap from a finished scan is bounded, then marked page exceeded', async () => {
+    // "(b) Page over the cap — scan finished but the rendered page is over `maxOutputBytes`
+    // bytes (with or without `head_limit`) → `<bounded>\n[... page exceeded <maxOutputBytes>
+    // bytes and was cut; set or reduce head_limit to page in smaller chunks ...]`".
+    const body = Array.from(
+      { length: 20 },
+      (_, i) => `hit ${String(i).padStart(2, '0')} ${'y'.repeat(53)}\n`,
+    )
+    const { tools } = workspace(
+      { 'a.txt': body.join('') },
+      {
+        maxOutputBytes: 1024,
+        probeRipgrep: () => true,
+      },
+    )
+    const rendered = body.map((l, i) => `a.txt:${i + 1}:${l.slice(0, -1)}`).join('\n')
+    expect(rendered.length).toBeGreaterThan(1024)
+    const exceeded =
+      '\n[... page exceeded 1024 bytes and was cut; set or reduce head_limit to page in smaller chunks ...]'
+    for (const head_limit of [undefined, 16]) {
+      const text = ok(
+        await tools.callTool('grep', { pattern: 'hit', output_mode: 'content', head_limit }),
+      )
+      const page = head_limit ? rendered.split('\n').slice(0, head_limit).join('\n') : rendered
+      const marker = `\n[... output truncated: `
+      expect(text.endsWith(exceeded)).toBe(true)
+      const bounded = text.slice(0, -exceeded.length)
+      expect(bounded).toMatch(
+        new RegExp(
+          `\\[\\.\\.\\. output truncated: \\d+ of ${page.length} bytes shown \\.\\.\\.\\]$`,
+        ),
+      )
+      expect(page.startsWith(bounded.slice(0, bounded.indexOf(marker)))).toBe(true)
+      expect(text).not.toContain('showing')
+    }
+    // Without rg, the same 1,200 bytes of rows are over the in-process budget of 1024.
+    const { tools: inProcess } = workspace(
+      { 'a.txt': body.join('') },
+      {
+        maxOutputBytes: 1024,
+        probeRipgrep: () => false,
+      },
+    )
+    const text = ok(await inProcess.callTool('grep', { pattern: 'hit', output_mode: 'content' }))
+    expect(text.endsWith(`\n${INCOMPLETE}`)).toBe(true)
+  })
+})
+
+describe('grep: edge cases (wording §1)', () => {
+  it('a binary file named as the only target has no matches', async () => {
+    // "A single-file target over `maxFileBytes`, or binary ... returns `(no matches)`".
+    const { tools } = workspace({ 'bin.dat': new Uint8Array([102, 111, 111, 0, 98]) })
+    expect(ok(await tools.callTool('grep', { pattern: 'foo', path: 'bin.dat' }))).toBe(
+      '(no matches)',
+    )
+  })
+
+  it('a zero-width multiline match is no match on the in-process path', async () => {
+    // "every zero-length match is skipped, so a line only zero-width matches touch is not
+    // reported (`^` or `x*` alone find nothing)".
+    const { tools } = workspace({ 'a.txt': 'one\ntwo\n' }, { probeRipgrep: () => false })
+    for (const pattern of ['^', 'x*']) {
+      expect(ok(await tools.callTool('grep', { pattern, multiline: true }))).toBe('(no matches)')
+    }
+    expect(
+      ok(await tools.callTool('grep', { pattern: 'two', multiline: true, output_mode: 'content' })),
+    ).toBe('a.txt:2:two')
+    // Not multiline, the regex runs per line and `^` matches every line.
+    expect(ok(await tools.callTool('grep', { pattern: '^', output_mode: 'count' }))).toBe('a.txt:2')
+  })
+
+  it('text that is not valid UTF-8 is handled as each path of the contract does', async () => {
+    // ripgrep path: "A line given as `{"bytes":…}` keeps the event with text `""` (row
+    // `<rel>:<line>:`)"; in-process: "decoded as UTF-8 with U+FFFD ... rows show U+FFFD";
+    // both: a non-UTF-8 file name is skipped.
+    const files = {
+      'bad.txt': new Uint8Array([...Buffer.from('needle '), 0xff, 0x0a]),
+      'good.txt': 'needle ok\n',
+    }
+    const rg = workspace(files, { probeRipgrep: () => true })
+    const badName = Buffer.concat([Buffer.from(join(rg.root, 'x')), Buffer.from([0xff])])
+    writeFileSync(badName, 'needle\n')
+    expect(ok(await rg.tools.callTool('grep', { pattern: 'needle', output_mode: 'content' }))).toBe(
+      'bad.txt:1:\ngood.txt:1:needle ok',
+    )
+    expect(ok(await rg.tools.callTool('grep', { pattern: 'needle', output_mode: 'count' }))).toBe(
+      'bad.txt:1\ngood.txt:1',
+    )
+    const inProcess = workspace(files, { probeRipgrep: () => false })
+    writeFileSync(
+      Buffer.concat([Buffer.from(join(inProcess.root, 'x')), Buffer.from([0xff])]),
+      'needle\n',
+    )
+    expect(
+      ok(await inProcess.tools.callTool('grep', { pattern: 'needle', output_mode: 'content' })),
+    ).toBe('bad.txt:1:needle \uFFFD\ngood.txt:1:needle ok')
+  })
+})
+
+describe('read_file: cutting long lines (wording §2)', () => {
+  it('a line longer than the cap is cut with the marker, never inside a character', async () => {
+    // "Content may use `maxOutputBytes − prefixBytes − 1` bytes; if longer it is cut to
+    // `max(0, thatBudget − 25)` bytes, then moved back while the first excluded byte is a
+    // UTF-8 continuation byte ... marker appended."
+    const dir = tempDir()
+    const resolved = root.resolveConfig({ workspaceRoot: dir })
+    for (const ch of ['a', 'é', '€', '😀']) {
+      writeFileSync(join(dir, 'long.txt'), `${ch.repeat(3000)}\nnext\n`)
+      for (const cap of [100, 101, 102, 103, 1024]) {
+        const config = { ...resolved, maxOutputBytes: cap }
+        const r = await root.dispatch('read_file', { path: 'long.txt' }, config)
+        const [row] = ok(r).split('\n')
+        expect(Buffer.byteLength(row)).toBeLessThanOrEqual(cap)
+        const content = row.slice('     1\t'.length)
+        expect(content.endsWith(' [... line truncated ...]')).toBe(true)
+        const kept = content.slice(0, -' [... line truncated ...]'.length)
+        const bytes = Buffer.byteLength(ch)
+        const want = Math.floor((cap - 7 - 1 - 25) / bytes) * bytes
+        expect(Buffer.byteLength(kept)).toBe(want)
+        expect(kept).toBe(ch.repeat(want / bytes))
+      }
+    }
+  })
+})
+
+describe('configuration (wording §3)', () => {
+  const message = (f: () => unknown) => {
+    try {
+      f()
+    } catch (e) {
+      expect(e).toBeInstanceOf(root.StartupError)
+      return (e as Error).message
+    }
+    throw new Error('expected a StartupError')
+  }
+
+  it('names a missing, absent and non-directory workspace root exactly', () => {
+    const dir = tempDir()
+    writeTree(dir, { f: 'x' })
+    expect(message(() => root.resolveConfig({} as never))).toBe(
+      'No workspace root: options.workspaceRoot is required.',
+    )
+    expect(message(() => root.createAgentTools({ workspaceRoot: '' }))).toBe(
+      'No workspace root: options.workspaceRoot is required.',
+    )
+    expect(message(() => root.resolveConfig({ workspaceRoot: join(dir, 'nope') }))).toBe(
+      `Workspace root does not exist: ${join(dir, 'nope')}`,
+    )
+    expect(message(() => root.resolveConfig({ workspaceRoot: join(dir, 'f') }))).toBe(
+      `Workspace root is not a directory: ${join(dir, 'f')}`,
+    )
+    expect(message(() => root.buildConfig([], {}))).toBe(
+      'No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.',
+    )
+    expect(message(() => root.buildConfig([], { WORKSPACE_ROOT: '' }))).toBe(
+      'No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.',
+    )
+  })
+
+  it('skips undefined argv elements; --workspace needs a path; the first one wins', () => {
+    const a = tempDir()
+    const b = tempDir()
+    const argv = [undefined, '--workspace', a, undefined, `--workspace=${b}`] as string[]
+    expect(root.buildConfig(argv, {}).workspaceRoot).toBe(a)
+    for (const bad of [
+      ['--workspace'],
+      ['--workspace', undefined],
+      ['--workspace', '--read-only'],
+      ['--workspace='],
+    ]) {
+      expect(message(() => root.buildConfig(bad as string[], { WORKSPACE_ROOT: a }))).toBe(
+        '--workspace requires a path argument',
+      )
+    }
+  })
+
+  it('checks the environment in the contract order with its templates', () => {
+    const dir = tempDir()
+    // "root presence, BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS, their order, ..."
+    expect(message(() => root.buildConfig([], { MAX_OUTPUT_BYTES: 'x' }))).toBe(
+      'No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.',
+    )
+    expect(
+      message(() =>
+        root.buildConfig([], { WORKSPACE_ROOT: join(dir, 'missing'), MAX_OUTPUT_BYTES: '1e6' }),
+      ),
+    ).toBe('MAX_OUTPUT_BYTES must be a positive integer, got: 1e6')
+    expect(
+      message(() => root.buildConfig([], { WORKSPACE_ROOT: dir, BASH_TIMEOUT_MS: '700000' })),
+    ).toBe('BASH_TIMEOUT_MAX_MS (600000) must be >= BASH_TIMEOUT_MS (700000).')
+    expect(message(() => root.buildConfig([], { WORKSPACE_ROOT: dir, READ_ONLY: 'maybe' }))).toBe(
+      'READ_ONLY must be one of 1/true/yes/on or 0/false/no/off, got: maybe',
+    )
+    expect(root.buildConfig([], { WORKSPACE_ROOT: dir, MAX_OUTPUT_BYTES: '' }).maxOutputBytes).toBe(
+      131072,
+    )
+    expect(
+      message(() =>
+        root.resolveConfig({ workspaceRoot: dir, bashTimeoutMs: 10, bashTimeoutMaxMs: 5 }),
+      ),
+    ).toBe('bashTimeoutMaxMs (5) must be >= bashTimeoutMs (10).')
+    expect(message(() => root.resolveConfig({ workspaceRoot: dir, maxOutputBytes: 2048.5 }))).toBe(
+      'maxOutputBytes must be an integer >= 1024, got: 2048.5',
+    )
+  })
+})
+
+describe('fsError (wording §4)', () => {
+  it('EISDIR is "Path is a directory", ENOTDIR "Not a directory"', () => {
+    for (const fsError of [root.fsError, seed.fsError]) {
+      const isDir = fsError(Object.assign(new Error('x'), { code: 'EISDIR' }), 'p')
+      expect([isDir.code, isDir.message, isDir.fields]).toEqual([
+        'not_a_file',
+        'Path is a directory: p',
+        { path: 'p' },
+      ])
+      const notDir = fsError(Object.assign(new Error('x'), { code: 'ENOTDIR' }), 'q')
+      expect([notDir.code, notDir.message]).toEqual(['not_a_file', 'Not a directory: q'])
+    }
+  })
+})
+
+describe('list_dir (wording §5)', () => {
+  it('lists a broken symlink as a file of size 0', async () => {
+    // "Broken symlink (stat fails) → listed as a file with size 0: `<name>\t0`".
+    const { root: dir, tools } = workspace({ 'a.txt': 'abc' })
+    symlinkSync('nowhere-at-all', join(dir, 'broken'))
+    expect(ok(await tools.callTool('list_dir', {}))).toBe('a.txt\t3\nbroken\t0')
+  })
+})
+
+describe('outline (wording §6)', () => {
+  it('shows TypeScript members with their modifiers and types, as written', async () => {
+    const src = [
+      'export class Store<T> extends Base {',
+      '  private static readonly cache: Map<string, T> = new Map();',
+      '  protected name?: string;',
+      '  constructor(private readonly db: Db) {',
+      '    super()',
+      '  }',
+      '  public async get(id: string): Promise<T | undefined> {',
+      '  }',
+      '}',
+      '',
+    ].join('\n')
+    const { tools } = workspace({ 'store.ts': src })
+    expect(ok(await tools.callTool('outline', { path: 'store.ts' }))).toBe(
+      [
+        'store.ts — typescript, 10 lines',
+        '  class Store<T> extends Base (1-9)',
+        '    private static readonly cache: Map<string, T> = new Map() (2-2)',
+        '    protected name?: string (3-3)',
+        '    constructor(private readonly db: Db) (4-6)',
+        '    public async get(id: string): Promise<T | undefined> (7-8)',
+      ].join('\n'),
+    )
+  })
+
+  it('a grammar without an outline points at check_syntax; no grammar says which are supported', async () => {
+    const supported = 'typescript, tsx, javascript, python, go, rust, java, c-sharp'
+    const { tools } = workspace({ 'a.c': 'int main() { return 0; }\n' })
+    for (const [path, grammar] of [
+      ['a.c', 'cpp'],
+      ['missing.rb', 'ruby'],
+      ['x.php', 'php'],
+      ['x.sh', 'bash'],
+    ]) {
+      expect(err(await tools.callTool('outline', { path }))).toEqual({
+        error: 'invalid_input',
+        message: `outline does not support ${grammar} files (supported: ${supported}); check_syntax does support them.`,
+        path,
+      })
+    }
+    expect(err(await tools.callTool('outline', { path: 'a.kt' })).message).toBe(
+      `outline does not support '.kt' files (supported: ${supported}).`,
+    )
+    expect(err(await tools.callTool('outline', { path: 'Makefile' })).message).toBe(
+      `outline does not support extensionless files (supported: ${supported}).`,
+    )
+    // check_syntax still parses C.
+    expect(JSON.parse(ok(await tools.callTool('check_syntax', { path: 'a.c' }))).ok).toBe(true)
+  })
+})
+
+describe('apply_patch messages (wording §7)', () => {
+  const cases: [string, string][] = [
+    [
+      '--- a/x.ts\n@@ -1 +1 @@\n-a\n+A\n',
+      'Malformed patch: Missing "+++ ..." file header for a/x.ts',
+    ],
+    [
+      '--- a/x.ts\t2024-01-01\nnot a header\n',
+      'Malformed patch: Missing "+++ ..." file header for a/x.ts',
+    ],
+    ['--- a/x.ts\n+++ b/x.ts\n', 'Patch contains no applicable hunks'],
+    ['just prose\n', 'Patch contains no applicable hunks'],
+    ['', 'Patch contains no applicable hunks'],
+    ['--- /dev/null\n+++ /dev/null\n', 'Patch contains no applicable hunks'],
+    ['--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n', 'Patch is missing a valid file path'],
+    ['@@ -1 +1 @@\n-a\n+A\n', 'Patch is missing a valid file path'],
+  ]
+  for (const [patch, message] of cases) {
+    it(`${JSON.stringify(patch).slice(0, 40)} → ${message}`, async () => {
+      const { tools } = workspace({ 'x.ts': 'a\nb\nc\n' })
+      expect(err(await tools.callTool('apply_patch', { patch }))).toEqual({
+        error: 'invalid_input',
+        message,
+      })
+    })
+  }
+
+  it('a hunk-less block beside an actionable one is still processed', async () => {
+    // "A hunk-less non-rename block beside an actionable one is still processed (a modify
+    // rewrites the same text: `  M <rel> (+0 -0)`)".
+    const { root: dir, tools } = workspace({ 'x.ts': 'a\n', 'y.ts': 'b\n' })
+    const patch = '--- a/x.ts\n+++ b/x.ts\n--- a/y.ts\n+++ b/y.ts\n@@ -1 +1 @@\n-b\n+B\n'
+    expect(ok(await tools.callTool('apply_patch', { patch }))).toBe(
+      'Applied patch:\n  M x.ts (+0 -0)\n  M y.ts (+1 -1)',
+    )
+    expect(readFileSync(join(dir, 'y.ts'), 'utf8')).toBe('B\n')
+  })
+
+  it('hunks that each apply alone but not together fail with no hunk number', async () => {
+    // "`hunk` is omitted when every hunk applies alone in that sequence although the whole
+    // block failed (... hunks must land in file order ...)".
+    const { root: dir, tools } = workspace({ 'x.ts': 'a\nb\nc\n' })
+    const patch = '--- a/x.ts\n+++ b/x.ts\n@@ -2,1 +2,1 @@\n-b\n+B\n@@ -1,1 +1,1 @@\n-a\n+A\n'
+    const e = err(await tools.callTool('apply_patch', { patch }))
+    expect(e.error).toBe('patch_failed')
+    expect(e.message).toBe('Hunk did not apply cleanly in x.ts')
+    expect(e.file).toBe('x.ts')
+    expect(e).not.toHaveProperty('hunk')
+    expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('a\nb\nc\n')
+    // A hunk that fails alone is numbered.
+    const bad = '--- a/x.ts\n+++ b/x.ts\n@@ -1,1 +1,1 @@\n-a\n+A\n@@ -3,1 +3,1 @@\n-zzz\n+Z\n'
+    expect(err(await tools.callTool('apply_patch', { patch: bad }))).toMatchObject({
+      error: 'patch_failed',
+      message: 'Hunk did not apply cleanly in x.ts',
+      file: 'x.ts',
+      hunk: 2,
+    })
+  })
+})
+
+describe('apply_patch: a patch that changes only line endings', () => {
+  function git(cwd: string, ...args: string[]): string {
+    return execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd },
+    })
+  }
+
+  const cases: [string, string, string][] = [
+    ['CRLF to LF on some lines', 'a\r\nb\r\nc\r\nd\r\ne\r\n', 'a\r\nb\nc\nd\r\ne\r\n'],
+    ['LF to CRLF on some lines', 'a\nb\nc\nd\ne\n', 'a\nb\r\nc\nd\r\ne\n'],
+    ['a whole file CRLF to LF', 'one\r\ntwo\r\n', 'one\ntwo\n'],
+    ['mixed with a text change', 'x\r\ny\r\nz\r\n', 'x\nY\r\nz\r\n'],
+  ]
+  for (const [name, before, after] of cases) {
+    it(`${name}: the result is what git apply writes`, async () => {
+      const repo = tempDir()
+      git(repo, 'init', '-q')
+      git(repo, 'config', 'core.autocrlf', 'false')
+      writeFileSync(join(repo, 'f.txt'), before)
+      git(repo, 'add', '.')
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'before')
+      writeFileSync(join(repo, 'f.txt'), after)
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qam', 'after')
+      const patch = git(repo, 'diff', 'HEAD~1', 'HEAD')
+      git(repo, 'checkout', '-q', 'HEAD~1', '--', 'f.txt')
+      const patchFile = join(tempDir(), 'p.diff')
+      writeFileSync(patchFile, patch)
+      git(repo, 'apply', patchFile)
+      const viaGit = readFileSync(join(repo, 'f.txt'))
+      const { root: dir, tools } = workspace({ 'f.txt': before })
+      ok(await tools.callTool('apply_patch', { patch }))
+      expect(readFileSync(join(dir, 'f.txt'))).toEqual(viaGit)
+    })
+  }
+})
+
+describe('bash at the root (wording §8)', () => {
+  it('spills an overflowing stream and shows its tail behind the marker, even at 64 bytes', async () => {
+    // "The marker goes before the tail ... `[... earlier output truncated: last <shownBytes> of
+    // <totalBytes> bytes shown; full output written to <rel spill path> ...]\n<tail>` ...
+    // Marker bytes are outside the budget."
+    const dir = tempDir()
+    const config = { ...root.resolveConfig({ workspaceRoot: dir }), maxBashOutputBytes: 64 }
+    const r = await root.dispatch('bash', { command: 'seq 1 3000; echo the-end' }, config)
+    const report = JSON.parse(ok(r))
+    const m =
+      /^\[\.\.\. earlier output truncated: last 64 of 13901 bytes shown; full output written to (\.clarvis\/bash-\S+\.stdout\.log) \.\.\.\]\n([\s\S]*)$/.exec(
+        report.stdout,
+      )
+    expect(m).not.toBeNull()
+    expect(m?.[2]).toHaveLength(64)
+    expect(m?.[2].endsWith('2999\n3000\nthe-end\n')).toBe(true)
+    expect(readFileSync(join(dir, m?.[1] ?? ''), 'utf8')).toContain('1\n2\n3\n')
+  })
+
+  it('a NUL byte in the command is the io_error Node gives, after the cwd check', async () => {
+    const { tools } = workspace({ f: 'x' })
+    expect(err(await tools.callTool('bash', { command: 'echo a\0b' }))).toEqual({
+      error: 'io_error',
+      message:
+        "Failed to spawn command: The argument 'args[1]' must be a string without null bytes. Received 'echo a\\x00b'",
+    })
+    expect(err(await tools.callTool('bash', { command: 'echo a\0b', cwd: 'f' })).error).toBe(
+      'not_a_file',
+    )
+  })
+})
