@@ -12,8 +12,12 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** Raises the cancel flag of call `id` (its `AbortSignal` fired). */
 export declare function abortCall(id: number): void
 
-/** `analyzeBash`: the facts about a shell command as JSON. Never throws. */
-export declare function analyzeBashJson(command: string): string
+/**
+ * `analyzeBash`: the facts about a shell command as JSON. Never throws. With `root` (the
+ * workspace) the parse resolves paths physically against it, starting in `cwd` (relative to
+ * the root, or absolute) when given.
+ */
+export declare function analyzeBashJson(command: string, root?: string | undefined | null, cwd?: string | undefined | null): string
 
 /**
  * `buildConfig` from argv and the environment (as JSON); at `/v0.1` the workspace defaults

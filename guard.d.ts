@@ -41,6 +41,40 @@ export interface PathAccess {
   resolved: string
   /** `arg` is an operand of a command the analyzer has no table for. */
   kind: 'read' | 'write' | 'exec' | 'cd' | 'arg'
+  /** Absolute, resolved physically as the kernel will (symlinks followed, `..` from where a
+   * symlink leads); only with `workspaceRoot`, and `null` where the directory is unknown. */
+  physical?: string | null
+}
+
+/**
+ * What the parse decides (additive): the facts `commandsIn`, `touchesOutside` and
+ * `withinWorkspace` are drawn from for bash.
+ */
+export interface ParseFacts {
+  /** Every simple command that can run, each as the contract normalizes a segment: inside
+   * subshells, brace groups, functions (a call runs the body), substitutions, `bash -c` strings,
+   * `find -exec`, and behind wrappers (`sudo`, `env`, `command`, ...: both lines). A word whose
+   * value is not known shows what is known of it and `…`. */
+  segments: string[]
+  /** Every path the command may touch (option values, brace alternatives, redirections, paths
+   * after a `cd`, ...): absolute and physical with `workspaceRoot`, else resolved lexically. */
+  paths: string[]
+  /** Those of `paths` outside the workspace (without `workspaceRoot`: absolute, `~` or `..`
+   * paths). `/dev/null`, `/dev/stdin`, `/dev/stdout`, `/dev/stderr` never count. */
+  outside: string[]
+  /** True when anything could not be decided (`eval`, an unknown value in a path, a shell
+   * reading its input, a NUL byte, input too large or too deep to analyze, ...). */
+  undecidable: boolean
+  /** Why the parse is undecidable. */
+  reasons: string[]
+}
+
+/** Where `analyzeBash` resolves paths physically (both optional). */
+export interface AnalyzeOptions {
+  /** The workspace root: paths are resolved physically and checked against it. */
+  workspaceRoot?: string
+  /** The directory the command starts in (relative to the root, or absolute). */
+  cwd?: string
 }
 
 /** A redirection (additive). */
@@ -67,10 +101,12 @@ export interface BashFacts {
   /** Paths with the kind of access. */
   accesses?: PathAccess[]
   redirections?: Redirection[]
-  /** Why the command is undecidable. */
+  /** Why the command is undecidable, to the contract's lexer or to the parse. */
   reasons?: string[]
   /** Whether the bash parser accepted the whole command. */
   parsed?: boolean
+  /** What the parse decides; the helpers' verdicts come from it. */
+  parse?: ParseFacts
 }
 
 export interface PathFact {
@@ -107,7 +143,7 @@ export interface ElicitRequest {
 export type Elicit = (request: ElicitRequest) => boolean | Promise<boolean>
 
 /** Structured facts about a shell command. Never throws. */
-export declare function analyzeBash(command: string): BashFacts
+export declare function analyzeBash(command: string, options?: AnalyzeOptions): BashFacts
 
 /** The context `config.guard` is called with (paths per tool as the contract lists them). */
 export declare function buildGuardContext(
@@ -116,12 +152,15 @@ export declare function buildGuardContext(
   config: ServerConfig,
 ): GuardContext
 
-/** False when the command is undecidable or names no path; else whether every path is inside. */
+/** False when the command is undecidable or names no path; else whether every path is inside.
+ * For bash the parse decides (`bash.parse`). */
 export declare function withinWorkspace(ctx: GuardContext): boolean
 
-/** Whether any path is outside the workspace (ignores `undecidable`). */
+/** Whether any path is outside the workspace (ignores `undecidable`). For bash the parse's
+ * paths decide (`bash.parse.outside`). */
 export declare function touchesOutside(ctx: GuardContext): boolean
 
 /** Whether a decidable command's every segment is one of `allowed` (or starts with one and a
- * space). */
+ * space). With the parse's facts (`bash.parse`), its segments and its decision count: every
+ * simple command that can run. */
 export declare function commandsIn(bash: BashFacts | undefined, allowed: readonly string[]): boolean

@@ -28,23 +28,33 @@ function undecidableFacts(reason) {
     redirections: [],
     reasons: [reason],
     parsed: false,
+    parse: { segments: [], paths: [], outside: [], undecidable: true, reasons: [reason] },
   })
 }
 
+/** An option that is a string, or undefined. */
+const optionalString = (v) => (typeof v === 'string' ? v : undefined)
+
 /**
  * Structured facts about a shell command: the contract's `{ paths, undecidable, segments }`,
- * plus additive detail from a real bash parser (`commands`, `accesses`, `redirections`,
- * `reasons`, `parsed`; not enumerable). Never throws.
+ * exactly as the contract's lexer gives them, plus the parse's facts (not enumerable):
+ * `commands`, `accesses`, `redirections`, `reasons`, `parsed`, and `parse` (the segments,
+ * paths and decision the helpers' verdicts come from). With `options.workspaceRoot` the parse
+ * resolves paths physically against it, starting in `options.cwd`. Never throws.
  */
-function analyzeBash(command) {
+function analyzeBash(command, options) {
   let text
+  let root
+  let cwd
   try {
     text = typeof command === 'string' ? command : String(command ?? '')
+    root = optionalString(options?.workspaceRoot)
+    cwd = root === undefined ? undefined : optionalString(options?.cwd)
   } catch {
     return undecidableFacts('the command is not a string')
   }
   try {
-    const f = JSON.parse(native.analyzeBashJson(text))
+    const f = JSON.parse(native.analyzeBashJson(text, root, cwd))
     const segments = f.segments.map((s) => ({
       command: s.command,
       argv: s.argv,
@@ -57,6 +67,7 @@ function analyzeBash(command) {
       redirections: f.redirections,
       reasons: f.reasons,
       parsed: f.parsed,
+      parse: Object.freeze(f.parse),
     })
   } catch (err) {
     return undecidableFacts(`the analyzer failed: ${err?.message ?? err}`)
@@ -133,7 +144,10 @@ function buildGuardContext(tool, args, config) {
   }
   const ctx = { tool, args, config, paths: [] }
   if (tool === 'bash' || tool === 'monitor_start') {
-    const bash = analyzeBash(typeof a.command === 'string' ? a.command : '')
+    const bash = analyzeBash(typeof a.command === 'string' ? a.command : '', {
+      workspaceRoot: root,
+      cwd: optionalString(a.cwd),
+    })
     ctx.paths = bash.paths.map((p) => fact(p, expandTilde(p)))
     if (typeof a.cwd === 'string') ctx.paths.push(fact(a.cwd, a.cwd))
     ctx.bash = bash
@@ -154,34 +168,65 @@ function inside(p) {
   return Boolean(p?.withinWorkspace) || HARMLESS_DEVICES.has(p?.resolved)
 }
 
-/** True only when the command is decidable, names at least one path, and all are inside. */
+/**
+ * The parse's facts of a command, when the analyzer made them (`analyzeBash` sets `parse` on
+ * every result; a caller-built `BashFacts` has none, and the contract's fields decide).
+ */
+function parseOf(bash) {
+  const p = bash?.parse
+  if (p === null || typeof p !== 'object') return null
+  const strings = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string')
+  if (!strings(p.segments) || !strings(p.paths) || !strings(p.outside)) return null
+  return p
+}
+
+/**
+ * True only when the command is decidable, names at least one path, and all are inside. For
+ * bash the parse decides: its paths (physical, every simple command's), its decision.
+ */
 function withinWorkspace(ctx) {
+  const p = parseOf(ctx?.bash)
+  if (p) return !p.undecidable && p.paths.length > 0 && p.outside.length === 0
   if (ctx?.bash?.undecidable) return false
   const paths = ctx?.paths
   if (!Array.isArray(paths) || paths.length === 0) return false
   return paths.every(inside)
 }
 
-/** True when any path lies outside the workspace. Ignores `undecidable`. */
+/**
+ * True when any path lies outside the workspace. Ignores `undecidable`. For bash the parse's
+ * paths decide (plus the contract's, when the parser could not read the command at all).
+ */
 function touchesOutside(ctx) {
   const paths = ctx?.paths
-  return Array.isArray(paths) && paths.some((p) => !inside(p))
+  const contract = Array.isArray(paths) && paths.some((p) => !inside(p))
+  const p = parseOf(ctx?.bash)
+  if (!p) return contract
+  return p.outside.length > 0 || (ctx.bash.parsed === false && contract)
 }
 
 /**
  * True when the command is decidable, has segments, and every segment's `normalized` equals
- * an allowed entry (trimmed, non-empty) or starts with it followed by a space.
+ * an allowed entry (trimmed, non-empty) or starts with it followed by a space. The parse's
+ * segments decide: every simple command that can run (inside subshells, functions,
+ * substitutions, `bash -c` strings, wrappers such as `sudo` or `command`), each one checked.
  */
 function commandsIn(bash, allowed) {
-  if (!bash || bash.undecidable || !Array.isArray(bash.segments) || bash.segments.length === 0) {
-    return false
-  }
+  if (!bash) return false
+  const p = parseOf(bash)
+  const lines = p
+    ? p.segments
+    : Array.isArray(bash.segments)
+      ? bash.segments.map((s) => s.normalized)
+      : []
+  if ((p ? p.undecidable : bash.undecidable) || lines.length === 0) return false
   const entries = (Array.isArray(allowed) ? allowed : [])
     .filter((e) => typeof e === 'string')
     .map((e) => e.trim())
     .filter((e) => e !== '')
-  return bash.segments.every((s) =>
-    entries.some((e) => s.normalized === e || s.normalized.startsWith(`${e} `)),
+  return lines.every(
+    (line) =>
+      typeof line === 'string' && entries.some((e) => line === e || line.startsWith(`${e} `)),
   )
 }
 

@@ -93,6 +93,7 @@ export type WarnSink = (message: string) => void
 import type { Elicit, Guard } from './guard.js'
 
 export type {
+  AnalyzeOptions,
   BashCommand,
   BashFacts,
   Elicit,
@@ -100,6 +101,7 @@ export type {
   Guard,
   GuardContext,
   GuardDecision,
+  ParseFacts,
   PathAccess,
   PathFact,
   Redirection,

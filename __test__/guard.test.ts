@@ -285,6 +285,31 @@ describe('the guard in dispatch', () => {
     expect(denyNeverAsks.asked).toHaveLength(0)
   })
 
+  it('elicit gets the facts of the command it is asked about: an eval of a write too', async () => {
+    const asks = tools(
+      () => ({ verdict: 'ask' }),
+      () => false,
+    )
+    const command = `eval "rm -rf build"`
+    expect((await asks.t.callTool('bash', { command })).isError).toBe(true)
+    const bash = asks.asked[0]?.bash
+    expect(bash?.paths).toEqual([]) // the contract's lexer sees no path in `eval "…"`
+    expect(bash?.parse?.segments).toEqual(['eval rm -rf build', 'rm -rf build'])
+    expect(bash?.parse?.paths).toEqual([join(asks.root, 'build')])
+    expect(bash?.parse?.undecidable).toBe(true)
+    expect(bash?.accesses?.map((a) => a.kind)).toEqual(['write'])
+    expect(bash).toBe(asks.seen[0].bash)
+  })
+
+  it('the README example: a subshell bypass the guard catches', async () => {
+    const { subshellBypass } = await import('../examples/guard-bypass')
+    expect(subshellBypass()).toEqual({
+      tokenizer: ['pwd; rm -rf dist'],
+      parse: ['pwd', 'rm -rf dist'],
+      allowed: false,
+    })
+  })
+
   it('a throwing guard or elicit fails closed: internal, or the ToolError envelope', async () => {
     const boom = tools(() => {
       throw new Error('guard bug')
@@ -358,4 +383,649 @@ describe('the guard in dispatch', () => {
       '{"error":"denied","message":"r"}',
     )
   })
+})
+
+// The verdicts come from the parse (issue 23): one row per command, with an allowlist and what
+// `commandsIn` answers for it, whether it touches outside, whether the parse can decide it, and
+// the paths it finds (relative to the workspace root; `~/…` in the home directory; `<out>/…` in
+// the directory the workspace's `out` link points to; `..` for the root's parent; else
+// absolute). Each item comes in both directions: the bypass caught, ordinary work still allowed.
+interface VerdictRow {
+  cmd: string
+  allow: string[]
+  allowed: boolean
+  outside: boolean
+  undecidable: boolean
+  paths?: string[]
+  /** The bash tool's `cwd`. */
+  cwd?: string
+}
+
+const verdictRows: Record<string, VerdictRow[]> = {
+  'segments: subshells, groups, functions, wrappers': [
+    {
+      cmd: '(pwd; rm -rf dist)',
+      allow: ['pwd'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+      paths: ['dist'],
+    },
+    {
+      cmd: '(ls ; rm -rf dist)',
+      allow: ['ls'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: '(pwd && ls)',
+      allow: ['pwd', 'ls'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: [],
+    },
+    {
+      cmd: '{ ls; rm -rf dist; }',
+      allow: ['ls'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: '{ ls; pwd; }',
+      allow: ['ls', 'pwd'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'ls() { rm -rf dist; }; ls',
+      allow: ['ls'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+      paths: ['dist'],
+    },
+    {
+      cmd: 'git() { rm -rf .git; }; git status',
+      allow: ['git status'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'f() { rm -rf x; }; cd /etc; f',
+      allow: ['f', 'cd'],
+      allowed: false,
+      outside: true,
+      undecidable: false,
+      paths: ['x', '/etc', '/etc/x'],
+    },
+    {
+      cmd: 'f() { ls -la; }; f',
+      allow: ['f', 'ls'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'command rm -rf dist',
+      allow: ['command'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'command ls',
+      allow: ['command', 'ls'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'command -v rm',
+      allow: ['command -v'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'builtin source evil.sh',
+      allow: ['builtin'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'exec rm -rf dist',
+      allow: ['exec'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    { cmd: 'env rm -rf dist', allow: ['env'], allowed: false, outside: false, undecidable: false },
+    {
+      cmd: 'env FOO=1 npm test',
+      allow: ['env', 'npm test'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'sudo rm -rf dist',
+      allow: ['sudo'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'nice rm -rf dist',
+      allow: ['nice'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    { cmd: 'nice -n 5 make', allow: ['make'], allowed: true, outside: false, undecidable: false },
+    {
+      cmd: 'timeout 5 rm -rf dist',
+      allow: ['timeout'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'timeout 30s npm test',
+      allow: ['npm test'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'ls | xargs rm',
+      allow: ['ls', 'xargs'],
+      allowed: false,
+      outside: false,
+      undecidable: true,
+    },
+    {
+      cmd: 'find . -name "*.o" -exec rm {} \\;',
+      allow: ['find'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: "find src -name '*.ts' -exec grep -l foo {} +",
+      allow: ['find', 'grep'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['src'],
+    },
+    {
+      cmd: "bash -c 'ls; rm -rf dist'",
+      allow: ['bash', 'ls'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: "bash -c 'ls -la'",
+      allow: ['bash -c', 'ls'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: `sh -c "sh -c 'rm -rf dist'"`,
+      allow: ['sh'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    { cmd: 'eval ls', allow: ['eval', 'ls'], allowed: false, outside: false, undecidable: true },
+    {
+      cmd: 'echo $(rm -rf dist)',
+      allow: ['echo'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'cat <(rm -rf dist)',
+      allow: ['cat'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'if true; then rm -rf dist; fi',
+      allow: ['true'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'if test -f a.txt; then cat a.txt; fi',
+      allow: ['test', 'cat'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['a.txt'],
+    },
+    {
+      cmd: "alias ls='rm -rf dist'; ls",
+      allow: ['alias', 'ls'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'git status && git diff',
+      allow: ['git status', 'git diff'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'npm test 2>&1 | tee test.log',
+      allow: ['npm test', 'tee'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['test.log'],
+    },
+    {
+      cmd: "trap 'rm -rf dist' EXIT; ls",
+      allow: ['trap', 'ls'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: "watch -n 5 'rm -rf dist'",
+      allow: ['watch'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'flock /tmp/lock rm -rf dist',
+      allow: ['flock'],
+      allowed: false,
+      outside: true,
+      undecidable: false,
+    },
+    {
+      cmd: 'IFS=,; X=rm,-rf,/etc; $X',
+      allow: ['rm'],
+      allowed: false,
+      outside: false,
+      undecidable: true,
+    },
+  ],
+  'expansions: braces, tilde, globs, parameters': [
+    {
+      cmd: 'cp a.txt {/var,.}/y',
+      allow: ['cp'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['a.txt', '/var/y', 'y'],
+    },
+    {
+      cmd: 'cp a.txt {x,y}.txt',
+      allow: ['cp'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['a.txt', 'x.txt', 'y.txt'],
+    },
+    {
+      cmd: 'touch f{1..3}.txt',
+      allow: ['touch'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['f1.txt', 'f2.txt', 'f3.txt'],
+    },
+    {
+      cmd: 'cat ~/.ssh/id_rsa',
+      allow: ['cat'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['~/.ssh/id_rsa'],
+    },
+    { cmd: 'cat ~root/.bashrc', allow: ['cat'], allowed: false, outside: false, undecidable: true },
+    {
+      cmd: 'ls ../*',
+      allow: ['ls'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['..'],
+    },
+    {
+      cmd: 'rm -rf /var/tmp/*',
+      allow: ['rm'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['/var/tmp'],
+    },
+    {
+      cmd: 'ls src/*.ts',
+      allow: ['ls'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['src'],
+    },
+    {
+      cmd: 'X=/etc; cat $X/passwd',
+      allow: ['cat'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['/etc/passwd'],
+    },
+    {
+      cmd: 'D=src; cat "$D"/x.ts',
+      allow: ['cat'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['src/x.ts'],
+    },
+    { cmd: 'cat $X/passwd', allow: ['cat'], allowed: false, outside: false, undecidable: true },
+    {
+      cmd: 'X="a.txt /etc/x"; rm $X',
+      allow: ['rm'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['a.txt', '/etc/x'],
+    },
+    {
+      cmd: 'X="a.txt b"; rm "$X"',
+      allow: ['rm'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['a.txt b'],
+    },
+  ],
+  'option values: glued or separate, short or long': [
+    {
+      cmd: 'tar -cf/var/x.tar .',
+      allow: ['tar'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['/var/x.tar', '.'],
+    },
+    {
+      cmd: 'tar -czf out.tgz src',
+      allow: ['tar'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['out.tgz'],
+    },
+    {
+      cmd: 'tar xf a.tar -C /opt',
+      allow: ['tar'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+    },
+    {
+      cmd: 'cp -t/var/x a.txt',
+      allow: ['cp'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['/var/x', 'a.txt'],
+    },
+    {
+      cmd: 'cp --target-directory=/var/x a.txt',
+      allow: ['cp'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+    },
+    {
+      cmd: 'cp -t build a.txt',
+      allow: ['cp'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['build', 'a.txt'],
+    },
+    {
+      cmd: 'curl -sSLo/tmp/i.sh https://e.com/i.sh',
+      allow: ['curl'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+    },
+    {
+      cmd: 'curl -o out.json https://e.com/api',
+      allow: ['curl'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'sort -o/etc/x a.txt',
+      allow: ['sort'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+    },
+    {
+      cmd: 'gcc -o/usr/local/bin/x main.c',
+      allow: ['gcc'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+    },
+    {
+      cmd: 'dd if=a.txt of=/dev/sda',
+      allow: ['dd'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+    },
+    {
+      cmd: 'wget -O /etc/x https://e.com',
+      allow: ['wget'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+    },
+    { cmd: 'git -C /srv status', allow: ['git'], allowed: true, outside: true, undecidable: false },
+  ],
+  'physical cd and ..': [
+    {
+      cmd: 'cd build && cmake ..',
+      allow: ['cd', 'cmake'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['build', '.'],
+    },
+    {
+      cmd: 'mkdir -p build && cd build && cmake .. && make',
+      allow: ['mkdir', 'cd', 'cmake', 'make'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['build', '.'],
+    },
+    {
+      cmd: 'cd build && make; cat x.txt',
+      allow: ['cd', 'make', 'cat'],
+      allowed: false,
+      outside: false,
+      undecidable: true,
+    },
+    {
+      cmd: 'cd sub && cat ../a.txt',
+      allow: ['cd', 'cat'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['sub', 'a.txt'],
+    },
+    {
+      cmd: 'cat ../a.txt',
+      cwd: 'sub',
+      allow: ['cat'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['sub', 'a.txt'],
+    },
+    {
+      cmd: 'cd sub && cat ../../x',
+      allow: ['cd', 'cat'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['sub', '../x'],
+    },
+    {
+      cmd: 'cd out && rm -rf x',
+      allow: ['cd', 'rm'],
+      allowed: true,
+      outside: true,
+      undecidable: false,
+      paths: ['<out>', '<out>/x'],
+    },
+    { cmd: 'cat out/../secret', allow: ['cat'], allowed: true, outside: true, undecidable: false },
+    {
+      cmd: 'cd out/.. && rm x',
+      allow: ['cd', 'rm'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['.', 'x'],
+    },
+    {
+      cmd: 'cd inlink && rm x',
+      allow: ['cd', 'rm'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: ['src', 'src/x'],
+    },
+    {
+      cmd: 'cd - && rm a.txt',
+      allow: ['cd', 'rm'],
+      allowed: false,
+      outside: false,
+      undecidable: true,
+    },
+  ],
+  'comments and here-docs': [
+    {
+      cmd: 'ls # cat /etc/passwd',
+      allow: ['ls'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+      paths: [],
+    },
+    { cmd: '# rm -rf /\nls', allow: ['ls'], allowed: true, outside: false, undecidable: false },
+    {
+      cmd: "cat <<'EOF'\n/etc/passwd $(rm -rf /)\nEOF",
+      allow: ['cat'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'cat <<EOF\n$(rm -rf /)\nEOF',
+      allow: ['cat'],
+      allowed: false,
+      outside: true,
+      undecidable: false,
+    },
+    {
+      cmd: 'echo "cost \\$(x)"',
+      allow: ['echo'],
+      allowed: true,
+      outside: false,
+      undecidable: false,
+    },
+    {
+      cmd: 'echo "a $(rm -rf dist)"',
+      allow: ['echo'],
+      allowed: false,
+      outside: false,
+      undecidable: false,
+    },
+  ],
+  'hostile input': [
+    { cmd: 'ls\0rm -rf /', allow: ['ls'], allowed: false, outside: true, undecidable: true },
+    { cmd: 'ls \uD800', allow: ['ls'], allowed: false, outside: false, undecidable: true },
+    {
+      cmd: 'echo "unterminated',
+      allow: ['echo'],
+      allowed: false,
+      outside: false,
+      undecidable: true,
+    },
+    { cmd: 'echo {1..100000}', allow: ['echo'], allowed: false, outside: false, undecidable: true },
+  ],
+}
+
+describe('the verdicts come from the parse', () => {
+  const root = tempDir()
+  const away = tempDir()
+  writeTree(root, { 'a.txt': 'a\n', 'src/x.ts': 'x\n', 'build/.keep': '', 'sub/.keep': '' })
+  symlinkSync(away, join(root, 'out'))
+  symlinkSync(join(root, 'src'), join(root, 'inlink'))
+  const config = resolveConfig({ workspaceRoot: root })
+  const home = homedir()
+  const show = (p: string) => {
+    if (p === root) return '.'
+    if (p.startsWith(`${root}/`)) return p.slice(root.length + 1)
+    if (p === away) return '<out>'
+    if (p.startsWith(`${away}/`)) return `<out>/${p.slice(away.length + 1)}`
+    if (p === join(root, '..')) return '..'
+    if (p.startsWith(`${join(root, '..')}/`)) return `../${p.slice(join(root, '..').length + 1)}`
+    if (p.startsWith(`${home}/`)) return `~/${p.slice(home.length + 1)}`
+    return p
+  }
+
+  it('has at least 60 rows', () => {
+    expect(Object.values(verdictRows).flat().length).toBeGreaterThanOrEqual(60)
+  })
+
+  for (const [topic, rows] of Object.entries(verdictRows)) {
+    it.each(rows.map((r) => [r.cmd, r]))(`${topic}: %j`, (_, r) => {
+      const row = r as VerdictRow
+      const args: Record<string, unknown> = { command: row.cmd }
+      if (row.cwd) args.cwd = row.cwd
+      const ctx = buildGuardContext('bash', args, config)
+      const bash = ctx.bash as BashFacts
+      const parse = bash.parse
+      expect(parse).toBeDefined()
+      expect({
+        allowed: commandsIn(bash, row.allow),
+        outside: touchesOutside(ctx),
+        undecidable: parse?.undecidable,
+      }).toEqual({ allowed: row.allowed, outside: row.outside, undecidable: row.undecidable })
+      const within = !row.undecidable && (parse?.paths.length ?? 0) > 0 && !row.outside
+      expect(withinWorkspace(ctx)).toBe(within)
+      if (row.paths) expect(parse?.paths.map(show)).toEqual(row.paths)
+      // The contract's fields stay the contract's lexer's.
+      expect(Object.keys(bash)).toEqual(['paths', 'undecidable', 'segments'])
+    })
+  }
 })

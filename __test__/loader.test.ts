@@ -36,7 +36,7 @@ describe('loading the addon', () => {
     expect(attempts[0]).toContain(`./agent-tools-native.${platform}.node`)
     expect(attempts[1]).toContain(`agent-tools-native-${platform}`)
     expect(err.message).toContain(
-      'Prebuilt packages exist for: linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc.',
+      'Prebuilt packages exist for: linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-gnu.',
     )
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
     expect(lines.at(-1)).toMatch(
@@ -90,6 +90,58 @@ describe('loading the addon', () => {
         ),
       )
     }
+  })
+
+  it('on Windows x64, loads the MinGW package (win32-x64-gnu) and names it when it fails', () => {
+    // napi-rs' loader looks for win32-x64-msvc under an MSVC-built Node; the Windows package is
+    // the MinGW build, so native.js tries that one too. Run as win32-x64 (process.platform and
+    // process.arch overridden before the package loads).
+    const load = (extra: (pkg: string) => void) => {
+      const pkg = tempDir('atn-win32-')
+      for (const f of ['index.js', 'api.js', 'native.js', 'binding.js', 'package.json']) {
+        copyFileSync(join(root, f), join(pkg, f))
+      }
+      writeFileSync(
+        join(pkg, 'as-win32.js'),
+        `Object.defineProperty(process, 'platform', { value: 'win32' })
+         Object.defineProperty(process, 'arch', { value: 'x64' })`,
+      )
+      extra(pkg)
+      const env = { ...process.env }
+      delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--require',
+          './as-win32.js',
+          '-e',
+          `try { require('./index.js') } catch (e) { console.log(e.message) }`,
+        ],
+        { cwd: pkg, env, encoding: 'utf8' },
+      )
+      return r.stdout.trim().split('\n')
+    }
+    const missing = load(() => {})
+    expect(missing[0]).toMatch(/^agent-tools-native: cannot load the native addon on win32-x64 /)
+    const tried = missing.filter((l) => l.startsWith('  - '))
+    expect(tried.at(-2)).toContain('./agent-tools-native.win32-x64-gnu.node')
+    expect(tried.at(-1)).toContain('agent-tools-native-win32-x64-gnu')
+    expect(missing.at(-1)).toMatch(
+      /^Cause: the platform package agent-tools-native-win32-x64-gnu is not installed\. To fix: `npm install agent-tools-native-win32-x64-gnu@/,
+    )
+    // Installed, with a file that is no loadable DLL here: the attempt and the cause name it.
+    const broken = load((pkg) => {
+      const dir = join(pkg, 'node_modules', 'agent-tools-native-win32-x64-gnu')
+      mkdirSync(dir, { recursive: true })
+      copyFileSync(join(root, 'npm', 'win32-x64-gnu', 'package.json'), join(dir, 'package.json'))
+      writeFileSync(join(dir, 'agent-tools-native.win32-x64-gnu.node'), 'not a DLL')
+    })
+    expect(broken.filter((l) => l.startsWith('  - ')).at(-1)).toContain(
+      'node_modules/agent-tools-native-win32-x64-gnu/agent-tools-native.win32-x64-gnu.node',
+    )
+    expect(broken.at(-1)).toBe(
+      'Cause: agent-tools-native-win32-x64-gnu is installed with agent-tools-native.win32-x64-gnu.node, but it failed to load (see the attempts above).',
+    )
   })
 
   it('in a source checkout, says to run `npm run build` in it', () => {

@@ -30,7 +30,7 @@ const expected: Record<string, { platform: string; os: string; cpu: string; libc
   },
   'x86_64-apple-darwin': { platform: 'darwin-x64', os: 'darwin', cpu: 'x64' },
   'aarch64-apple-darwin': { platform: 'darwin-arm64', os: 'darwin', cpu: 'arm64' },
-  'x86_64-pc-windows-msvc': { platform: 'win32-x64-msvc', os: 'win32', cpu: 'x64' },
+  'x86_64-pc-windows-gnu': { platform: 'win32-x64-gnu', os: 'win32', cpu: 'x64' },
 }
 
 describe('platform packages', () => {
@@ -72,8 +72,11 @@ describe('the CI workflow', () => {
 
   it('builds every napi target', () => {
     const build = workflow.slice(workflow.indexOf('\n  build:'), workflow.indexOf('\n  test:'))
-    const built = [...build.matchAll(/^\s+target: (\S+)$/gm)].map((m) => m[1])
+    const built = [...build.matchAll(/^\s+(?:- )?target: (\S+)$/gm)].map((m) => m[1])
     expect(built.sort()).toEqual([...targets].sort())
+    // One way to build a platform package: the script a developer runs, then its checks.
+    expect(build).toContain(`run: npm run build:platform -- \${{ matrix.target }}`)
+    expect(build).toContain(`run: npm run smoke:platform -- \${{ matrix.target }}`)
   })
 
   it('tests on Node 20, 22 and 24 and publishes on a version tag', () => {

@@ -1024,10 +1024,23 @@ pub fn kill_all_bash_processes() {
     shell::kill_all();
 }
 
-/// `analyzeBash`: the facts about a shell command as JSON. Never throws.
+/// `analyzeBash`: the facts about a shell command as JSON. Never throws. With `root` (the
+/// workspace) the parse resolves paths physically against it, starting in `cwd` (relative to
+/// the root, or absolute) when given.
 #[napi]
-pub fn analyze_bash_json(command: String) -> String {
-    bash_facts::analyze(&command).to_json().to_string()
+pub fn analyze_bash_json(command: String, root: Option<String>, cwd: Option<String>) -> String {
+    let place = root.map(|root| {
+        let root = config::lexical_absolute(std::path::Path::new(&root), std::path::Path::new("/"));
+        let start = cwd.map(|c| config::lexical_absolute(std::path::Path::new(&c), &root));
+        bash_facts::Place {
+            root,
+            start,
+            within: paths::is_within,
+        }
+    });
+    bash_facts::analyze_in(&command, place.as_ref())
+        .to_json()
+        .to_string()
 }
 
 /// Whether `path` passes the workspace confinement check for `root` (`PathFact

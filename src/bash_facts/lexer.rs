@@ -30,6 +30,8 @@ pub struct LexFacts {
     pub segments: Vec<Segment>,
     /// Why `undecidable` is set, for people reading the facts.
     pub reasons: Vec<String>,
+    /// More than [`MAX_SEGMENTS`] segments: nothing else was lexed.
+    pub too_many: bool,
 }
 
 /// One token: its text with quotes removed and substitutions dropped, and the char index of
@@ -40,11 +42,20 @@ pub struct Token {
     pub first_glob: Option<usize>,
 }
 
+/// More segments than this are not lexed one by one (the command is undecidable): no
+/// command line has them, and the work and the facts would grow without bound.
+pub const MAX_SEGMENTS: usize = 2000;
+
 /// Runs the contract's lexer over `command`.
 pub fn lex(command: &str) -> LexFacts {
     let chars: Vec<char> = command.chars().collect();
     let (pieces, balanced) = split_segments(&chars);
     let mut facts = LexFacts::default();
+    if pieces.len() > MAX_SEGMENTS {
+        facts.undecidable = true;
+        facts.too_many = true;
+        return facts;
+    }
     let mut seen = HashSet::new();
     if !balanced {
         facts.undecidable = true;

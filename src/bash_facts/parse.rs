@@ -26,6 +26,9 @@ pub const MAX_NESTING: usize = 48;
 const MAX_PROGRAM_DEPTH: usize = 12;
 /// The most syntax nodes one analysis visits.
 const MAX_NODES: usize = 200_000;
+/// The most paths and commands one analysis records (more is undecidable).
+const MAX_ACCESSES: usize = 1000;
+const MAX_COMMANDS: usize = 1000;
 
 /// A simple command the parser found, after unwrapping wrappers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +52,10 @@ pub struct Access {
     /// `read`, `write`, `exec`, `cd` or `arg` (an operand of a command the analyzer has no
     /// table for).
     pub kind: &'static str,
+    /// Resolved physically from the starting directory, as the kernel will (symlinks
+    /// followed, `..` after a symlink taken from its target); only when the starting
+    /// directory is given, and `None` when the directory the command runs in is unknown.
+    pub physical: Option<String>,
 }
 
 /// One redirection.
@@ -67,18 +74,23 @@ pub struct ParserFacts {
     pub commands: Vec<CommandFact>,
     pub accesses: Vec<Access>,
     pub redirections: Vec<Redirection>,
-    /// Paths that may lie outside the starting directory and that the lexer may not list.
-    pub extra_paths: Vec<String>,
+    /// Every simple command that can run, as the contract normalizes a segment (its words
+    /// joined by spaces, leading assignments and the contract's wrappers removed; a word whose
+    /// value is not known shows what is known of it and `…`). Wrappers that run another
+    /// command (`sudo`, `env`, `command`, `bash -c`, `find -exec`, ...) give both lines.
+    pub segments: Vec<String>,
     /// Why the command cannot be decided.
     pub unknowns: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 struct Scope {
     /// Known (`Some`) or unknown (`None`) values of variables assigned in the command.
     vars: HashMap<String, Option<String>>,
     /// The current directory (`.` at the start); `None` when unknown.
     cwd: Option<String>,
+    /// Functions defined so far: a call runs the body.
+    funcs: HashMap<String, std::rc::Rc<ast::FunctionBody>>,
 }
 
 /// One evaluated word.
@@ -94,6 +106,12 @@ struct Arg {
     placeholder: bool,
     /// The name of the variable whose value is unknown, for messages.
     unknown_what: Option<String>,
+    /// The value with every character that bash would not split, brace-expand or glob
+    /// escaped by a backslash (quoted text, escapes): what brace expansion, word splitting
+    /// and globbing see.
+    pattern: String,
+    /// Whether an unquoted expansion's value is part of the word (its empty fields vanish).
+    split: bool,
 }
 
 impl Arg {
@@ -101,14 +119,38 @@ impl Arg {
         Arg {
             value: Some(s.to_string()),
             prefix: s.to_string(),
+            pattern: escape_pattern(s),
             ..Arg::default()
+        }
+    }
+
+    /// How a command line shows this word: its value, or what is known of it and `…`.
+    fn shown(&self) -> String {
+        match &self.value {
+            Some(v) => v.clone(),
+            None => format!("{}…", self.prefix),
         }
     }
 }
 
-/// Analyzes `command` with the parser.
-pub fn analyze(command: &str) -> ParserFacts {
-    let mut w = Walker::default();
+/// Analyzes `command` with the parser. With `start` (the absolute directory the command
+/// starts in), every path is also resolved physically, as the kernel will.
+pub fn analyze(command: &str, start: Option<&std::path::Path>) -> ParserFacts {
+    let mut w = Walker {
+        start: start.map(|s| s.to_path_buf()),
+        home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+        ..Walker::default()
+    };
+    if let Some(bad) = command.chars().find(|&c| c == '\0' || c == '\u{FFFD}') {
+        w.unknown(format!(
+            "the command holds {}, which bash cannot be given",
+            if bad == '\0' {
+                "a NUL byte"
+            } else {
+                "an invalid byte"
+            }
+        ));
+    }
     if command.len() > MAX_PARSE_BYTES {
         w.unknown(format!(
             "command is {} bytes, more than the {MAX_PARSE_BYTES} the analyzer parses",
@@ -119,6 +161,7 @@ pub fn analyze(command: &str) -> ParserFacts {
     let mut scope = Scope {
         vars: HashMap::new(),
         cwd: Some(".".to_string()),
+        funcs: HashMap::new(),
     };
     w.out.parsed = w.program(command, &mut scope, &[]);
     w.out
@@ -154,9 +197,13 @@ pub fn nesting_depth(src: &str) -> usize {
 #[derive(Default)]
 struct Walker {
     out: ParserFacts,
-    extra_seen: std::collections::HashSet<String>,
     depth: usize,
     nodes: usize,
+    /// The physical directory the command starts in, when known.
+    start: Option<std::path::PathBuf>,
+    home: Option<std::path::PathBuf>,
+    /// The functions being called (a recursive call is not followed again).
+    calling: Vec<String>,
 }
 
 fn is_write_command(name: &str) -> bool {
@@ -269,7 +316,7 @@ fn normalize(p: &str) -> String {
 }
 
 /// Whether a resolved path may lie outside the starting directory.
-fn may_escape(resolved: &str) -> bool {
+pub fn may_escape(resolved: &str) -> bool {
     resolved.starts_with('/')
         || resolved == "~"
         || resolved.starts_with("~/")
@@ -394,14 +441,27 @@ impl Walker {
     }
 
     fn and_or(&mut self, list: &ast::AndOrList, scope: &mut Scope, via: &[String]) {
+        if list.additional.is_empty() {
+            self.pipeline(&list.first, scope, via);
+            return;
+        }
+        // `a && b` runs `b` after `a` (so `cd build && cmake ..` runs in `build`); `a || b`
+        // runs `b` where `a` may or may not have had its effect. The list may stop anywhere:
+        // afterwards, whatever differs between the places it may stop is unknown.
+        let mut stops = vec![scope.clone()];
         self.pipeline(&list.first, scope, via);
         for next in &list.additional {
-            let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = next;
-            // The rest may or may not run: its effects on the scope are uncertain.
-            let mut branch = scope.clone();
-            self.pipeline(p, &mut branch, via);
-            merge(scope, &[branch]);
+            stops.push(scope.clone());
+            match next {
+                ast::AndOr::And(p) => self.pipeline(p, scope, via),
+                ast::AndOr::Or(p) => {
+                    let before = stops[stops.len() - 2].clone();
+                    merge(scope, &[before]);
+                    self.pipeline(p, scope, via);
+                }
+            }
         }
+        merge(scope, &stops);
     }
 
     fn pipeline(&mut self, p: &ast::Pipeline, scope: &mut Scope, via: &[String]) {
@@ -430,13 +490,15 @@ impl Walker {
                 }
             }
             ast::Command::Function(f) => {
-                let mut body = scope.clone();
-                self.compound(&f.body.0, &mut body, via);
-                if let Some(r) = &f.body.1 {
-                    for item in &r.0 {
-                        self.redirect(item, &mut body, via);
-                    }
-                }
+                // The body runs when the function is called: walk it now (as if called
+                // here) and again at every call, where it runs in the caller's directory.
+                let name = f.fname.value.clone();
+                let body = std::rc::Rc::new(f.body.clone());
+                scope.funcs.insert(name.clone(), body.clone());
+                let mut sub = scope.clone();
+                let mut inner_via = via.to_vec();
+                inner_via.push(format!("function {name}"));
+                self.function_body(&name, &body, &mut sub, &inner_via);
             }
             ast::Command::ExtendedTest(t, redirects) => {
                 self.test_expr(&t.expr, scope, via);
@@ -513,8 +575,9 @@ impl Walker {
             }
             ast::CompoundCommand::ForClause(f) => {
                 for w in f.values.iter().flatten() {
-                    let arg = self.word(&w.value, scope, via);
-                    self.operand(&arg, scope, "arg", true);
+                    for arg in self.words(&w.value, scope, via) {
+                        self.operand(&arg, scope, "arg", true);
+                    }
                 }
                 let mut body = scope.clone();
                 body.vars.insert(f.variable_name.clone(), None);
@@ -563,7 +626,8 @@ impl Walker {
     }
 
     /// Evaluates one word as bash would expand it (without running anything), analyzing the
-    /// programs inside substitutions.
+    /// programs inside substitutions. One word: no brace expansion or splitting (as in an
+    /// assignment); see [`Walker::words`].
     fn word(&mut self, raw: &str, scope: &Scope, via: &[String]) -> Arg {
         match word::parse(raw, &ParserOptions::default()) {
             Ok(pieces) => {
@@ -571,8 +635,11 @@ impl Walker {
                     value: Some(String::new()),
                     ..Arg::default()
                 };
-                let mut len = 0;
-                self.pieces(&pieces, false, scope, via, &mut arg, &mut len);
+                self.pieces(&pieces, false, scope, via, &mut arg);
+                if let Some(v) = &arg.value {
+                    arg.first_glob = first_glob(&arg.pattern);
+                    debug_assert_eq!(&unescape_pattern(&arg.pattern), v);
+                }
                 arg
             }
             Err(_) => {
@@ -582,6 +649,47 @@ impl Walker {
         }
     }
 
+    /// A command word as bash expands it into words: brace expansion (every alternative),
+    /// then the splitting of unquoted expansions.
+    fn words(&mut self, raw: &str, scope: &Scope, via: &[String]) -> Vec<Arg> {
+        let arg = self.word(raw, scope, via);
+        self.expand(arg)
+    }
+
+    fn expand(&mut self, arg: Arg) -> Vec<Arg> {
+        if arg.value.is_none() || arg.placeholder {
+            return vec![arg];
+        }
+        let mut out = Vec::new();
+        for field in split_pattern(&arg.pattern) {
+            if field.is_empty() && arg.split {
+                continue;
+            }
+            let mut alternatives = Vec::new();
+            let mut budget = BRACE_BUDGET;
+            if !brace_expand(&field, &mut alternatives, &mut budget) {
+                self.unknown(format!(
+                    "brace expansion gives more than {MAX_BRACE_WORDS} words, or is too long"
+                ));
+                return vec![Arg {
+                    unknown_what: Some("a brace expansion".into()),
+                    ..Arg::default()
+                }];
+            }
+            for alt in alternatives {
+                let value = unescape_pattern(&alt);
+                out.push(Arg {
+                    prefix: value.clone(),
+                    value: Some(value),
+                    first_glob: first_glob(&alt),
+                    pattern: alt,
+                    ..Arg::default()
+                });
+            }
+        }
+        out
+    }
+
     fn pieces(
         &mut self,
         pieces: &[word::WordPieceWithSource],
@@ -589,37 +697,38 @@ impl Walker {
         scope: &Scope,
         via: &[String],
         arg: &mut Arg,
-        len: &mut usize,
     ) {
         for p in pieces {
             if !self.tick() {
                 arg.value = None;
                 return;
             }
-            let text: Option<String> = match &p.piece {
+            // The text, and whether bash splits and globs it (an unquoted expansion).
+            let (text, bare): (Option<String>, bool) = match &p.piece {
                 WordPiece::Text(s) => {
-                    if !quoted && arg.value.is_some() && arg.first_glob.is_none() {
-                        if let Some(i) = s.chars().position(super::lexer_is_glob) {
-                            arg.first_glob = Some(*len + i);
-                        }
+                    if !quoted && arg.value.is_some() {
+                        // Unquoted literal text: braces and globs are live.
+                        arg.pattern.push_str(&s.replace('\\', "\\\\"));
+                        push_value(arg, s);
+                        continue;
                     }
-                    Some(s.clone())
+                    (Some(s.clone()), false)
                 }
-                WordPiece::SingleQuotedText(s) => Some(s.clone()),
-                WordPiece::AnsiCQuotedText(s) => decode_ansi_c(s),
+                WordPiece::SingleQuotedText(s) => (Some(s.clone()), false),
+                WordPiece::AnsiCQuotedText(s) => (decode_ansi_c(s), false),
                 WordPiece::DoubleQuotedSequence(inner)
                 | WordPiece::GettextDoubleQuotedSequence(inner) => {
-                    self.pieces(inner, true, scope, via, arg, len);
+                    self.pieces(inner, true, scope, via, arg);
                     continue;
                 }
                 WordPiece::TildeExpansion(t) => match t {
-                    TildeExpr::Home => Some("~".to_string()),
-                    TildeExpr::WorkingDir => scope.cwd.clone(),
+                    TildeExpr::Home => (Some("~".to_string()), false),
+                    TildeExpr::WorkingDir => (scope.cwd.clone(), false),
                     TildeExpr::UserHome(u) => {
                         arg.unknown_what = Some(format!("~{u}"));
-                        None
+                        (None, false)
                     }
-                    _ => None,
+                    _ => (None, false),
                 },
                 WordPiece::ParameterExpansion(e) => {
                     let v = lookup(e, scope);
@@ -627,7 +736,7 @@ impl Walker {
                         arg.unknown_what
                             .get_or_insert_with(|| format!("${{{}}}", param_name(e)));
                     }
-                    v
+                    (v, !quoted)
                 }
                 WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
                     let mut sub = scope.clone();
@@ -635,23 +744,33 @@ impl Walker {
                     inner_via.push("$(…)".to_string());
                     self.program(s, &mut sub, &inner_via);
                     arg.unknown_what.get_or_insert_with(|| "$(…)".to_string());
-                    None
+                    (None, false)
                 }
-                WordPiece::EscapeSequence(s) => Some(s.chars().skip(1).collect()),
+                WordPiece::EscapeSequence(s) => (Some(s.chars().skip(1).collect()), false),
                 WordPiece::ArithmeticExpression(e) => {
                     self.arithmetic(&e.value);
                     arg.unknown_what.get_or_insert_with(|| "$((…))".to_string());
-                    None
+                    (None, false)
                 }
             };
-            match (text, arg.value.as_mut()) {
-                (Some(t), Some(v)) => {
-                    *len += t.chars().count();
-                    v.push_str(&t);
-                    arg.prefix.push_str(&t);
+            match text {
+                Some(t) if arg.value.is_some() => {
+                    if bare {
+                        // Split on whitespace and globbed, but not brace-expanded.
+                        arg.split = true;
+                        for c in t.chars() {
+                            if matches!(c, '{' | '}' | ',' | '\\') {
+                                arg.pattern.push('\\');
+                            }
+                            arg.pattern.push(c);
+                        }
+                    } else {
+                        arg.pattern.push_str(&escape_pattern(&t));
+                    }
+                    push_value(arg, &t);
                 }
-                (None, Some(_)) => arg.value = None,
-                _ => {}
+                Some(_) => {}
+                None => arg.value = None,
             }
         }
     }
@@ -681,11 +800,21 @@ impl Walker {
         };
         let mut candidate = value.as_str();
         if let Some(g) = arg.first_glob {
+            // Every match lies under the literal directory before the glob (`../*`, `/tmp/*`
+            // name `..` and `/tmp`), unless the pattern climbs back out after the glob.
             let prefix = glob_prefix(value, g);
-            if value.split('/').any(|c| c == "..") {
-                self.unknown(format!("glob `{value}` climbs with `..`"));
+            let after: String = value.chars().skip(g).collect();
+            if after.split('/').any(|c| c == "..") {
+                self.unknown(format!("glob `{value}` climbs with `..` after a wildcard"));
             }
             self.path(&prefix, scope, kind);
+            return;
+        }
+        if candidate.starts_with('-') && !candidate.starts_with("--") {
+            // `-I/usr/include`, `-t/var/x`: a short option glued to a path.
+            if let Some(at) = candidate.find(['/', '~']) {
+                self.path(&candidate[at..], scope, "arg");
+            }
             return;
         }
         if candidate.starts_with('-') || (!candidate.starts_with('/') && candidate.contains('=')) {
@@ -719,25 +848,59 @@ impl Walker {
                 normalize(raw)
             }
         };
-        let unchanged = scope.cwd.as_deref() == Some(".");
-        let extra = if unchanged {
-            raw.to_string()
+        // bash's `cd` is logical: it drops `name/..` from the text before it changes
+        // directory; everything else is resolved by the kernel, physically.
+        let physical = if kind == "cd" {
+            self.physical(scope, &normalize(raw))
         } else {
-            resolved.clone()
+            self.physical(scope, raw)
         };
-        if may_escape(&resolved) && self.extra_seen.insert(extra.clone()) {
-            self.out.extra_paths.push(extra);
+        let access = Access {
+            path: raw.to_string(),
+            resolved,
+            kind,
+            physical,
+        };
+        if self.out.accesses.contains(&access) {
+            return;
         }
-        if self.out.accesses.len() < 1000 {
-            let access = Access {
-                path: raw.to_string(),
-                resolved,
-                kind,
-            };
-            if !self.out.accesses.contains(&access) {
-                self.out.accesses.push(access);
+        if self.out.accesses.len() >= MAX_ACCESSES {
+            self.unknown(format!("more than {MAX_ACCESSES} paths to analyze"));
+            // Undecidable now: walk no further.
+            self.nodes = MAX_NODES;
+            return;
+        }
+        self.out.accesses.push(access);
+    }
+
+    /// `raw` resolved physically from the starting directory through the current one.
+    fn physical(&self, scope: &Scope, raw: &str) -> Option<String> {
+        let start = self.start.as_ref()?;
+        let mut links = 0;
+        let home = |rest: &str, links: &mut usize| {
+            let home = self.home.clone()?;
+            Some(physical_walk(&home, rest, links))
+        };
+        let tilde_rest = |p: &str| -> Option<String> {
+            if p == "~" {
+                Some(String::new())
+            } else {
+                p.strip_prefix("~/").map(str::to_string)
             }
-        }
+        };
+        let resolved = if raw.starts_with('/') {
+            physical_walk(start, raw, &mut links)
+        } else if let Some(rest) = tilde_rest(raw) {
+            home(&rest, &mut links)?
+        } else {
+            let cwd = scope.cwd.as_deref()?;
+            let base = match tilde_rest(cwd) {
+                Some(rest) => home(&rest, &mut links)?,
+                None => physical_walk(start, cwd, &mut links),
+            };
+            physical_walk(&base, raw, &mut links)
+        };
+        Some(resolved.to_string_lossy().into_owned())
     }
 
     fn redirect(&mut self, r: &ast::IoRedirect, scope: &mut Scope, via: &[String]) {
@@ -755,9 +918,14 @@ impl Walker {
                 };
                 let target = match target {
                     ast::IoFileRedirectTarget::Filename(w) => {
-                        let arg = self.word(&w.value, scope, via);
-                        self.operand(&arg, scope, access, false);
-                        arg.value
+                        let words = self.words(&w.value, scope, via);
+                        for arg in &words {
+                            self.operand(arg, scope, access, false);
+                        }
+                        match words.as_slice() {
+                            [one] => one.value.clone(),
+                            _ => None,
+                        }
                     }
                     ast::IoFileRedirectTarget::Fd(n) => Some(n.to_string()),
                     ast::IoFileRedirectTarget::Duplicate(w) => {
@@ -792,8 +960,7 @@ impl Walker {
                     match word::parse_heredoc(&doc.doc.value, &ParserOptions::default()) {
                         Ok(pieces) => {
                             let mut arg = Arg::default();
-                            let mut len = 0;
-                            self.pieces(&pieces, true, scope, via, &mut arg, &mut len);
+                            self.pieces(&pieces, true, scope, via, &mut arg);
                         }
                         Err(_) => self.unknown("cannot parse a here-document".to_string()),
                     }
@@ -862,6 +1029,13 @@ impl Walker {
     }
 
     fn simple(&mut self, cmd: &ast::SimpleCommand, scope: &mut Scope, via: &[String]) {
+        let items = cmd.prefix.as_ref().map_or(0, |p| p.0.len())
+            + cmd.suffix.as_ref().map_or(0, |s| s.0.len());
+        if items > MAX_ACCESSES {
+            self.unknown(format!("a command with more than {MAX_ACCESSES} words"));
+            self.nodes = MAX_NODES;
+            return;
+        }
         let mut assigns = Vec::new();
         let mut args: Vec<Arg> = Vec::new();
         let mut redirects = Vec::new();
@@ -869,25 +1043,29 @@ impl Walker {
             match item {
                 Item::IoRedirect(r) => redirects.push(r),
                 Item::AssignmentWord(a, _) => assigns.push(self.assignment(a, scope, via)),
-                Item::Word(w) => args.push(self.word(&w.value, scope, via)),
+                Item::Word(w) => args.extend(self.words(&w.value, scope, via)),
                 Item::ProcessSubstitution(_, sub) => {
                     self.process_substitution(sub, scope, via, &mut args)
                 }
             }
         }
         if let Some(w) = &cmd.word_or_name {
-            args.push(self.word(&w.value, scope, via));
+            args.extend(self.words(&w.value, scope, via));
         }
         for item in cmd.suffix.iter().flat_map(|s| s.0.iter()) {
             match item {
                 Item::IoRedirect(r) => redirects.push(r),
                 Item::AssignmentWord(_, w) | Item::Word(w) => {
-                    args.push(self.word(&w.value, scope, via))
+                    args.extend(self.words(&w.value, scope, via))
                 }
                 Item::ProcessSubstitution(_, sub) => {
                     self.process_substitution(sub, scope, via, &mut args)
                 }
             }
+        }
+        if assigns.iter().any(|(name, _)| name == "IFS") {
+            // Word splitting would follow other characters than the analyzer's.
+            self.unknown("IFS is changed".into());
         }
         if args.is_empty() {
             for (name, value) in assigns {
@@ -918,18 +1096,72 @@ impl Walker {
         });
     }
 
+    /// Walks a function's body (once per call chain: recursion is not followed).
+    fn function_body(
+        &mut self,
+        name: &str,
+        body: &ast::FunctionBody,
+        scope: &mut Scope,
+        via: &[String],
+    ) {
+        if self.calling.iter().any(|c| c == name) || self.calling.len() >= MAX_PROGRAM_DEPTH {
+            return;
+        }
+        self.calling.push(name.to_string());
+        self.compound(&body.0, scope, via);
+        if let Some(r) = &body.1 {
+            for item in &r.0 {
+                self.redirect(item, scope, via);
+            }
+        }
+        self.calling.pop();
+    }
+
     /// Runs a command line (already expanded): records it, follows wrappers and the commands
     /// that run other commands, tracks `cd`, and records path operands.
     fn run(&mut self, args: Vec<Arg>, scope: &mut Scope, via: &[String]) {
         if args.is_empty() || !self.tick() {
             return;
         }
-        if self.out.commands.len() < 500 {
-            self.out.commands.push(CommandFact {
-                argv: args.iter().map(|a| a.value.clone()).collect(),
-                cwd: scope.cwd.clone(),
-                via: via.to_vec(),
-            });
+        if self.out.commands.len() >= MAX_COMMANDS {
+            self.unknown(format!("more than {MAX_COMMANDS} commands to analyze"));
+            // Undecidable now: walk no further.
+            self.nodes = MAX_NODES;
+            return;
+        }
+        self.out.commands.push(CommandFact {
+            argv: args.iter().map(|a| a.value.clone()).collect(),
+            cwd: scope.cwd.clone(),
+            via: via.to_vec(),
+        });
+        let stripped = args[0]
+            .value
+            .as_deref()
+            .is_some_and(|n| matches!(n, "timeout" | "time" | "nice" | "nohup" | "stdbuf"));
+        if !stripped {
+            // The contract strips these wrappers from a segment; the command they run is
+            // recorded when it is reached.
+            let line: Vec<String> = args.iter().map(Arg::shown).collect();
+            let line = line.join(" ");
+            if !self.out.segments.contains(&line) {
+                self.out.segments.push(line);
+            }
+        }
+        if let Some(body) = args[0]
+            .value
+            .as_ref()
+            .and_then(|n| scope.funcs.get(n))
+            .cloned()
+        {
+            // A call of a function defined in the command: its body runs, here.
+            let name = args[0].value.clone().unwrap_or_default();
+            for a in &args[1..] {
+                self.operand(a, scope, "arg", true);
+            }
+            let mut inner_via = via.to_vec();
+            inner_via.push(format!("function {name}"));
+            self.function_body(&name, &body, scope, &inner_via);
+            return;
         }
         let Some(name0) = args[0].value.clone() else {
             self.unknown("the command name is computed".to_string());
@@ -944,6 +1176,15 @@ impl Walker {
         let name = basename(&name0).to_string();
         let rest = &args[1..];
         let mut sub_via = via.to_vec();
+        let values: Vec<Option<&str>> = rest.iter().map(|a| a.value.as_deref()).collect();
+        for ov in super::options::option_values(&name, &values) {
+            let a = &rest[ov.arg];
+            match (&a.value, ov.offset) {
+                (Some(v), offset) if offset > 0 => self.path(&v[offset..], scope, ov.kind),
+                (Some(v), _) => self.path(v, scope, ov.kind),
+                (None, _) => self.operand(a, scope, ov.kind, false),
+            }
+        }
         match name.as_str() {
             "sudo" | "doas" | "nice" | "nohup" | "setsid" | "stdbuf" | "time" | "timeout"
             | "command" | "builtin" | "exec" | "ionice" | "chrt" | "unbuffer" | "env" | "xargs" => {
@@ -969,6 +1210,12 @@ impl Walker {
                         }
                         let mut sub = scope.clone();
                         self.run(inner, &mut sub, &sub_via);
+                    } else if name == "command"
+                        && rest[..start.min(rest.len())]
+                            .iter()
+                            .any(|a| matches!(a.value.as_deref(), Some("-v" | "-V")))
+                    {
+                        // `command -v x` looks `x` up; it does not run it.
                     } else if name == "exec" || name == "command" || name == "builtin" {
                         // These run in the current shell: `exec cd` is not a thing, but
                         // `command cd /x` is.
@@ -984,6 +1231,9 @@ impl Walker {
             }
             n if is_shell(n) => self.shell(&name, rest, scope, via),
             "eval" => {
+                // Its string is analyzed for the facts, but a string run as code stays
+                // undecidable (the rule, and the contract's word list).
+                self.unknown("eval runs a string as a command".into());
                 let words: Option<Vec<String>> = rest.iter().map(|a| a.value.clone()).collect();
                 match words {
                     Some(w) => {
@@ -1025,11 +1275,107 @@ impl Walker {
                 }
             }
             "popd" => scope.cwd = None,
+            // Commands that run a string as a shell command, now or later.
+            "trap" | "watch" | "su" | "runuser" | "script" => {
+                let watched;
+                let string = match name.as_str() {
+                    "trap" => rest.iter().find(|a| a.value.as_deref() != Some("--")),
+                    "watch" => {
+                        // Its options (`-n 1` takes a value), then the command's words.
+                        let mut i = 0;
+                        while let Some(v) = rest.get(i).and_then(|a| a.value.as_deref()) {
+                            if !v.starts_with('-') {
+                                break;
+                            }
+                            i += if matches!(v, "-n" | "--interval") {
+                                2
+                            } else {
+                                1
+                            };
+                        }
+                        let words: Option<Vec<String>> = rest
+                            .get(i..)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|a| a.value.clone())
+                            .collect();
+                        watched = match words {
+                            Some(w) => Arg::known(&w.join(" ")),
+                            None => Arg::default(),
+                        };
+                        (i < rest.len()).then_some(&watched)
+                    }
+                    _ => rest
+                        .iter()
+                        .position(|a| matches!(a.value.as_deref(), Some("-c" | "--command")))
+                        .and_then(|i| rest.get(i + 1)),
+                };
+                if let Some(a) = string {
+                    match &a.value {
+                        Some(text) => {
+                            sub_via.push(name.clone());
+                            let mut sub = scope.clone();
+                            self.program(text, &mut sub, &sub_via);
+                        }
+                        None => self.unknown(format!("{name} runs a computed string")),
+                    }
+                }
+                if matches!(name.as_str(), "su" | "runuser") && string.is_none() {
+                    self.unknown(format!("{name} starts an interactive shell"));
+                }
+            }
+            // Commands that run the command after their options (and, for `flock`, a file).
+            "strace" | "ltrace" | "taskset" | "flock" => {
+                let mut i = rest
+                    .iter()
+                    .position(|a| a.value.as_deref().is_none_or(|v| !v.starts_with('-')))
+                    .unwrap_or(rest.len());
+                if name == "flock" {
+                    // The lock file, created if missing.
+                    if let Some(a) = rest.get(i) {
+                        self.operand(a, scope, "write", false);
+                    }
+                }
+                if name == "flock" || name == "taskset" {
+                    i += 1;
+                }
+                sub_via.push(name.clone());
+                let inner = rest.get(i..).map(<[Arg]>::to_vec).unwrap_or_default();
+                if name == "flock" && inner.first().and_then(|a| a.value.as_deref()) == Some("-c") {
+                    if let Some(text) = inner.get(1).and_then(|a| a.value.clone()) {
+                        let mut sub = scope.clone();
+                        self.program(&text, &mut sub, &sub_via);
+                    }
+                } else {
+                    let mut sub = scope.clone();
+                    self.run(inner, &mut sub, &sub_via);
+                }
+            }
+            "alias" => {
+                // Not expanded in a script unless enabled, but an alias's text is a command
+                // that can run: its commands count.
+                for a in rest {
+                    match a.value.as_deref().and_then(|v| v.split_once('=')) {
+                        Some((_, text)) => {
+                            let mut sub = scope.clone();
+                            sub_via.push("alias".into());
+                            self.program(text, &mut sub, &sub_via);
+                        }
+                        None if a.value.is_none() => {
+                            self.unknown("alias of a computed string".into())
+                        }
+                        None => {}
+                    }
+                }
+            }
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 for a in rest {
                     match &a.value {
                         Some(v) => {
                             if let Some((n, val)) = v.split_once('=') {
+                                if n == "IFS" {
+                                    self.unknown("IFS is changed".into());
+                                }
                                 scope.vars.insert(
                                     n.trim_end_matches('+').to_string(),
                                     Some(val.to_string()),
@@ -1344,9 +1690,8 @@ impl Walker {
         }
         let mut sub_via = via.to_vec();
         if dash_c {
-            // As the contract treats `bash -c`, whatever the spelling (`-ec`, `-xc`, `dash -c`):
-            // the string's paths are reported, but the command stays undecidable.
-            self.unknown(format!("{name} -c runs a command string"));
+            // A literal string is parsed as the program it is (to the depth limit): its
+            // commands are the command's commands. A computed one is undecidable.
             sub_via.push(format!("{name} -c"));
             match rest.get(i) {
                 Some(a) => match &a.value {
@@ -1393,8 +1738,8 @@ impl Walker {
             match v.as_deref() {
                 Some("-exec" | "-execdir" | "-ok" | "-okdir") => {
                     let flag = v.unwrap_or_default();
-                    // As the contract treats `-exec` (its word list), for every spelling.
-                    self.unknown(format!("find {flag} runs a command per found file"));
+                    // The command runs once per found file (or batch): its `{}` are files
+                    // under the roots, already counted; its other words are its own.
                     let mut j = i + 1;
                     let mut inner = Vec::new();
                     while j < rest.len() {
@@ -1436,6 +1781,252 @@ impl Walker {
     }
 }
 
+/// The most words one brace expansion may give before the command is undecidable.
+const MAX_BRACE_WORDS: usize = 1024;
+
+/// Appends known text to an argument's value (and to its known prefix).
+fn push_value(arg: &mut Arg, text: &str) {
+    if let Some(v) = arg.value.as_mut() {
+        v.push_str(text);
+        arg.prefix.push_str(text);
+    }
+}
+
+/// Escapes the characters brace expansion, splitting and globbing would act on.
+fn escape_pattern(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(
+            c,
+            '*' | '?' | '[' | ']' | '{' | '}' | ',' | '\\' | ' ' | '\t' | '\n'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn unescape_pattern(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        match c {
+            '\\' => out.extend(it.next()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The char index (in the unescaped value) of the first live glob character.
+fn first_glob(pattern: &str) -> Option<usize> {
+    let mut n = 0;
+    let mut it = pattern.chars();
+    while let Some(c) = it.next() {
+        match c {
+            '\\' => {
+                it.next();
+            }
+            '*' | '?' | '[' => return Some(n),
+            _ => {}
+        }
+        n += 1;
+    }
+    None
+}
+
+/// Splits a pattern on unescaped whitespace (the splitting of unquoted expansions).
+fn split_pattern(pattern: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut it = pattern.chars();
+    while let Some(c) = it.next() {
+        match c {
+            '\\' => {
+                let last = out.last_mut().expect("never empty");
+                last.push('\\');
+                last.extend(it.next());
+            }
+            ' ' | '\t' | '\n' => {
+                if !out.last().is_some_and(|l| l.is_empty()) {
+                    out.push(String::new());
+                }
+            }
+            c => out.last_mut().expect("never empty").push(c),
+        }
+    }
+    if out.len() > 1 && out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out
+}
+
+/// The characters one brace expansion may go through (its work) before it gives up.
+const BRACE_BUDGET: usize = 1 << 22;
+
+/// Bash's brace expansion of a pattern (`a{b,c}d`, `{1..3}`, `{a..c}`), escapes kept. False
+/// when it would give more than [`MAX_BRACE_WORDS`] words or take more than its budget.
+fn brace_expand(pattern: &str, out: &mut Vec<String>, budget: &mut usize) -> bool {
+    if pattern.len() > *budget {
+        return false;
+    }
+    *budget -= pattern.len();
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '{' => {
+                let (group, scanned) = brace_group(&chars, i);
+                if scanned > *budget {
+                    return false;
+                }
+                *budget -= scanned;
+                if let Some((close, alternatives)) = group {
+                    let prefix: String = chars[..i].iter().collect();
+                    let suffix: String = chars[close + 1..].iter().collect();
+                    for alt in alternatives {
+                        if !brace_expand(&format!("{prefix}{alt}{suffix}"), out, budget) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+        if out.len() > MAX_BRACE_WORDS {
+            return false;
+        }
+    }
+    out.push(pattern.to_string());
+    out.len() <= MAX_BRACE_WORDS
+}
+
+/// The brace group opening at `open`: where it closes and its alternatives (a comma list or a
+/// sequence); `None` when it is not one (then the braces are literal). Also how many
+/// characters it looked at.
+type BraceGroup = Option<(usize, Vec<String>)>;
+
+fn brace_group(chars: &[char], open: usize) -> (BraceGroup, usize) {
+    let group = brace_group_at(chars, open);
+    let scanned = group
+        .as_ref()
+        .map_or(chars.len() - open, |(close, _)| close - open);
+    (group, scanned)
+}
+
+fn brace_group_at(chars: &[char], open: usize) -> BraceGroup {
+    let mut depth = 0usize;
+    let mut commas = Vec::new();
+    let mut i = open;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => {
+                i += 2;
+                continue;
+            }
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    let inner: Vec<String> = {
+                        let mut parts = Vec::new();
+                        let mut from = open + 1;
+                        for &c in &commas {
+                            parts.push(chars[from..c].iter().collect());
+                            from = c + 1;
+                        }
+                        parts.push(chars[from..i].iter().collect());
+                        parts
+                    };
+                    if !commas.is_empty() {
+                        return Some((i, inner));
+                    }
+                    return brace_sequence(&inner[0]).map(|seq| (i, seq));
+                }
+            }
+            ',' if depth == 1 => commas.push(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `1..5`, `5..1..2`, `a..e`: the words of a sequence expression (capped: more than the cap
+/// gives one more word than the cap, so the caller sees the overflow).
+fn brace_sequence(body: &str) -> Option<Vec<String>> {
+    let parts: Vec<&str> = body.split("..").collect();
+    if !(2..=3).contains(&parts.len()) {
+        return None;
+    }
+    let step: i64 = match parts.get(2) {
+        Some(s) => s.parse::<i64>().ok()?.abs().max(1),
+        None => 1,
+    };
+    let limit = MAX_BRACE_WORDS + 1;
+    if let (Ok(a), Ok(b)) = (parts[0].parse::<i64>(), parts[1].parse::<i64>()) {
+        let mut out = Vec::new();
+        let mut x = a;
+        while out.len() < limit && ((a <= b && x <= b) || (a > b && x >= b)) {
+            out.push(x.to_string());
+            x = if a <= b { x + step } else { x - step };
+        }
+        return Some(out);
+    }
+    let one = |s: &str| {
+        let mut it = s.chars();
+        match (it.next(), it.next()) {
+            (Some(c), None) if c.is_ascii_alphabetic() => Some(c as i64),
+            _ => None,
+        }
+    };
+    let (a, b) = (one(parts[0])?, one(parts[1])?);
+    let mut out = Vec::new();
+    let mut x = a;
+    while out.len() < limit && ((a <= b && x <= b) || (a > b && x >= b)) {
+        out.push(char::from_u32(x as u32)?.to_string());
+        x = if a <= b { x + step } else { x - step };
+    }
+    Some(out)
+}
+
+/// Resolves `rel` from the physical directory `base` as the kernel does: each existing
+/// symlink is replaced by its target, and `..` climbs from where the walk physically is.
+fn physical_walk(base: &std::path::Path, rel: &str, links: &mut usize) -> std::path::PathBuf {
+    let mut cur = if rel.starts_with('/') {
+        std::path::PathBuf::from("/")
+    } else {
+        base.to_path_buf()
+    };
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                cur.pop();
+            }
+            name => {
+                cur.push(name);
+                let Ok(meta) = std::fs::symlink_metadata(&cur) else {
+                    continue;
+                };
+                if !meta.file_type().is_symlink() || *links >= 40 {
+                    continue;
+                }
+                *links += 1;
+                if let Ok(target) = std::fs::read_link(&cur) {
+                    cur.pop();
+                    let parent = cur.clone();
+                    cur = physical_walk(&parent, &target.to_string_lossy(), links);
+                }
+            }
+        }
+    }
+    cur
+}
+
 /// String literals in program text that start with `/` or `~/` (as `'/etc/passwd'`).
 fn quoted_paths(code: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -1463,6 +2054,10 @@ fn merge(scope: &mut Scope, branches: &[Scope]) {
             if scope.vars.get(k) != Some(v) {
                 scope.vars.insert(k.clone(), None);
             }
+        }
+        // A function defined in a branch that may have run may be called.
+        for (k, v) in &b.funcs {
+            scope.funcs.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
 }

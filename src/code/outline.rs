@@ -404,7 +404,7 @@ mod tests {
             let Some(g) = crate::code::lang::for_extension(&format!(".{ext}")) else {
                 continue;
             };
-            if !supports(g) {
+            if g.outline_query.is_none() {
                 continue;
             }
             let text = std::fs::read_to_string(&file).unwrap();

@@ -19,7 +19,6 @@
 use std::collections::VecDeque;
 use std::fs;
 use std::io::{self, Read, Seek};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -200,6 +199,21 @@ enum Searched {
     TooLarge,
 }
 
+/// Reads at `at` without moving the file's cursor (`pread`).
+#[cfg(unix)]
+fn read_at(file: &fs::File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+/// Reads at `at`; Windows' positional read moves the cursor, so it is put back.
+#[cfg(windows)]
+fn read_at(mut file: &fs::File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    let pos = file.stream_position()?;
+    let read = std::os::windows::fs::FileExt::seek_read(file, buf, at);
+    file.seek(io::SeekFrom::Start(pos))?;
+    read
+}
+
 /// Searches an opened file with `sink`, unless it is binary or over `max` bytes. A file that
 /// fits one read into `buf` is searched as a slice; a larger one is sized, judged by its two
 /// ends, and streamed through the searcher's own buffers, so memory stays flat whatever the
@@ -234,7 +248,7 @@ fn search_file<S: Sink<Error = io::Error>>(
     let mut got = 0;
     let tail_at = len.saturating_sub(tail.len() as u64);
     while got < tail.len() {
-        match file.read_at(&mut tail[got..], tail_at + got as u64)? {
+        match read_at(&file, &mut tail[got..], tail_at + got as u64)? {
             0 => break,
             n => got += n,
         }

@@ -204,6 +204,16 @@ pub fn dest_parent(dest: &WorkPath) -> ToolResult<(confine::Dir, std::ffi::OsStr
 /// Renames `src` over `dst`, both held by their parent directory fds (`renameat`, so a
 /// directory swapped for a symlink on the way cannot redirect it); across filesystems, copies
 /// then unlinks (see the module docs).
+/// The rename failed because source and destination are on different file systems.
+fn cross_device(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    let code = nix::libc::EXDEV;
+    // ERROR_NOT_SAME_DEVICE: MoveFileExW across volumes.
+    #[cfg(windows)]
+    let code = 17;
+    e.raw_os_error() == Some(code)
+}
+
 fn move_file(src: &WorkPath, dst: &WorkPath) -> ToolResult<()> {
     let (sdir, sname) = confine::open_parent(src, None).map_err(|e| io_err(e, &src.display))?;
     let (ddir, dname) = dest_parent(dst)?;
@@ -213,7 +223,7 @@ fn move_file(src: &WorkPath, dst: &WorkPath) -> ToolResult<()> {
             sdir.sync();
             Ok(())
         }
-        Err(e) if e.raw_os_error() == Some(nix::libc::EXDEV) => {
+        Err(e) if cross_device(&e) => {
             super::copy::copy_into(src, &ddir, &dname, &dst.display)?;
             sdir.remove_file(&sname)
                 .map_err(|e| io_err(e, &src.display))?;
