@@ -991,6 +991,7 @@ mod tests {
     fn sh(c: &Config, command: &str) -> (i32, String) {
         let plan = super::super::plan(c, &c.workspace_root).unwrap();
         let cap = shell::run(&Request {
+            shell: "sh",
             command,
             cwd: &c.workspace_root,
             timeout: Duration::from_secs(20),
