@@ -28,6 +28,12 @@ export declare function buildConfigJson(argv: Array<string | undefined | null>, 
 /** The progress of call `id`, or `null` once it has ended. */
 export declare function callProgress(id: number): NativeProgress | null
 
+/**
+ * The environment variables `buildConfig` reads under `profile` (`seed` or `current`): what
+ * the CLI's help and the docs are checked against.
+ */
+export declare function configEnvVars(profile: string): Array<string>
+
 export declare const DEFAULT_BASH_TIMEOUT_MAX_MS: number
 
 export declare const DEFAULT_BASH_TIMEOUT_MS: number

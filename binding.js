@@ -839,6 +839,7 @@ module.exports.abortCall = nativeBinding.abortCall
 module.exports.analyzeBashJson = nativeBinding.analyzeBashJson
 module.exports.buildConfigJson = nativeBinding.buildConfigJson
 module.exports.callProgress = nativeBinding.callProgress
+module.exports.configEnvVars = nativeBinding.configEnvVars
 module.exports.DEFAULT_BASH_TIMEOUT_MAX_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MAX_MS
 module.exports.DEFAULT_BASH_TIMEOUT_MS = nativeBinding.DEFAULT_BASH_TIMEOUT_MS
 module.exports.DEFAULT_MAX_BASH_OUTPUT_BYTES = nativeBinding.DEFAULT_MAX_BASH_OUTPUT_BYTES

@@ -8,40 +8,13 @@ const { readFileSync } = require('node:fs')
 
 const BIN = 'agent-tools-native'
 
-const OPTIONS_HELP = `Options (every command):
-  --workspace <dir>          the directory the tools work in (default: $WORKSPACE_ROOT,
-                             else the current directory); also --workspace=<dir>
-  --read-only                only the read tools (read_file, list_dir, glob, grep)
-  --allow-outside-workspace  let paths leave the workspace (confined by default)
-  --surface <name>           offer a vendor's tool surface instead of the engine's tools:
-                             codex, claude-code, cyberpaw, anthropic or openai
-  --sandbox <mode>           the kernel sandbox of bash and monitors (Linux): off, read-only
-                             or workspace-write (default on Linux: workspace-write,
-                             network on; elsewhere off, as no sandbox exists there yet)
-  --no-sandbox-network       sandboxed commands may not use TCP/UDP (--sandbox-network: may)
-  --sandbox-writable-root <dir>
-                             one more directory sandboxed commands may write (repeatable)
-  --sandbox-mechanism <m>    auto (default), namespaces or landlock
-  --no-extras                only the contract's tools, none of the tools beyond it
-                             (monitor_send, ...); the CLI and the MCP server offer them
-  -h, --help                 show help`
-
-const ENV_HELP = `Environment (a flag wins over its variable):
-  WORKSPACE_ROOT, READ_ONLY, ALLOW_OUTSIDE_WORKSPACE, MAX_OUTPUT_BYTES, MAX_FILE_BYTES,
-  BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS, SANDBOX, SANDBOX_NETWORK,
-  SANDBOX_WRITABLE_ROOTS (directories joined with ':'), SANDBOX_MECHANISM;
-  MCP_HTTP_TOKEN (the bearer token of mcp --http)
-  (booleans: 1/true/yes/on or 0/false/no/off; integers: plain digits)`
-
-const CONFIG_HELP = `${OPTIONS_HELP}
-
-${ENV_HELP}`
-
+const { OPTIONS, renderHelp } = require('./cli-options.js')
 const EXIT_HELP = `Exit status: 0 success, 1 the tool call returned an error result (or an unexpected
 failure), 2 bad usage or a bad configuration.`
 
+/** Each help page, rendered when asked for (the option lines come from cli-options.js). */
 const HELP = {
-  main: `Usage: ${BIN} <command> [options]
+  main: () => `Usage: ${BIN} <command> [options]
 
 The file-and-shell tools for LLM coding agents, from a shell or as an MCP server.
 
@@ -52,21 +25,18 @@ Commands:
   mcp --http            the same, over Streamable HTTP at http://127.0.0.1:8765/mcp
   help [command]        show help for a command
 
-${OPTIONS_HELP}
-  -v, --version              print the version
-
-${ENV_HELP}
+${renderHelp('main')}
 
 ${EXIT_HELP}`,
-  list: `Usage: ${BIN} list [options]
+  list: () => `Usage: ${BIN} list [options]
 
 Prints the active tool surface as a JSON array of { name, description, inputSchema }: every
 tool, or only the read tools with --read-only.
 
-${CONFIG_HELP}
+${renderHelp('list')}
 
 ${EXIT_HELP}`,
-  call: `Usage: ${BIN} call <tool> [json] [options]
+  call: () => `Usage: ${BIN} call <tool> [json] [options]
 
 Runs one tool call and prints the result text on stdout. <json> is the arguments object
 (default {}); '-' reads it from stdin. On an error result the text is the JSON error envelope
@@ -77,10 +47,10 @@ Examples:
   ${BIN} call read_file '{"path": "README.md", "offset": -20}'
   echo '{"path": "a.txt"}' | ${BIN} call read_file -
 
-${CONFIG_HELP}
+${renderHelp('call')}
 
 ${EXIT_HELP}`,
-  mcp: `Usage: ${BIN} mcp [options]
+  mcp: () => `Usage: ${BIN} mcp [options]
        ${BIN} mcp --http [--host <address>] [--port <number>] [options]
 
 Serves the active tool surface as a Model Context Protocol server over stdio (JSON-RPC on
@@ -97,37 +67,14 @@ With --http, the same server over the MCP Streamable HTTP transport, at /mcp. Ev
 must carry the bearer token (Authorization: Bearer <token>); requests whose Host is not this
 server's host:port (or localhost:port), or whose Origin is not a loopback origin, get 403.
 When ready it prints "listening on http://<host>:<port>/mcp" on stderr; SIGTERM stops it.
-  --http                     serve over HTTP instead of stdio
-  --host <address>           the address to listen on (default 127.0.0.1; anything that is
-                             not loopback exposes the workspace to the network: see README,
-                             "Remote workspace")
-  --port <number>            the port (default 8765; 0 picks a free one)
-  --token-file <path>        read the bearer token from this file (a trailing newline is
-                             trimmed); instead of MCP_HTTP_TOKEN
-  --max-sessions <number>    most sessions open at once (default 16; more get 503)
-  --session-idle-ms <number> a session with no request open for this long ends, its tool
-                             processes killed (default 1800000, 30 minutes)
-  --allowed-host <name>      one more Host a client may address the server by (name, or
-                             name:port; without a port, the server's); repeatable
-  MCP_HTTP_TOKEN             the bearer token, when --token-file is not given; one of the two
-                             is required (e.g. MCP_HTTP_TOKEN=$(openssl rand -hex 32))
 
-${CONFIG_HELP}
+${renderHelp('mcp')}
 
 Exit status: 0 when the client closes the connection (stdio) or on SIGTERM, 2 bad usage or a
 bad configuration (no token, a port in use).`,
 }
 
 const COMMANDS = new Set(['list', 'call', 'mcp'])
-/** Flags handed on to buildConfig (with `--workspace`'s value). */
-const CONFIG_FLAGS = new Set([
-  '--read-only',
-  '--allow-outside-workspace',
-  '--sandbox-network',
-  '--no-sandbox-network',
-])
-/** Config flags that take a value (`--flag value` or `--flag=value`). */
-const VALUED_FLAGS = new Set(['--sandbox', '--sandbox-writable-root', '--sandbox-mechanism'])
 /**
  * The CLI's and the MCP server's own defaults, under the user's variables and flags: on Linux
  * the sandbox on, writes confined to the workspace, the network on (so npm install works).
@@ -138,76 +85,63 @@ const CLI_DEFAULTS =
   process.platform === 'linux' ? { SANDBOX: 'workspace-write', SANDBOX_NETWORK: '1' } : {}
 /** `mcp --http`'s port unless --port says otherwise (0: any free port). */
 const DEFAULT_HTTP_PORT = 8765
-/** `mcp --http`'s flags that take a value, with what the value is, for a usage message. */
-const HTTP_VALUE_FLAGS = {
-  '--host': '<address>',
-  '--port': '<number>',
-  '--token-file': '<path>',
-  '--max-sessions': '<number>',
-  '--session-idle-ms': '<number>',
-  '--allowed-host': '<name>',
-}
-
 class UsageError extends Error {}
 
 /** The command being run, once known: its help is the one a usage error points to. */
 let helpTopic = ''
 
-/** Splits argv into the command, its positional arguments, the config flags and --help. */
+/**
+ * Splits argv into the command, its positional arguments, the flags handed on to buildConfig,
+ * and the CLI's own flags (`flags['--no-extras']`, ...), by the table in cli-options.js.
+ */
 function parseArgs(argv) {
   const positional = []
   const configArgv = []
-  const http = {}
-  let help = false
-  let version = false
+  const flags = {}
   let onlyPositional = false
-  let extras = true
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
-    if (onlyPositional || arg === '-' || !arg.startsWith('-')) positional.push(arg)
-    else if (arg === '--') onlyPositional = true
-    else if (arg === '-h' || arg === '--help') help = true
-    else if (arg === '-v' || arg === '--version') version = true
-    else if (CONFIG_FLAGS.has(arg)) configArgv.push(arg)
-    else if (arg === '--no-extras') extras = false
-    else if (arg === '--workspace') {
-      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
-        throw new UsageError('--workspace needs a directory: --workspace <dir>')
+    if (onlyPositional || arg === '-' || !arg.startsWith('-')) {
+      positional.push(arg)
+      continue
+    }
+    if (arg === '--') {
+      onlyPositional = true
+      continue
+    }
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
+    const name = eq > 0 ? arg.slice(0, eq) : arg
+    const option = OPTIONS.find((o) => o.flag === name || o.short === name)
+    if (!option) throw new UsageError(`unknown option ${arg}`)
+    let value = true
+    if (option.value) {
+      const usage = `${option.flag} needs ${option.needs ?? 'a value'}`
+      if (eq > 0) {
+        value = arg.slice(eq + 1)
+        if (value === '') throw new UsageError(`${usage} (${option.flag}=${option.value})`)
+      } else {
+        if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
+          throw new UsageError(`${usage} (${option.flag} ${option.value})`)
+        }
+        value = argv[++i]
       }
-      configArgv.push(arg, argv[++i])
-    } else if (arg.startsWith('--workspace=')) configArgv.push(arg)
-    else if (arg === '--surface') {
-      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
-        throw new UsageError(
-          '--surface needs a name: --surface codex|claude-code|cyberpaw|anthropic|openai',
-        )
-      }
-      configArgv.push(arg, argv[++i])
-    } else if (arg.startsWith('--surface=')) configArgv.push(arg)
-    else if (VALUED_FLAGS.has(arg)) {
-      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) {
-        throw new UsageError(`${arg} needs a value: ${arg} <value>`)
-      }
-      configArgv.push(arg, argv[++i])
-    } else if (VALUED_FLAGS.has(arg.split('=')[0])) configArgv.push(arg)
-    else if (arg === '--http') http.enabled = true
-    else if (arg.split('=')[0] in HTTP_VALUE_FLAGS) {
-      const [flag, inline] = arg.includes('=')
-        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-        : [arg]
-      if (inline === undefined && (i + 1 >= argv.length || argv[i + 1].startsWith('--'))) {
-        throw new UsageError(`${flag} needs a value: ${flag} ${HTTP_VALUE_FLAGS[flag]}`)
-      }
-      const value = inline ?? argv[++i]
-      // --allowed-host may be given several times; the others once (the last wins).
-      if (flag === '--allowed-host') http[flag.slice(2)] = [...(http[flag.slice(2)] ?? []), value]
-      else http[flag.slice(2)] = value
-    } else throw new UsageError(`unknown option ${arg}`)
+    } else if (eq > 0) {
+      throw new UsageError(`${option.flag} takes no value, got ${arg}`)
+    }
+    flags[option.flag] = option.repeatable ? [...(flags[option.flag] ?? []), value] : value
+    if (option.config) configArgv.push(...(value === true ? [option.flag] : [option.flag, value]))
   }
   // The library offers only the contract's tools unless asked; a CLI user gets them all.
-  if (extras) configArgv.push('--extras')
+  if (!flags['--no-extras']) configArgv.push('--extras')
   const [command, ...rest] = positional
-  return { command, rest, configArgv, http, help, version }
+  return {
+    command,
+    rest,
+    configArgv,
+    flags,
+    help: '--help' in flags,
+    version: '--version' in flags,
+  }
 }
 
 function out(text) {
@@ -278,7 +212,7 @@ function parseCallArgs(json) {
 }
 
 async function main(argv) {
-  const { command, rest, configArgv, http, help, version } = parseArgs(argv)
+  const { command, rest, configArgv, flags, help, version } = parseArgs(argv)
   if (version) {
     out(require('./package.json').version)
     return 0
@@ -286,12 +220,12 @@ async function main(argv) {
   if (command === 'help') {
     const topic = rest[0] ?? 'main'
     if (!HELP[topic]) throw new UsageError(`no help for unknown command ${topic}`)
-    out(HELP[topic])
+    out(HELP[topic]())
     return 0
   }
   if (command === undefined) {
     if (help) {
-      out(HELP.main)
+      out(HELP.main())
       return 0
     }
     throw new UsageError('expected a command: list, call or mcp')
@@ -300,15 +234,16 @@ async function main(argv) {
     throw new UsageError(`unknown command ${command}; expected list, call or mcp`)
   }
   if (help) {
-    out(HELP[command])
+    out(HELP[command]())
     return 0
   }
   helpTopic = ` ${command}`
-
-  if (!(command === 'mcp' && http.enabled)) {
-    const flag = Object.keys(http).find((k) => k !== 'enabled')
-    if (http.enabled || flag) {
-      throw new UsageError(`--${flag ?? 'http'} is an option of mcp --http only`)
+  for (const option of OPTIONS) {
+    if (!(option.flag in flags)) continue
+    const elsewhere = option.commands && !option.commands.includes(command)
+    if (elsewhere || (option.http && !flags['--http'])) {
+      const where = option.http ? 'mcp --http' : option.commands.join(', ')
+      throw new UsageError(`${option.flag} is an option of ${where} only`)
     }
   }
 
@@ -337,8 +272,11 @@ async function main(argv) {
   // mcp
   if (rest.length > 0) throw new UsageError(`mcp takes no arguments, got ${rest.join(' ')}`)
   const config = buildConfigOrUsage(configArgv)
-  if (http.enabled) {
-    const options = httpOptions(http)
+  if (flags['--http']) {
+    // `--token-file` is `http['token-file']`.
+    const options = httpOptions(
+      Object.fromEntries(Object.entries(flags).map(([k, v]) => [k.replace(/^--/, ''), v])),
+    )
     try {
       await require('./mcp-http.js').serveHttp(config, options)
     } catch (err) {
@@ -356,7 +294,6 @@ async function main(argv) {
   }
   return 0
 }
-
 /** A whole number in [min, max] from flag `name`'s value, or a usage error saying so. */
 function intFlag(name, text, min, max) {
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {

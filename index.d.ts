@@ -150,6 +150,8 @@ export interface ServerConfig {
   readonly surface?: Surface
   /** The `anthropic` surface's `max_characters` (view output cut past it), when set. */
   readonly maxCharacters?: number
+  /** The shell the `bash` tool runs commands with, when set (absent: `sh`). */
+  readonly shell?: string
   /** What bash and the monitors may write (absent: off). */
   readonly sandbox?: SandboxMode
   /** Whether sandboxed commands may use TCP/UDP; present once the sandbox is on. */
@@ -216,6 +218,14 @@ export interface AgentToolsOptions {
    * `text_editor_20250728`): `view` output is cut past this many characters. At least 1.
    */
   maxCharacters?: number
+  /**
+   * The shell the contract's `bash` tool runs commands with, as `<shell> -c <command>`: a
+   * program name on PATH or a path, e.g. `'bash'`. Default `sh`, as the contract says (on
+   * Debian that is dash: no `[[ ]]`, no `{1..3}`). The vendor surfaces' shell tools choose their
+   * own (`bash` for claude-code `Bash` and anthropic `bash`). One that is not installed is a
+   * `StartupError`.
+   */
+  shell?: string
   /**
    * The kernel-enforced sandbox of bash and the monitors (Linux only). Default `'off'` in the
    * library; the CLI and the MCP server default to `'workspace-write'` with the network on.

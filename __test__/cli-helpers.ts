@@ -1,6 +1,7 @@
 // Runs the CLI as a user does: `node cli.js ...` in a child process.
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
+import { OPTIONS } from '../cli-options.js'
 
 export const CLI = join(__dirname, '..', 'cli.js')
 
@@ -13,24 +14,16 @@ export interface CliRun {
   stderr: string
 }
 
+/** Every environment variable the CLI documents (cli-options.js). */
+export const ENV_VARS: string[] = OPTIONS.flatMap((o: { env?: string }) => (o.env ? [o.env] : []))
+
 /** The environment a CLI child gets: this process's, minus the variables buildConfig reads. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined) env[k] = v
   }
-  for (const k of [
-    'WORKSPACE_ROOT',
-    'READ_ONLY',
-    'ALLOW_OUTSIDE_WORKSPACE',
-    'MAX_OUTPUT_BYTES',
-    'MAX_FILE_BYTES',
-    'BASH_TIMEOUT_MS',
-    'BASH_TIMEOUT_MAX_MS',
-    'MCP_HTTP_TOKEN',
-  ]) {
-    delete env[k]
-  }
+  for (const k of ENV_VARS) delete env[k]
   return { ...env, ...extra }
 }
 

@@ -182,6 +182,7 @@ describe('loading the addon', () => {
       'binding.js',
       'package.json',
       'cli.js',
+      'cli-options.js',
       'mcp.js',
     ]) {
       copyFileSync(join(root, f), join(pkg, f))

@@ -164,7 +164,7 @@ for (const entry of ENTRIES) {
     it('declares the runtime keys of ServerConfig, ToolDef, ToolInfo, DispatchResult, AgentTools', async () => {
       const root = tempDir()
       const agent = createAgentTools({ workspaceRoot: root })
-      // `surface`, `maxCharacters`, `extras` and the sandbox keys are present only when set.
+      // `surface`, `maxCharacters`, `extras`, `shell` and the sandbox keys are present only when set.
       const withSurface = resolveConfig({
         workspaceRoot: root,
         surface: 'anthropic',
@@ -173,6 +173,7 @@ for (const entry of ENTRIES) {
           ? { sandbox: 'workspace-write', sandboxWritableRoots: [root] }
           : {}),
         extras: true,
+        shell: 'sh',
       } as never)
       expect(propertiesOf('ServerConfig')).toEqual(runtimeKeys(withSurface))
       expect(propertiesOf('AgentTools')).toEqual(runtimeKeys(agent))

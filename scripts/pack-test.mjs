@@ -99,9 +99,15 @@ const work = mkdtempSync(join(tmpdir(), 'atn-pack-'))
 try {
   step(`packing ${pkg.name}@${pkg.version} and this platform's package`)
   const { main, native, addon, platform } = packBoth(work)
-  for (const f of pkg.files) assert.ok(main.files.includes(f), `the tarball lacks ${f}`)
+  // An entry ending in `/` is a directory: every file under it is listed.
+  const inFiles = (f) => pkg.files.some((e) => (e.endsWith('/') ? f.startsWith(e) : f === e))
+  for (const e of pkg.files) {
+    const has = e.endsWith('/') ? main.files.some((f) => f.startsWith(e)) : main.files.includes(e)
+    assert.ok(has, `the tarball lacks ${e}`)
+  }
+  assert.ok(main.files.includes('docs/tools/root.md'), 'the tarball lacks the tool reference')
   assert.deepEqual(
-    main.files.filter((f) => !pkg.files.includes(f)).sort(),
+    main.files.filter((f) => !inFiles(f)).sort(),
     ['LICENSE', 'README.md', 'package.json'].filter((f) => existsSync(join(repo, f))),
     'the main tarball holds only the files listed in package.json (no .node, no sources)',
   )

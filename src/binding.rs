@@ -940,8 +940,8 @@ pub fn build_config_json(
         config::check_newest(&options, &cwd).map_err(|e| startup_error(e.0))?;
         let mut options = Options::from_json(&options).map_err(|e| startup_error(e.0))?;
         check_surface("--surface", &options)?;
-        // The sandbox settings are not the contract's: read by the shared parser, from the
-        // flags other than the workspace and the SANDBOX* variables only.
+        // The sandbox and shell settings are not the contract's: read by the shared parser,
+        // from the flags other than the workspace and the SANDBOX* and BASH_SHELL variables.
         let mut rest = Vec::with_capacity(argv.len());
         let mut it = argv.iter().flatten();
         while let Some(arg) = it.next() {
@@ -955,7 +955,7 @@ pub fn build_config_json(
             .as_object()
             .unwrap_or(&empty)
             .iter()
-            .filter(|(k, _)| k.starts_with("SANDBOX"))
+            .filter(|(k, _)| k.starts_with("SANDBOX") || *k == "BASH_SHELL")
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let sandbox = config::options_from_argv_env(&rest, &sandbox_env, Profile::Current)
@@ -964,6 +964,7 @@ pub fn build_config_json(
         options.sandbox_network = sandbox.sandbox_network;
         options.sandbox_writable_roots = sandbox.sandbox_writable_roots;
         options.sandbox_mechanism = sandbox.sandbox_mechanism;
+        options.shell = sandbox.shell;
         let mut resolved = config::resolve(options, &cwd).map_err(|e| startup_error(e.0))?;
         crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
         return Ok(serde_json::to_string(&resolved).expect("config serializes"));
@@ -986,6 +987,13 @@ pub fn build_config_json(
     // Whether the kernel can enforce the sandbox asked for (and with which mechanism).
     crate::sandbox::resolve(&mut resolved).map_err(|e| startup_error(e.0))?;
     Ok(serde_json::to_string(&resolved).expect("config serializes"))
+}
+
+/// The environment variables `buildConfig` reads under `profile` (`seed` or `current`): what
+/// the CLI's help and the docs are checked against.
+#[napi]
+pub fn config_env_vars(profile: String) -> Vec<String> {
+    config::env_vars_read(profile_of(&profile))
 }
 
 /// Whether an `rg` executable is on PATH (the default `probeRipgrep`).

@@ -90,6 +90,10 @@ pub struct Config {
     /// default config has exactly the contract's fields.
     #[serde(default, skip_serializing_if = "is_false")]
     pub extras: bool,
+    /// The shell the contract's `bash` tool runs its command with (`<shell> -c <command>`);
+    /// absent: `sh`, as the contract says. The vendor surfaces choose their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<String>,
     /// The contract served; set by the entry point, never read from a caller's object.
     #[serde(skip)]
     pub profile: Profile,
@@ -195,6 +199,8 @@ pub struct Options {
     pub sandbox_writable_roots: Option<Vec<PathBuf>>,
     pub sandbox_mechanism: Option<SandboxMechanism>,
     pub extras: Option<bool>,
+    /// The `bash` tool's shell (a program name or path).
+    pub shell: Option<String>,
 }
 
 /// An options object that remembers which keys were read, so the keys nobody read are known.
@@ -348,6 +354,11 @@ impl Options {
                 }
             },
             extras: get_bool("extras")?,
+            shell: match obj.get("shell") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(check_shell("shell", s)?),
+                Some(other) => return fail(format!("shell must be a string, got {other}")),
+            },
         })
     }
 }
@@ -484,6 +495,18 @@ pub fn resolve(options: Options, cwd: &Path) -> Startup<Config> {
             return fail(format!("{name} must be an integer >= {min}, got: {value}"));
         }
     }
+    if let Some(shell) = &config.shell {
+        let found = if shell.contains('/') {
+            Path::new(shell).is_file()
+        } else {
+            on_path(shell)
+        };
+        if !found {
+            return fail(format!(
+                "shell {shell:?} is not installed (not found on PATH): install it, or name another, e.g. bash or /bin/bash"
+            ));
+        }
+    }
     for root in config.sandbox_writable_roots.iter().flatten() {
         if !root.is_absolute() {
             return fail(format!(
@@ -537,6 +560,7 @@ pub fn with_defaults(options: Options) -> Startup<Config> {
         sandbox_writable_roots: options.sandbox_writable_roots,
         sandbox_mechanism: options.sandbox_mechanism,
         extras: options.extras.unwrap_or(false),
+        shell: options.shell,
         profile: Profile::default(),
     })
 }
@@ -548,7 +572,32 @@ pub fn options_from_argv_env(
     env: &serde_json::Map<String, Value>,
     profile: Profile,
 ) -> Startup<Options> {
-    let env_str = |key: &str| env.get(key).and_then(Value::as_str);
+    options_from(argv, &|key| env.get(key).and_then(Value::as_str), profile)
+}
+
+/// The environment variables [`options_from_argv_env`] reads under `profile`, found by
+/// running it on an environment that records every name asked for: `--help` and the docs are
+/// checked against this list, so a new variable cannot go undocumented.
+pub fn env_vars_read(profile: Profile) -> Vec<String> {
+    let asked = std::cell::RefCell::new(Vec::<String>::new());
+    let _ = options_from(
+        &[],
+        &|key| {
+            asked.borrow_mut().push(key.to_string());
+            None
+        },
+        profile,
+    );
+    let mut names = asked.into_inner();
+    names.dedup();
+    names
+}
+
+fn options_from<'e>(
+    argv: &[String],
+    env_str: &dyn Fn(&str) -> Option<&'e str>,
+    profile: Profile,
+) -> Startup<Options> {
     let mut options = Options {
         workspace_root: env_str("WORKSPACE_ROOT").map(str::to_string),
         read_only: env_str("READ_ONLY")
@@ -583,11 +632,17 @@ pub fn options_from_argv_env(
         ),
         ("MAX_MONITORS", &mut options.max_monitors, newer),
     ] {
-        if let Some(v) = env_str(key).filter(|_| wanted) {
+        if !wanted {
+            continue;
+        }
+        if let Some(v) = env_str(key) {
             *slot = Some(parse_int(key, v)?);
         }
     }
     if newer {
+        if let Some(v) = env_str("BASH_SHELL") {
+            options.shell = Some(check_shell("BASH_SHELL", v)?);
+        }
         if let Some(v) = env_str("SANDBOX") {
             options.sandbox = Some(SandboxMode::parse("SANDBOX", v.trim())?);
         }
@@ -659,6 +714,14 @@ pub fn options_from_argv_env(
                 _ => return fail("--surface needs a value: --surface <name>".into()),
             },
             "--allow-outside-workspace" => options.confine_to_workspace = Some(false),
+            "--shell" => match args.next() {
+                Some(v) if !v.starts_with("--") => options.shell = Some(check_shell("--shell", v)?),
+                _ => {
+                    return fail(
+                        "--shell needs a value: --shell <program>, e.g. --shell bash".into(),
+                    )
+                }
+            },
             // Not the contract's: the CLI passes `--extras` unless its user said `--no-extras`.
             "--extras" => options.extras = Some(true),
             "--no-extras" => options.extras = Some(false),
@@ -670,11 +733,24 @@ pub fn options_from_argv_env(
                     options.workspace_root = Some(v.to_string());
                 } else if let Some(v) = other.strip_prefix("--surface=") {
                     options.surface = Some(v.to_string());
+                } else if let Some(v) = other.strip_prefix("--shell=") {
+                    options.shell = Some(check_shell("--shell", v)?);
                 }
             }
         }
     }
     Ok(options)
+}
+
+/// A shell setting: a program name (looked up on `PATH`) or a path, neither empty nor holding
+/// a NUL byte. Whether it exists is found out when a command runs, and the result says so.
+fn check_shell(name: &str, raw: &str) -> Startup<String> {
+    if raw.trim().is_empty() || raw.contains('\0') {
+        return fail(format!(
+            "{name} must name a shell program, e.g. bash or /bin/bash, got {raw:?}"
+        ));
+    }
+    Ok(raw.to_string())
 }
 
 /// `buildConfig`'s reading of argv and the environment under the newest contract
@@ -839,13 +915,15 @@ pub fn lexical_absolute(path: &Path, cwd: &Path) -> PathBuf {
 
 /// Whether an executable named `rg` is on `PATH` (the default `probeRipgrep`).
 pub fn ripgrep_on_path() -> bool {
+    on_path(if cfg!(windows) { "rg.exe" } else { "rg" })
+}
+
+/// Whether a file named `name` is in a directory of `PATH`.
+fn on_path(name: &str) -> bool {
     let Some(path) = std::env::var_os("PATH") else {
         return false;
     };
-    std::env::split_paths(&path).any(|dir| {
-        let candidate = dir.join(if cfg!(windows) { "rg.exe" } else { "rg" });
-        candidate.is_file()
-    })
+    std::env::split_paths(&path).any(|dir| dir.join(name).is_file())
 }
 
 #[cfg(test)]
@@ -923,6 +1001,7 @@ mod tests {
             "bashTimeoutMaxMs": null, "maxBashOutputBytes": null, "maxImageBytes": null,
             "monitorReadyTimeoutMs": null, "maxMonitors": null, "ripgrepAvailable": true,
             "treeSitterAvailable": true, "surface": null, "maxCharacters": null, "extras": true,
+            "shell": null,
         });
         let (_, notes) = Options::from_json_noting_unknown(&every_known).unwrap();
         assert!(notes.is_empty(), "{notes:?}");
@@ -939,6 +1018,54 @@ mod tests {
         assert_eq!(o.workspace_root.as_deref(), Some("/flag"));
         assert_eq!(o.read_only, Some(true));
         assert_eq!(o.max_file_bytes, Some(2048));
+    }
+
+    #[test]
+    fn a_shell_that_is_not_installed_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        for shell in ["no-such-shell-atn", "/no/such/shell"] {
+            let err = resolve(
+                opts(json!({"workspaceRoot": root, "shell": shell})),
+                Path::new("/"),
+            )
+            .unwrap_err();
+            assert!(
+                err.0
+                    .starts_with(&format!("shell {shell:?} is not installed")),
+                "{err}"
+            );
+        }
+        let c = resolve(
+            opts(json!({"workspaceRoot": root, "shell": "sh"})),
+            Path::new("/"),
+        )
+        .unwrap();
+        assert_eq!(c.shell.as_deref(), Some("sh"));
+    }
+
+    #[test]
+    fn the_env_vars_read_are_listed() {
+        let current = env_vars_read(Profile::Current);
+        for name in [
+            "WORKSPACE_ROOT",
+            "MAX_IMAGE_BYTES",
+            "MAX_MONITORS",
+            "BASH_SHELL",
+        ] {
+            assert!(current.iter().any(|n| n == name), "{name} in {current:?}");
+        }
+        let seed = env_vars_read(Profile::Seed);
+        assert!(!seed.iter().any(|n| n == "MAX_IMAGE_BYTES"), "{seed:?}");
+        let env = json!({"BASH_SHELL": "bash"});
+        let o = options_from_argv_env(&[], env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.shell.as_deref(), Some("bash"));
+        let argv = vec!["--shell=zsh".to_string()];
+        let o = options_from_argv_env(&argv, env.as_object().unwrap(), Profile::Current).unwrap();
+        assert_eq!(o.shell.as_deref(), Some("zsh"), "the flag wins");
+        let empty = json!({"BASH_SHELL": " "});
+        let err = options_from_argv_env(&[], empty.as_object().unwrap(), Profile::Current);
+        assert!(err.unwrap_err().0.contains("BASH_SHELL"));
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
 /// One command to run.
 #[derive(Debug, Clone)]
 pub struct Request<'a> {
+    /// The shell, run as `<shell> -c <command>`: `sh` unless the caller chose another.
+    pub shell: &'a str,
     pub command: &'a str,
     pub cwd: &'a Path,
     pub timeout: Duration,
@@ -536,14 +538,14 @@ done
     ) -> io::Result<(Proc, Option<OwnedFd>, Option<OwnedFd>)> {
         #[cfg(target_os = "linux")]
         if let Some(plan) = &req.sandbox {
-            let s = plan.spawn_shell(req.command, req.cwd, &[(MARK_VAR, mark)])?;
+            let s = plan.spawn_shell(req.shell, req.command, req.cwd, &[(MARK_VAR, mark)])?;
             let proc = Proc::Raw {
                 pid: s.pid,
                 status: None,
             };
             return Ok((proc, Some(s.stdout), Some(s.stderr)));
         }
-        let mut cmd = Command::new("sh");
+        let mut cmd = Command::new(req.shell);
         cmd.arg("-c")
             .arg(req.command)
             .current_dir(req.cwd)
@@ -798,6 +800,7 @@ pub(crate) mod tests {
 
     fn req(command: &str, timeout_ms: u64) -> Request<'_> {
         Request {
+            shell: "sh",
             command,
             cwd: Path::new("/"),
             timeout: Duration::from_millis(timeout_ms),

@@ -750,8 +750,28 @@ fn shell_path() -> &'static CString {
     &SH
 }
 
+/// The file `shell` names (`sh` as [`shell_path`] finds it; a name on `PATH`; a path); not
+/// found is `NotFound`, which the bash tool reports as a shell that is not installed.
+fn program_path(shell: &str) -> io::Result<CString> {
+    if shell == "sh" {
+        return Ok(shell_path().clone());
+    }
+    let found = if shell.contains('/') {
+        Some(std::path::PathBuf::from(shell)).filter(|p| p.is_file())
+    } else {
+        std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join(shell))
+                .find(|p| p.is_file())
+        })
+    };
+    let path = found.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+}
+
 impl Plan {
-    /// Starts `sh -c <command>` in `cwd`, sandboxed, as the leader of a new process group,
+    /// Starts `<shell> -c <command>` in `cwd`, sandboxed, as the leader of a new process group,
     /// with stdin on `/dev/null`, `env` added to the host's environment and both output
     /// streams piped.
     ///
@@ -762,13 +782,15 @@ impl Plan {
     /// system calls before `execve`.
     pub fn spawn_shell(
         &self,
+        shell: &str,
         command: &str,
         cwd: &Path,
         env: &[(&str, &str)],
     ) -> io::Result<Spawned> {
         let nul = |e: std::ffi::NulError| io::Error::new(io::ErrorKind::InvalidInput, e);
+        let program = program_path(shell)?;
         let argv_c = [
-            c"sh".to_owned(),
+            CString::new(shell).map_err(nul)?,
             c"-c".to_owned(),
             CString::new(command).map_err(nul)?,
         ];
@@ -815,7 +837,7 @@ impl Plan {
             plan: self,
             fds: fds.as_mut_ptr(),
             fds_len: fds.len(),
-            program: shell_path(),
+            program: &program,
             argv: argv.as_ptr(),
             envp: envp.as_ptr(),
             cwd: &cwd,
@@ -969,6 +991,7 @@ mod tests {
     fn sh(c: &Config, command: &str) -> (i32, String) {
         let plan = super::super::plan(c, &c.workspace_root).unwrap();
         let cap = shell::run(&Request {
+            shell: "sh",
             command,
             cwd: &c.workspace_root,
             timeout: Duration::from_secs(20),

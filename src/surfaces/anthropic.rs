@@ -26,7 +26,7 @@ pub static TOOLS: [SurfaceTool; 2] = [
 ];
 
 const EDITOR_DESCRIPTION: &str = "Anthropic's text editor tool: view a file (numbered lines) or a directory (two levels deep), create a new file, replace one unique occurrence of old_str with new_str, or insert text after line insert_line (0 = at the top). Paths are inside the workspace, absolute or relative to its root.";
-const BASH_DESCRIPTION: &str = "Run a command in a bash shell (sh -c in the workspace root) and get its stdout and stderr. Each call runs in a fresh shell: the working directory and environment do not persist; `restart` reports a fresh shell.";
+const BASH_DESCRIPTION: &str = "Run a command in a bash shell (bash -c in the workspace root) and get its stdout and stderr. Each call runs in a fresh shell: the working directory and environment do not persist; `restart` reports a fresh shell.";
 
 /// The note appended where `view` output is cut at `max_characters` (the reference
 /// implementation's wording).
@@ -326,7 +326,7 @@ fn bash(v: Value, call: &Call) -> ToolResult<Output> {
     let Some(command) = a.command.filter(|c| !c.trim().is_empty()) else {
         return Err(error(ErrorCode::InvalidInput, "no command provided.").with("field", "command"));
     };
-    let run = run_shell(&command, None, None, call.ctx)?;
+    let run = run_shell("bash", &command, None, None, call.ctx)?;
     let mut out = run.stdout;
     if !run.stderr.is_empty() {
         if !out.is_empty() && !out.ends_with('\n') {

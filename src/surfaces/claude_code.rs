@@ -38,7 +38,7 @@ pub const EDIT_DESCRIPTION: &str = "Performs exact string replacements in files.
 pub const MULTI_EDIT_DESCRIPTION: &str = "Makes multiple edits to a single file in one operation: a list of {old_string, new_string, replace_all?} applied in sequence, each to the result of the previous one. All edits apply or none does. The same rules as Edit apply: Read the file first, old_string must be unique unless replace_all is true.";
 pub const GLOB_DESCRIPTION: &str = "Fast file pattern matching tool that works with any codebase size. Supports glob patterns like \"**/*.js\" or \"src/**/*.ts\". Returns matching file paths (relative to the workspace root) sorted by modification time, newest first, at most 100. Use this tool when you need to find files by name patterns.";
 pub const GREP_DESCRIPTION: &str = "A powerful search tool built on ripgrep's engine. Supports full regex syntax (e.g. \"log.*Error\", \"function\\s+\\w+\"). Filter files with the glob parameter (e.g. \"*.js\", \"**/*.tsx\") or the type parameter (e.g. \"js\", \"py\", \"rust\"). Output modes: \"content\" shows matching lines (path:line:text), \"files_with_matches\" shows only file paths (default, newest first), \"count\" shows match counts. Pattern syntax is ripgrep's: literal braces need escaping (use `interface\\{\\}` to find `interface{}` in Go code). Multiline matching: by default patterns match within single lines only; use multiline: true for patterns that span lines.";
-pub const BASH_DESCRIPTION: &str = "Executes a given bash command (run with `sh -c` in the workspace root) with an optional timeout in milliseconds (default 120000, max 600000), and returns its output. Each call is a fresh shell: the working directory and environment do not persist between calls. A non-zero exit status is reported as an error with the exit code and the output. Use the dedicated tools instead of shell commands to read (Read), search (Grep, Glob) and edit (Edit, Write) files.";
+pub const BASH_DESCRIPTION: &str = "Executes a given bash command (run with `bash -c` in the workspace root) with an optional timeout in milliseconds (default 120000, max 600000), and returns its output. Each call is a fresh shell: the working directory and environment do not persist between calls. A non-zero exit status is reported as an error with the exit code and the output. Use the dedicated tools instead of shell commands to read (Read), search (Grep, Glob) and edit (Edit, Write) files.";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadArgs {
@@ -488,7 +488,7 @@ pub fn grep(v: Value, call: &Call) -> ToolResult<Output> {
 
 pub fn bash(v: Value, call: &Call) -> ToolResult<Output> {
     let a: BashArgs = args(v)?;
-    let run = run_shell(&a.command, None, a.timeout, call.ctx)?;
+    let run = run_shell("bash", &a.command, None, a.timeout, call.ctx)?;
     let mut output = run.stdout.trim_end_matches('\n').to_string();
     let stderr = run.stderr.trim_end_matches('\n');
     if !stderr.is_empty() {

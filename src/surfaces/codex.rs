@@ -303,10 +303,14 @@ fn shell(v: Value, call: &Call) -> ToolResult<Output> {
         )
         .with("field", "command"));
     }
+    // Codex executes the vector itself (program = command[0], no shell in between): `sh`
+    // here only hands the quoted vector to `exec`, so the program replaces it and sees exactly
+    // these arguments; ["bash", "-lc", script] runs bash, whatever `sh` is.
     let line: Vec<String> = a.command.iter().map(|s| sh_quote(s)).collect();
     let started = Instant::now();
     let run = run_shell(
-        &line.join(" "),
+        "sh",
+        &format!("exec {}", line.join(" ")),
         a.workdir.as_deref(),
         a.timeout_ms,
         call.ctx,

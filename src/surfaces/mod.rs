@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use crate::bound::bound;
 use crate::call::Ctx;
-use crate::config::{Profile, StartupError};
+use crate::config::{Config, Profile, StartupError};
 use crate::confine::WorkPath;
 use crate::dispatch::{guarded, Outcome};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
@@ -373,10 +373,12 @@ pub struct ShellRun {
     pub message: Option<String>,
 }
 
-/// Runs `command` with the engine's `bash` and reads its JSON result (or its error envelope's
-/// fields) into a [`ShellRun`]. Errors that are not about the command (a bad `cwd`, read-only
-/// tools) stay errors.
+/// Runs `<shell> -c <command>` with the engine's `bash` and reads its JSON result (or its error
+/// envelope's fields) into a [`ShellRun`]. `shell` is the vendor's (`bash` for a tool the
+/// vendor runs in bash), whatever the root's `shell` option says. Errors that are not about the
+/// command (a bad `cwd`, read-only tools, a shell that is not installed) stay errors.
 pub fn run_shell(
+    shell: &str,
     command: &str,
     cwd: Option<&str>,
     timeout_ms: Option<u64>,
@@ -390,6 +392,15 @@ pub fn run_shell(
         args["timeout_ms"] = json!(ms);
     }
     let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let config = Config {
+        shell: Some(shell.to_string()),
+        ..ctx.config.clone()
+    };
+    let ctx = &Ctx {
+        config: &config,
+        cancel: ctx.cancel.clone(),
+        progress: ctx.progress.clone(),
+    };
     match engine_text("bash", args, ctx) {
         Ok(text) => {
             let v: Value = serde_json::from_str(&text).map_err(|_| ToolError::internal())?;

@@ -124,7 +124,7 @@ fn shell(v: Value, call: &Call) -> ToolResult<Output> {
     }
     let mut results = Vec::new();
     for command in &a.commands {
-        let run = run_shell(command, None, a.timeout_ms, call.ctx)?;
+        let run = run_shell("sh", command, None, a.timeout_ms, call.ctx)?;
         if run.aborted || call.ctx.cancel.is_cancelled() {
             return Err(ToolError::new(ErrorCode::Aborted, "shell call aborted"));
         }

@@ -31,6 +31,27 @@ pub const MAX_LINE_CHARS: usize = 2000;
 pub const LINE_CUT_MARKER: &str = " [... line truncated ...]";
 /// The smallest per-stream capture ceiling; `maxOutputBytes` raises it.
 pub const MIN_CAPTURE_BYTES: usize = 8 * 1024 * 1024;
+/// The shell commands run with unless the `shell` option names another: the contract's.
+pub const DEFAULT_SHELL: &str = "sh";
+
+/// The error when `<shell> -c` cannot be started; a shell that is not installed is named as
+/// such,
+/// with what to do about it. `sandbox`: the sandbox's one-line description, when there is one.
+fn not_started(shell: &str, sandbox: Option<&str>, e: &std::io::Error) -> ToolError {
+    let message = if e.kind() == std::io::ErrorKind::NotFound {
+        format!(
+            "{shell} is not installed (not found on PATH), so the command did not run. Install it (Debian/Ubuntu: apt-get install {base}; Alpine: apk add {base}; macOS: brew install {base})."
+            ,
+            base = std::path::Path::new(shell)
+                .file_name()
+                .map_or(shell.into(), |n| n.to_string_lossy())
+        )
+    } else {
+        let under = sandbox.map(|l| format!(" ({l})")).unwrap_or_default();
+        format!("could not start `{shell} -c`{under}: {e}")
+    };
+    ToolError::new(ErrorCode::IoError, message).with("shell", shell)
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -129,6 +150,7 @@ impl Tool for Bash {
         .max(1);
         let timeout_ms = requested.min(config.bash_timeout_max_ms.max(1));
         let ceiling = (config.max_output_bytes as usize).max(MIN_CAPTURE_BYTES);
+        let shell_name = config.shell.as_deref().unwrap_or(DEFAULT_SHELL);
         let sandbox = crate::sandbox::plan(config, &cwd.abs).map_err(|e| {
             ToolError::new(
                 ErrorCode::IoError,
@@ -137,6 +159,7 @@ impl Tool for Bash {
         })?;
         let line = sandbox.as_ref().map(|p| p.line().to_string());
         let capture = shell::run(&Request {
+            shell: shell_name,
             command: &args.command,
             cwd: &cwd_path,
             timeout: Duration::from_millis(timeout_ms),
@@ -145,16 +168,7 @@ impl Tool for Bash {
             progress: ctx.progress.clone(),
             sandbox,
         })
-        .map_err(|e| {
-            let under = line
-                .as_deref()
-                .map(|l| format!(" ({l})"))
-                .unwrap_or_default();
-            ToolError::new(
-                ErrorCode::IoError,
-                format!("could not start `sh -c`{under}: {e}"),
-            )
-        })?;
+        .map_err(|e| not_started(shell_name, line.as_deref(), &e))?;
         let view = View::of(ctx);
         let budget = view.budget;
         let spiller = Spiller::new(config, view);
