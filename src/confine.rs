@@ -114,6 +114,16 @@ impl std::fmt::Debug for RootSlot {
 }
 
 impl WorkPath {
+    /// What a result row puts before a name found beneath this directory: `""` for the root,
+    /// else its display path and a `/`.
+    pub fn display_prefix(&self) -> String {
+        if self.display == "." {
+            String::new()
+        } else {
+            format!("{}/", self.display)
+        }
+    }
+
     /// A path confined beneath `root` (`abs` must lie under it).
     pub fn beneath(root: &Path, abs: PathBuf, display: String) -> WorkPath {
         WorkPath {

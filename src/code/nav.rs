@@ -209,11 +209,7 @@ where
     };
     let dir = walk::open_base(config, base)?;
     let (walker, root) = Walk::new(config, &base.abs, dir, &options);
-    let prefix = if base.display == "." {
-        String::new()
-    } else {
-        format!("{}/", base.display)
-    };
+    let prefix = base.display_prefix();
     let stop = || cancelled();
     let collected = if internal {
         walk::Collected {

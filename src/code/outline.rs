@@ -73,6 +73,19 @@ fn query_for(grammar: &'static Grammar) -> Option<&'static OutlineQuery> {
     cache[index].get_or_init(|| compile(grammar)).as_ref()
 }
 
+/// Records that query capture gave node `id` the role `role`: a node captured as a symbol
+/// stays a symbol whatever else matched it.
+fn note_role(roles: &mut HashMap<usize, Role>, id: usize, role: Role) {
+    roles
+        .entry(id)
+        .and_modify(|r| {
+            if *r == Role::Pass {
+                *r = role
+            }
+        })
+        .or_insert(role);
+}
+
 /// The symbols of a parsed file in document order (all of them; rendering caps the list).
 ///
 /// The query is not run over the whole tree: a node can only get a role from a pattern that
@@ -92,15 +105,7 @@ pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol
         while let Some(m) = matches.next() {
             for c in m.captures() {
                 if let Some(role) = q.roles[c.index as usize] {
-                    // A node captured as a symbol stays a symbol whatever else matched it.
-                    roles
-                        .entry(c.node.id())
-                        .and_modify(|r| {
-                            if *r == Role::Pass {
-                                *r = role
-                            }
-                        })
-                        .or_insert(role);
+                    note_role(roles, c.node.id(), role);
                 }
             }
         }
@@ -153,14 +158,7 @@ fn symbols_whole_tree(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec
     while let Some(m) = matches.next() {
         for c in m.captures() {
             if let Some(role) = q.roles[c.index as usize] {
-                roles
-                    .entry(c.node.id())
-                    .and_modify(|r| {
-                        if *r == Role::Pass {
-                            *r = role
-                        }
-                    })
-                    .or_insert(role);
+                note_role(&mut roles, c.node.id(), role);
             }
         }
     }

@@ -109,9 +109,6 @@ pub fn parse(
     budget: Duration,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Tree, ParseFailure> {
-    if cancelled() {
-        return Err(ParseFailure::Aborted);
-    }
     parse_edited(grammar, None, text, budget, cancelled)
 }
 

@@ -134,6 +134,22 @@ impl Plan {
     }
 }
 
+/// [`plan`] for a tool about to start a command: a sandbox that cannot be set up refuses the
+/// command (`io_error`) rather than letting it run unconfined. `not_done` says what did not
+/// happen ("run", "started").
+pub fn plan_or_refuse(
+    config: &Config,
+    cwd: &Path,
+    not_done: &str,
+) -> crate::error::ToolResult<Option<std::sync::Arc<Plan>>> {
+    plan(config, cwd).map_err(|e| {
+        crate::error::ToolError::new(
+            crate::error::ErrorCode::IoError,
+            format!("the sandbox cannot be set up, so the command was not {not_done}: {e}"),
+        )
+    })
+}
+
 /// The plan for one command of `config` started in `cwd`; `Ok(None)` when the sandbox is off.
 pub fn plan(config: &Config, cwd: &Path) -> Result<Option<std::sync::Arc<Plan>>, String> {
     let Some(policy) = Policy::of(config) else {

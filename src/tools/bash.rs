@@ -151,12 +151,7 @@ impl Tool for Bash {
         let timeout_ms = requested.min(config.bash_timeout_max_ms.max(1));
         let ceiling = (config.max_output_bytes as usize).max(MIN_CAPTURE_BYTES);
         let shell_name = config.shell.as_deref().unwrap_or(DEFAULT_SHELL);
-        let sandbox = crate::sandbox::plan(config, &cwd.abs).map_err(|e| {
-            ToolError::new(
-                ErrorCode::IoError,
-                format!("the sandbox cannot be set up, so the command was not run: {e}"),
-            )
-        })?;
+        let sandbox = crate::sandbox::plan_or_refuse(config, &cwd.abs, "run")?;
         let line = sandbox.as_ref().map(|p| p.line().to_string());
         let capture = shell::run(&Request {
             shell: shell_name,

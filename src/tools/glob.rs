@@ -100,11 +100,7 @@ impl Tool for Glob {
         if found.aborted {
             return Err(walk::aborted());
         }
-        let prefix = if base.display == "." {
-            String::new()
-        } else {
-            format!("{}/", base.display)
-        };
+        let prefix = base.display_prefix();
         let unkeyed = unkeyed.into_inner().unwrap_or_else(|e| e.into_inner());
         let budget = config.max_output_bytes as usize;
         Ok(listing_rows(found.items, unkeyed, &prefix, budget).into())

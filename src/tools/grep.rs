@@ -486,11 +486,7 @@ impl Query {
         };
         let dir = walk::open_base(config, base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
-        let prefix = if base.display == "." {
-            String::new()
-        } else {
-            format!("{}/", base.display)
-        };
+        let prefix = base.display_prefix();
         // The budget spent so far; once over, no further file is scanned.
         let used = AtomicU64::new(0);
         let spent = AtomicBool::new(false);

@@ -93,12 +93,7 @@ impl Tool for MonitorStart {
             None | Some(0) => ctx.monitor_ready_timeout_ms,
             Some(ms) => ms,
         };
-        let sandbox = crate::sandbox::plan(ctx, &cwd.abs).map_err(|e| {
-            ToolError::new(
-                ErrorCode::IoError,
-                format!("the sandbox cannot be set up, so the command was not started: {e}"),
-            )
-        })?;
+        let sandbox = crate::sandbox::plan_or_refuse(ctx, &cwd.abs, "started")?;
         let line = sandbox.as_ref().map(|p| p.line().to_string());
         let mut started = monitor::start(
             StartRequest {
