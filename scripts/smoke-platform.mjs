@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process'
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -164,9 +165,9 @@ function checkBinary(target, file) {
 /** The files of the main package, copied into `dir` as npm would install them. */
 function installMain(dir) {
   // Files made only while packing (a bundle) are absent here; loading needs none of them.
+  // An entry may be a directory (docs/tools/).
   for (const f of pkg.files.filter((f) => existsSync(join(repo, f)))) {
-    mkdirSync(join(dir, f, '..'), { recursive: true })
-    copyFileSync(join(repo, f), join(dir, f))
+    cpSync(join(repo, f), join(dir, f), { recursive: true })
   }
   copyFileSync(join(repo, 'package.json'), join(dir, 'package.json'))
 }
