@@ -15,6 +15,17 @@ export const toolsDir = join(repo, 'target', 'platform-tools')
 const ZIG_PIP = ['ziglang==0.17.1', 'cargo-zigbuild==0.24.1']
 
 /**
+ * C flags for the targets whose linker exports every global symbol of the C code: zig's Mach-O
+ * linker ignores the export list rustc passes (so every C function of the tree-sitter runtime
+ * and grammars was exported), and MinGW exports what the grammars mark `__declspec(dllexport)`.
+ * `TREE_SITTER_HIDE_SYMBOLS` (honoured by the runtime and every grammar's parser.c) drops those
+ * marks and `-fvisibility=hidden` hides the rest, so the addon exports N-API's registration
+ * symbol alone, as on Linux, where rustc's version script does it. Hidden functions nothing
+ * calls are dead-stripped too.
+ */
+const HIDE_C_SYMBOLS = '-fvisibility=hidden -DTREE_SITTER_HIDE_SYMBOLS'
+
+/**
  * Every published target. `via`: how a Linux x64 host builds it.
  * - `host`: plain cargo;
  * - `gcc`: a Debian cross gcc (`apt`) as C compiler and linker;
@@ -36,8 +47,16 @@ export const TARGETS = {
   },
   'x86_64-unknown-linux-musl': { platform: 'linux-x64-musl', via: 'zig' },
   'aarch64-unknown-linux-musl': { platform: 'linux-arm64-musl', via: 'zig' },
-  'x86_64-apple-darwin': { platform: 'darwin-x64', via: 'zig' },
-  'aarch64-apple-darwin': { platform: 'darwin-arm64', via: 'zig' },
+  'x86_64-apple-darwin': {
+    platform: 'darwin-x64',
+    via: 'zig',
+    env: { CFLAGS_x86_64_apple_darwin: HIDE_C_SYMBOLS },
+  },
+  'aarch64-apple-darwin': {
+    platform: 'darwin-arm64',
+    via: 'zig',
+    env: { CFLAGS_aarch64_apple_darwin: HIDE_C_SYMBOLS },
+  },
   'x86_64-pc-windows-gnu': {
     platform: 'win32-x64-gnu',
     via: 'mingw',
@@ -46,6 +65,7 @@ export const TARGETS = {
       CC_x86_64_pc_windows_gnu: 'x86_64-w64-mingw32-gcc',
       AR_x86_64_pc_windows_gnu: 'x86_64-w64-mingw32-ar',
       CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER: 'x86_64-w64-mingw32-gcc',
+      CFLAGS_x86_64_pc_windows_gnu: HIDE_C_SYMBOLS,
     },
   },
 }

@@ -65,6 +65,33 @@ function check(ok, what, detail = '') {
   return ok
 }
 
+/**
+ * Nothing but N-API's registration symbol is exported (`names` without the platform's leading
+ * underscore): another addon's or Node's own symbols of the same name (tree-sitter's, Rust's)
+ * are never bound to ours, and the linker can drop what nothing calls.
+ */
+function checkExportsOnly(names, allowed = [], what = 'exports nothing else') {
+  const others = names.filter((name) => name !== REGISTER && !allowed.some((a) => a.test(name)))
+  check(
+    others.length === 0,
+    what,
+    others.length ? `also ${others.length}: ${others.slice(0, 5).join(', ')}` : '',
+  )
+}
+
+/**
+ * What a zig-linked dylib exports beyond the registration symbol, and why it may: the header
+ * symbols the linker itself defines, and two symbols of Rust's standard library that rustc keeps
+ * global (Apple's linker would hide them through the export list rustc passes, which zig's
+ * ignores; LTO made every other Rust symbol internal, and the C code is compiled hidden).
+ */
+const MACHO_EXTRA_EXPORTS = [
+  /^_mh_dylib_header$/,
+  /^__dso_handle$/,
+  /^rust_eh_personality$/,
+  /^_RNv\w*EMPTY_PANIC$/,
+]
+
 /** The binary checks: format, architecture, exports, linked libraries, size. */
 function checkBinary(target, file) {
   const tools = llvmTools()
@@ -86,6 +113,7 @@ function checkBinary(target, file) {
     check(/Type: SharedObject/.test(headers), 'a shared object')
     const exported = nm('-D', '--defined-only')
     check(new RegExp(` T ${REGISTER}$`, 'm').test(exported), `exports ${REGISTER}`)
+    checkExportsOnly([...exported.matchAll(/^\S+ \S (\S+)$/gm)].map((m) => m[1]))
     const needed = [...readobj('--needed-libs').matchAll(/^\s+(\S+\.so[.\d]*)$/gm)].map((m) => m[1])
     const versions = [...new Set(nm('-D', '--undefined-only').match(/GLIBC_[\d.]+/g) ?? [])]
     if (target.endsWith('-musl')) {
@@ -122,6 +150,13 @@ function checkBinary(target, file) {
       new RegExp(` T _${REGISTER}$`, 'm').test(nm('--extern-only', '--defined-only')),
       `exports _${REGISTER}`,
     )
+    // The export trie: what dyld binds against.
+    const trie = out(join(tools, 'llvm-objdump'), ['--macho', '--exports-trie', file])
+    checkExportsOnly(
+      [...trie.matchAll(/^0x[0-9A-F]+\s+_(\S+)/gm)].map((m) => m[1]),
+      MACHO_EXTRA_EXPORTS,
+      "exports nothing else (but the linker's header symbols and Rust's rust_eh_personality and EMPTY_PANIC)",
+    )
     // napi-build links with `-undefined dynamic_lookup`: node's N-API comes from the process.
     check(
       /^\s*(U )?_napi_create_object$/m.test(nm('--undefined-only')),
@@ -144,6 +179,7 @@ function checkBinary(target, file) {
     check(/IMAGE_FILE_DLL/.test(headers), 'a DLL')
     const exports = readobj('--coff-exports')
     check(new RegExp(`Name: ${REGISTER}$`, 'm').test(exports), `exports ${REGISTER}`)
+    checkExportsOnly([...exports.matchAll(/^\s*Name: (\S+)$/gm)].map((m) => m[1]))
     const imports = [...readobj('--coff-imports').matchAll(/^\s+Name: (\S+\.dll)$/gim)].map(
       (m) => m[1],
     )
