@@ -191,16 +191,19 @@ fn grammar_for_write(path: &str, text: &str) -> Option<&'static Grammar> {
     }
 }
 
-/// A copy of a file's text before an edit, kept only when a warning could use it (the file has a
-/// grammar and is small enough to be checked).
-pub fn keep_before(display: &str, text: &str) -> Option<String> {
-    (text.len() <= parse::WARNING_LIMIT && grammar_for_write(display, text).is_some())
-        .then(|| text.to_string())
+/// A copy of a file's text before an edit, kept only when a warning could use it: warnings are
+/// on (never at the seed entry, which drops them), and the file has a grammar and is small
+/// enough to be checked.
+pub fn keep_before(config: &Config, display: &str, text: &str) -> Option<String> {
+    (warnings_on(config)
+        && text.len() <= parse::WARNING_LIMIT
+        && grammar_for_write(display, text).is_some())
+    .then(|| text.to_string())
 }
 
 /// The text of a file about to be overwritten, when a warning could use it (see
 /// [`keep_before`]); `None` when it is missing, unreadable, too large or not UTF-8.
-pub fn read_before(path: &WorkPath) -> Option<String> {
+pub fn read_before(config: &Config, path: &WorkPath) -> Option<String> {
     let ext = lang::extname(&path.display);
     if lang::for_extension(&ext).is_none() && !ext.is_empty() {
         return None;
@@ -210,7 +213,7 @@ pub fn read_before(path: &WorkPath) -> Option<String> {
         return None;
     }
     let bytes = std::fs::read(&path.abs).ok()?;
-    keep_before(&path.display, utf8_text(&bytes)?)
+    keep_before(config, &path.display, utf8_text(&bytes)?)
 }
 
 /// The syntax warning for a write: `None` when the new text parses cleanly, has no grammar, is
@@ -285,6 +288,10 @@ impl Warnings {
     /// Takes one written file for checking if the budget allows (see [`syntax_warning`]);
     /// bytes that are not UTF-8 are skipped. A leading UTF-8 BOM is ignored.
     pub fn check(&mut self, config: &Config, display: &str, before: Option<&[u8]>, after: &[u8]) {
+        // Without warnings (the seed entry) nothing is read: no UTF-8 check, no grammar lookup.
+        if !warnings_on(config) {
+            return;
+        }
         let Some(after) = utf8_text(after) else {
             return;
         };
@@ -292,7 +299,7 @@ impl Warnings {
             return;
         }
         self.checked += 1;
-        if warnings_on(config) && after.len() <= parse::WARNING_LIMIT {
+        if after.len() <= parse::WARNING_LIMIT {
             self.pending.push((
                 display.to_owned(),
                 before.and_then(utf8_text).map(str::to_owned),
@@ -304,6 +311,11 @@ impl Warnings {
     /// Whether another file would still be checked.
     pub fn open(&self) -> bool {
         self.checked < MAX_WARNED_FILES
+    }
+
+    /// Whether any file waits to be parsed ([`Warnings::lines`] has work to do).
+    pub fn pending(&self) -> bool {
+        !self.pending.is_empty()
     }
 
     /// The warning lines, in the order the files were taken. Each file is parsed on a thread

@@ -66,19 +66,24 @@ impl Tool for ApplyPatch {
         for block in &blocks {
             rows.push(plan(block, config, &mut tx, &mut warnings)?);
         }
-        // The syntax checks parse while the commit waits for the disk.
-        let (committed, lines) = std::thread::scope(|scope| {
-            let checking = std::thread::Builder::new()
-                .name("syntax-warnings".into())
-                .spawn_scoped(scope, || warnings.lines(config));
-            let committed = tx.commit();
-            let lines = match checking {
-                Ok(h) => h.join().unwrap_or_default(),
-                Err(_) if committed.is_ok() => warnings.lines(config),
-                Err(_) => Vec::new(),
-            };
-            (committed, lines)
-        });
+        // The syntax checks parse while the commit waits for the disk (on a thread of their
+        // own only when there is a file to parse: never at the seed entry).
+        let (committed, lines) = if !warnings.pending() {
+            (tx.commit(), Vec::new())
+        } else {
+            std::thread::scope(|scope| {
+                let checking = std::thread::Builder::new()
+                    .name("syntax-warnings".into())
+                    .spawn_scoped(scope, || warnings.lines(config));
+                let committed = tx.commit();
+                let lines = match checking {
+                    Ok(h) => h.join().unwrap_or_default(),
+                    Err(_) if committed.is_ok() => warnings.lines(config),
+                    Err(_) => Vec::new(),
+                };
+                (committed, lines)
+            })
+        };
         committed?;
         for block in &blocks {
             if matches!(block.op, FileOp::Delete { .. }) || block.to.is_some() {
