@@ -272,9 +272,22 @@ const nativeDefs = JSON.parse(native.toolDefsJson())
 
 /** The vendor tool surfaces (`surface` option), each `[{name, description, inputSchema, mutating}]`. */
 const SURFACE_NAMES = ['codex', 'claude-code', 'cyberpaw', 'anthropic', 'openai']
-const surfaceDefs = Object.fromEntries(
-  SURFACE_NAMES.map((s) => [s, deepFreeze(JSON.parse(native.surfaceToolsJson(s)))]),
-)
+const surfaceDefCache = new Map()
+
+/**
+ * A surface's tool defs, or undefined for a name that is not a surface. Built on first use: a
+ * process that never uses a surface (a one-shot CLI call, most hosts) pays nothing for them
+ * at load.
+ */
+function surfaceDefs(surface) {
+  if (!SURFACE_NAMES.includes(surface)) return undefined
+  let defs = surfaceDefCache.get(surface)
+  if (defs === undefined) {
+    defs = deepFreeze(JSON.parse(native.surfaceToolsJson(surface)))
+    surfaceDefCache.set(surface, defs)
+  }
+  return defs
+}
 
 /**
  * The read-before-write ledger of the `claude-code` and `cyberpaw` surfaces lives in the native
@@ -556,7 +569,7 @@ function makeApi(profile) {
   /** The advertised surface for a config: `{ name, description, inputSchema }` per tool. */
   function listTools(config) {
     if (!seed && config?.surface != null) {
-      const defs = surfaceDefs[config.surface] ?? []
+      const defs = surfaceDefs(config.surface) ?? []
       return defs
         .filter((d) => !(config.readOnly && d.mutating))
         .map(({ name, description, inputSchema }) => ({
@@ -869,7 +882,7 @@ const toolMeta = new Map(
  */
 function toolMetaFor(name, surface) {
   if (surface == null) return toolMeta.get(name)
-  const def = surfaceDefs[surface]?.find((d) => d.name === name)
+  const def = surfaceDefs(surface)?.find((d) => d.name === name)
   return def ? { annotations: { readOnlyHint: !def.mutating } } : undefined
 }
 
