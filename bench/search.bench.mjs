@@ -541,7 +541,7 @@ dispatch(${JSON.stringify(tool)}, ${JSON.stringify(args)}, c).then((r) => {
       base_ms: m('rg', 'ms'),
       ratio: m('ours', 'ms') / m('rg', 'ms'),
       target: 1,
-      note: `whole processes (ours: node, the package and one dispatch); ${cpuNote(m('ours', 'cpu'), m('rg', 'cpu'))}; ours = Node's start-up (node -e 0) ${m('node', 'ms').toFixed(0)} ms wall / ${m('node', 'cpu').toFixed(0)} ms CPU + require ${phase(0).toFixed(0)} ms + the call ${phase(1).toFixed(0)} ms + the rest (exit) ${rest.toFixed(0)} ms; load average ${loadavg()[0].toFixed(1)}`,
+      note: `whole processes (ours: node, the package and one dispatch); ${cpuNote(m('ours', 'cpu'), m('rg', 'cpu'))}; ours = Node's own start and exit (node -e 0) ${m('node', 'ms').toFixed(0)} ms wall / ${m('node', 'cpu').toFixed(0)} ms CPU + require ${phase(0).toFixed(0)} ms + the call ${phase(1).toFixed(0)} ms + the rest ${rest.toFixed(0)} ms (≈ 0 within noise: exit is in Node's figure); load average ${loadavg()[0].toFixed(1)}`,
     })
     console.log(out.at(-1))
   }
