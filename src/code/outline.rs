@@ -198,7 +198,7 @@ pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol
     let mut stack: Vec<(Node, usize)> = vec![(tree.root_node(), 0)];
     let mut walker = tree.walk();
     while let Some((node, depth)) = stack.pop() {
-        let may_start = q.roots.as_ref().map_or(true, |roots| {
+        let may_start = q.roots.as_ref().is_none_or(|roots| {
             roots
                 .get(usize::from(node.kind_id()))
                 .copied()
