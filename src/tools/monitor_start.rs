@@ -79,7 +79,7 @@ impl Tool for MonitorStart {
             return Err(ToolError::not_a_directory(&cwd.display));
         }
         let ready_when = match &args.ready_when {
-            Some(src) => Some((src.as_str(), compile(src, "ready_when")?)),
+            Some(src) => Some((src.as_str(), compile(src, "ready_when", ctx.contract_exact())?)),
             None => None,
         };
         let timeout_ms = match args.ready_timeout_ms {
@@ -107,6 +107,12 @@ impl Tool for MonitorStart {
         )
         .map_err(mon_error)?;
         started.sandbox = line;
+        if ctx.contract_exact() {
+            // The contract's answer is exactly {id, running, ready, output, next_offset}
+            // (CONTRACT-v0.5 §3); the exit code of a command that exited early is the
+            // engine's addition.
+            started.exit_code = None;
+        }
         Ok(Output::text(to_json(&started)))
     }
 }
