@@ -2,7 +2,7 @@
 // /work/shared/CONTRACT-v0.5-wording.md (or CONTRACT-v0.5.md) whose marker, message or rule it
 // checks. The seed entry's search-incomplete marker is checked here too.
 import { execFileSync } from 'node:child_process'
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as root from '../index.js'
@@ -783,6 +783,50 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     expect(() =>
       root.buildConfig([], { WORKSPACE_ROOT: dir, MAX_OUTPUT_BYTES: '99999999999999999999' }),
     ).toThrow('maxOutputBytes must be an integer >= 1024, got: 100000000000000000000')
+  })
+
+  it('mkdir makes a directory named with a trailing slash, as mkdir -p does', async () => {
+    // v0.5 §2 mkdir: "Behaves like `mkdir -p`". Output `Created directory <rel>.`
+    const { root: dir, tools } = workspace()
+    expect(ok(await tools.callTool('mkdir', { path: './a/b/' }))).toBe('Created directory a/b.')
+    expect(ok(await tools.callTool('mkdir', { path: 'a/b/' }))).toBe('Directory already exists: a/b.')
+    expect(readdirSync(join(dir, 'a'))).toEqual(['b'])
+  })
+
+  it('errors quote the path exactly as the caller passed it', async () => {
+    // v0.5 page: "`<input>` is the path string exactly as the caller passed it"; §2: "Missing →
+    // `not_found` `No such file: <input>`"; wording §4: `Path is a directory: <input>`,
+    // `Not a directory: <input>` (list_dir, bash `cwd`).
+    const { root: dir, tools } = workspace({ 'f.txt': 'x\n', 'd/g.txt': 'y\n' })
+    const abs = join(dir, 'gone.txt')
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      ['read_file', { path: './gone.txt' }, 'not_found', 'No such file: ./gone.txt'],
+      ['read_file', { path: abs }, 'not_found', `No such file: ${abs}`],
+      ['read_file', { path: './d/' }, 'not_a_file', 'Path is a directory: ./d/'],
+      ['edit_file', { path: './gone.txt', old_string: 'a', new_string: 'b' }, 'not_found', 'No such file: ./gone.txt'],
+      ['write_file', { path: 'd/../d', content: 'x' }, 'not_a_file', 'Path is a directory: d/../d'],
+      ['list_dir', { path: './nope' }, 'not_found', 'No such file: ./nope'],
+      ['list_dir', { path: './f.txt' }, 'not_a_file', 'Not a directory: ./f.txt'],
+      ['diff', { from: './f.txt', to: './gone.txt' }, 'not_found', 'No such file: ./gone.txt'],
+      ['bash', { command: 'true', cwd: './f.txt' }, 'not_a_file', 'Not a directory: ./f.txt'],
+    ]
+    for (const [name, args, code, message] of cases) {
+      const e = err(await tools.callTool(name, args))
+      expect([name, e.error, e.message]).toEqual([name, code, message])
+      expect(e.path).toBe(message.slice(message.indexOf(': ') + 2))
+    }
+  })
+
+  it('tree names a missing directory by its display path', async () => {
+    // Wording §4: "`<p>` is the caller's `<input>` almost everywhere; ... tree the display path
+    // of its directory".
+    const { tools } = workspace({ 'f.txt': 'x' })
+    expect(envelopeText(await tools.callTool('tree', { path: './x/../gone' }))).toBe(
+      '{"error":"not_found","message":"No such file: gone","path":"gone"}',
+    )
+    expect(err(await tools.callTool('tree', { path: './f.txt' })).message).toBe(
+      'Not a directory: ./f.txt',
+    )
   })
 
   it('reports the self-bounded tools of the registry', () => {

@@ -1054,8 +1054,8 @@ mod tests {
         assert_eq!(
             notes,
             vec![
-                r#"unknown option "frobnicate" is ignored"#.to_string(),
                 r#"unknown option "readonly" is ignored; did you mean "readOnly"?"#.to_string(),
+                r#"unknown option "frobnicate" is ignored"#.to_string(),
             ]
         );
         let every_known = json!({

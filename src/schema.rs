@@ -700,7 +700,8 @@ mod tests {
         let err = lenient(json!({"limit": -1, "flag": "yes"})).unwrap_err();
         assert_eq!(
             err.message,
-            "data must have required property 'path'; data/flag must be boolean; data/limit must be >= 0"
+            // ajv's order: `required`, then each property in the schema's order.
+            "data must have required property 'path'; data/limit must be >= 0; data/flag must be boolean"
         );
         assert!(err.fields.is_empty());
         let err = lenient(json!({"path": "a", "edits": []})).unwrap_err();

@@ -117,14 +117,14 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     let file = crate::confine::open_read(path).map_err(|e| {
         // Some platforms refuse to open a directory at all; it is still `not_a_file`.
         if crate::confine::stat(path).is_ok_and(|m| m.is_dir()) {
-            ToolError::is_a_directory(&path.display)
+            ToolError::is_a_directory(&path.input)
         } else {
-            io_err(e, &path.display)
+            io_err(e, &path.input)
         }
     })?;
-    let meta = file.metadata().map_err(|e| io_err(e, &path.display))?;
+    let meta = file.metadata().map_err(|e| io_err(e, &path.input))?;
     if meta.is_dir() {
-        return Err(ToolError::is_a_directory(&path.display));
+        return Err(ToolError::is_a_directory(&path.input));
     }
     if !meta.is_file() {
         return Err(not_regular(&path.display));
@@ -132,17 +132,17 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     if meta.len() > config.max_file_bytes {
         return Err(too_large(
             config,
-            &path.display,
+            &path.input,
             meta.len(),
             config.max_file_bytes,
         ));
     }
     let bytes = read_sized(file, meta.len(), config.max_file_bytes)
-        .map_err(|e| io_err(e, &path.display))?;
+        .map_err(|e| io_err(e, &path.input))?;
     if bytes.len() as u64 > config.max_file_bytes {
         return Err(too_large(
             config,
-            &path.display,
+            &path.input,
             bytes.len() as u64,
             config.max_file_bytes,
         ));
@@ -831,6 +831,24 @@ mod tests {
         assert!(too_large(&extras, "big", 2000, 1024)
             .message
             .contains("Search it with grep instead"));
+    }
+
+    #[test]
+    fn read_errors_quote_the_path_as_given() {
+        // CONTRACT-v0.5: "`<input>` is the path string exactly as the caller passed it";
+        // "Missing → `not_found` `No such file: <input>`", `Path is a directory: <input>`.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        let c = crate::testutil::config_at(dir.path());
+        for (raw, message) in [
+            ("./gone", "No such file: ./gone"),
+            ("d/../gone", "No such file: d/../gone"),
+            ("./d/", "Path is a directory: ./d/"),
+        ] {
+            let path = crate::paths::resolve(&c, raw).unwrap();
+            let e = read_capped(&path, &c).unwrap_err();
+            assert_eq!((e.message.as_str(), &e.fields["path"]), (message, &serde_json::json!(raw)));
+        }
     }
 
     #[test]

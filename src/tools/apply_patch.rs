@@ -363,17 +363,20 @@ fn plan(
 /// under `maxFileBytes`.
 fn read_existing(path: &WorkPath, config: &Config, format: Format) -> ToolResult<Vec<u8>> {
     if atomic::check_target(path)?.is_none() {
-        let message = if exact_texts(config, format) {
-            format!("No such file: {}", path.display)
+        let (message, shown) = if exact_texts(config, format) {
+            (format!("No such file: {}", path.input), &path.input)
         } else {
-            format!(
-                "No such file: {0}. To create it, use {1}.",
-                path.display,
-                create_hint(format, &path.display)
+            (
+                format!(
+                    "No such file: {0}. To create it, use {1}.",
+                    path.display,
+                    create_hint(format, &path.display)
+                ),
+                &path.display,
             )
         };
         return Err(ToolError::new(crate::error::ErrorCode::NotFound, message)
-            .with("path", path.display.as_str()));
+            .with("path", shown.as_str()));
     }
     read_capped(path, config)
 }

@@ -118,9 +118,9 @@ impl Tool for Bash {
             let names_file = e.kind() == std::io::ErrorKind::NotADirectory
                 && crate::confine::stat(&cwd).is_ok_and(|st| !st.is_dir());
             if names_file {
-                ToolError::not_a_directory(&cwd.display)
+                ToolError::not_a_directory(&cwd.input)
             } else {
-                io_err(e, &cwd.display)
+                io_err(e, &cwd.input)
             }
         })?;
         if nul {

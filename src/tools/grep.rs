@@ -1296,8 +1296,26 @@ mod tests {
         )
         .unwrap();
         assert_eq!(count, "t.rs:1");
-        let e = grep(root, json!({"pattern": r"a\nb"})).unwrap_err();
+        // With extras the engine's advice; the root words it as the contract (ripgrep's or
+        // the regex engine's own report).
+        let extras = Config {
+            extras: true,
+            ..config(root)
+        };
+        let e = crate::testutil::call_text("grep", json!({"pattern": r"a\nb"}), &extras)
+            .unwrap_err();
         assert!(e.message.contains("multiline: true"), "{}", e.message);
+        let rg = Config {
+            ripgrep_available: true,
+            ..config(root)
+        };
+        let e = crate::testutil::call_text("grep", json!({"pattern": r"a\nb"}), &rg).unwrap_err();
+        assert!(
+            e.message.starts_with("ripgrep error: ")
+                && e.message.ends_with("When multiline mode is enabled, new line characters can be matched."),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

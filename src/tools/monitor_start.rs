@@ -74,9 +74,9 @@ impl Tool for MonitorStart {
             .with("field", "command"));
         }
         let cwd = paths::resolve_or_root(ctx, args.cwd.as_deref())?;
-        let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.display))?;
+        let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.input))?;
         if !meta.is_dir() {
-            return Err(ToolError::not_a_directory(&cwd.display));
+            return Err(ToolError::not_a_directory(&cwd.input));
         }
         let ready_when = match &args.ready_when {
             Some(src) => Some((src.as_str(), compile(src, "ready_when", ctx.contract_exact())?)),
