@@ -547,13 +547,19 @@ function envelopeText(r: root.DispatchResult): string {
 describe('the close-reading audit: texts, fields and orders the contract pins', () => {
   it('an envelope is error, message, then the fields in order (serializeError)', async () => {
     // CONTRACT.md: "`serializeError(e)` → `JSON.stringify({ error: code, message, ...fields })`".
-    const { tools } = workspace({ big: 'x'.repeat(2000), 'a.txt': 'foo\nfoo\n' }, { maxFileBytes: 1024 })
+    const { tools } = workspace(
+      { big: 'x'.repeat(2000), 'a.txt': 'foo\nfoo\n' },
+      { maxFileBytes: 1024 },
+    )
     expect(envelopeText(await tools.callTool('read_file', { path: 'big' }))).toBe(
       '{"error":"too_large","message":"File is 2000 bytes, exceeding the 1024-byte limit (raise MAX_FILE_BYTES): big","path":"big","size":2000,"limit":1024}',
     )
     const m = JSON.parse(
       envelopeText(
-        await tools.callTool('multi_edit', { path: 'a.txt', edits: [{ old_string: '', new_string: 'y' }] }),
+        await tools.callTool('multi_edit', {
+          path: 'a.txt',
+          edits: [{ old_string: '', new_string: 'y' }],
+        }),
       ),
     )
     expect(Object.keys(m).slice(0, 2)).toEqual(['error', 'message'])
@@ -644,7 +650,9 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
       expect(Object.keys(e)).toEqual(['error', 'message', 'pattern'])
       expect(e.pattern).toBe('(')
       expect(e.message).toBe(
-        rg ? 'ripgrep error: regex parse error:\n    (\n    ^\nerror: unclosed group' : 'Invalid regex: unclosed group',
+        rg
+          ? 'ripgrep error: regex parse error:\n    (\n    ^\nerror: unclosed group'
+          : 'Invalid regex: unclosed group',
       )
     }
   })
@@ -660,11 +668,17 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
       message: 'Invalid ready_when regex: unclosed group',
       ready_when: '(',
     })
-    const done = JSON.parse(ok(await tools.callTool('monitor_start', { command: 'exit 0', ready_when: 'never' })))
+    const done = JSON.parse(
+      ok(await tools.callTool('monitor_start', { command: 'exit 0', ready_when: 'never' })),
+    )
     expect(Object.keys(done)).toEqual(['id', 'running', 'ready', 'output', 'next_offset'])
     expect([done.ready, done.running]).toEqual([false, false])
     const p = err(await tools.callTool('monitor_poll', { id: done.id, match: '(' }))
-    expect(p).toEqual({ error: 'invalid_input', message: 'Invalid match regex: unclosed group', match: '(' })
+    expect(p).toEqual({
+      error: 'invalid_input',
+      message: 'Invalid match regex: unclosed group',
+      match: '(',
+    })
     await tools.callTool('monitor_stop', { id: done.id })
   })
 
@@ -694,9 +708,10 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     const { tools } = workspace({}, { maxBashOutputBytes: 1024 })
     const before = Date.now()
     const out = JSON.parse(ok(await tools.callTool('bash', { command: 'seq 1 2000' })))
-    const m = /full output written to \.clarvis\/bash-(\d+)-(\d+)-(\d+)-([0-9a-f]{12})\.stdout\.log/.exec(
-      out.stdout,
-    )
+    const m =
+      /full output written to \.clarvis\/bash-(\d+)-(\d+)-(\d+)-([0-9a-f]{12})\.stdout\.log/.exec(
+        out.stdout,
+      )
     expect(m).not.toBeNull()
     expect(Number(m?.[1])).toBe(process.pid)
     expect(Math.abs(Number(m?.[2]) - before)).toBeLessThan(60_000)
@@ -730,13 +745,21 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
         return true
       }
       expect(() =>
-        root.resolveConfig({ workspaceRoot: join(dir, 'none'), probeRipgrep: probe, probeTreeSitter: probe }),
+        root.resolveConfig({
+          workspaceRoot: join(dir, 'none'),
+          probeRipgrep: probe,
+          probeTreeSitter: probe,
+        }),
       ).toThrow('Workspace root does not exist:')
-      expect(() => root.buildConfig([], { WORKSPACE_ROOT: dir, MAX_OUTPUT_BYTES: 'x' }, probe, probe)).toThrow(
-        'MAX_OUTPUT_BYTES must be a positive integer, got: x',
-      )
+      expect(() =>
+        root.buildConfig([], { WORKSPACE_ROOT: dir, MAX_OUTPUT_BYTES: 'x' }, probe, probe),
+      ).toThrow('MAX_OUTPUT_BYTES must be a positive integer, got: x')
       expect(calls).toBe(0)
-      const c = root.resolveConfig({ workspaceRoot: dir, probeRipgrep: probe, probeTreeSitter: () => false })
+      const c = root.resolveConfig({
+        workspaceRoot: dir,
+        probeRipgrep: probe,
+        probeTreeSitter: () => false,
+      })
       expect(calls).toBe(1)
       expect([c.ripgrepAvailable, c.treeSitterAvailable]).toEqual([true, false])
     } finally {
@@ -748,14 +771,20 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     // Wording §3: "(not frozen)": a caller may change a field, and dispatch must read it.
     const { root: dir } = workspace({ 'a.txt': 'x\n' })
     const config = root.resolveConfig({ workspaceRoot: dir })
-    expect(ok(await root.dispatch('write_file', { path: 'b.txt', content: 'y' }, config))).toMatch(/created/)
+    expect(ok(await root.dispatch('write_file', { path: 'b.txt', content: 'y' }, config))).toMatch(
+      /created/,
+    )
     config.readOnly = true
-    expect(err(await root.dispatch('write_file', { path: 'b.txt', content: 'z' }, config))).toEqual({
-      error: 'not_found',
-      message: 'Unknown tool: write_file',
-    })
+    expect(err(await root.dispatch('write_file', { path: 'b.txt', content: 'z' }, config))).toEqual(
+      {
+        error: 'not_found',
+        message: 'Unknown tool: write_file',
+      },
+    )
     config.readOnly = false
-    expect(ok(await root.dispatch('write_file', { path: 'b.txt', content: 'z' }, config))).toMatch(/overwritten/)
+    expect(ok(await root.dispatch('write_file', { path: 'b.txt', content: 'z' }, config))).toMatch(
+      /overwritten/,
+    )
   })
 
   it('grep names a missing search root by its absolute path, before compiling the pattern', async () => {
@@ -764,7 +793,11 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     const { root: dir, tools } = workspace()
     for (const pattern of ['x', '(']) {
       expect(envelopeText(await tools.callTool('grep', { pattern, path: 'nope/d' }))).toBe(
-        JSON.stringify({ error: 'not_found', message: `No such file: ${join(dir, 'nope/d')}`, path: join(dir, 'nope/d') }),
+        JSON.stringify({
+          error: 'not_found',
+          message: `No such file: ${join(dir, 'nope/d')}`,
+          path: join(dir, 'nope/d'),
+        }),
       )
     }
   })
@@ -789,7 +822,9 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     // v0.5 §2 mkdir: "Behaves like `mkdir -p`". Output `Created directory <rel>.`
     const { root: dir, tools } = workspace()
     expect(ok(await tools.callTool('mkdir', { path: './a/b/' }))).toBe('Created directory a/b.')
-    expect(ok(await tools.callTool('mkdir', { path: 'a/b/' }))).toBe('Directory already exists: a/b.')
+    expect(ok(await tools.callTool('mkdir', { path: 'a/b/' }))).toBe(
+      'Directory already exists: a/b.',
+    )
     expect(readdirSync(join(dir, 'a'))).toEqual(['b'])
   })
 
@@ -803,7 +838,12 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
       ['read_file', { path: './gone.txt' }, 'not_found', 'No such file: ./gone.txt'],
       ['read_file', { path: abs }, 'not_found', `No such file: ${abs}`],
       ['read_file', { path: './d/' }, 'not_a_file', 'Path is a directory: ./d/'],
-      ['edit_file', { path: './gone.txt', old_string: 'a', new_string: 'b' }, 'not_found', 'No such file: ./gone.txt'],
+      [
+        'edit_file',
+        { path: './gone.txt', old_string: 'a', new_string: 'b' },
+        'not_found',
+        'No such file: ./gone.txt',
+      ],
       ['write_file', { path: 'd/../d', content: 'x' }, 'not_a_file', 'Path is a directory: d/../d'],
       ['list_dir', { path: './nope' }, 'not_found', 'No such file: ./nope'],
       ['list_dir', { path: './f.txt' }, 'not_a_file', 'Not a directory: ./f.txt'],

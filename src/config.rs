@@ -477,7 +477,7 @@ fn js_number(f: f64) -> String {
     if f.fract() == 0.0 && abs < 9_007_199_254_740_992.0 {
         return format!("{f:.0}");
     }
-    if abs >= 1e21 || abs < 1e-6 {
+    if !(1e-6..1e21).contains(&abs) {
         // Rust's `{:e}` is the shortest round-trip mantissa: `1e21`, `1.5e-7`.
         let e = format!("{f:e}");
         return match e.split_once('e') {
@@ -868,9 +868,7 @@ pub fn newest_options_from_argv_env(
     let timeout = int("BASH_TIMEOUT_MS")?;
     let timeout_max = int("BASH_TIMEOUT_MAX_MS")?;
     let number = |v: &Option<Value>, default: u64| {
-        v.as_ref()
-            .and_then(Value::as_f64)
-            .unwrap_or(default as f64)
+        v.as_ref().and_then(Value::as_f64).unwrap_or(default as f64)
     };
     let (min, max) = (
         number(&timeout, DEFAULT_BASH_TIMEOUT_MS),

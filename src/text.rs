@@ -137,8 +137,8 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
             config.max_file_bytes,
         ));
     }
-    let bytes = read_sized(file, meta.len(), config.max_file_bytes)
-        .map_err(|e| io_err(e, &path.input))?;
+    let bytes =
+        read_sized(file, meta.len(), config.max_file_bytes).map_err(|e| io_err(e, &path.input))?;
     if bytes.len() as u64 > config.max_file_bytes {
         return Err(too_large(
             config,
@@ -222,9 +222,9 @@ pub fn too_large(config: &Config, display: &str, size: u64, limit: u64) -> ToolE
         )
     };
     ToolError::new(ErrorCode::TooLarge, message)
-    .with("path", display)
-    .with("size", size)
-    .with("limit", limit)
+        .with("path", display)
+        .with("size", size)
+        .with("limit", limit)
 }
 
 /// The `is_binary` error for a file with NUL bytes.
@@ -847,7 +847,10 @@ mod tests {
         ] {
             let path = crate::paths::resolve(&c, raw).unwrap();
             let e = read_capped(&path, &c).unwrap_err();
-            assert_eq!((e.message.as_str(), &e.fields["path"]), (message, &serde_json::json!(raw)));
+            assert_eq!(
+                (e.message.as_str(), &e.fields["path"]),
+                (message, &serde_json::json!(raw))
+            );
         }
     }
 

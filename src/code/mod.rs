@@ -277,10 +277,10 @@ fn warning(
     // warning is the contract's line exactly (CONTRACT-v0.5 §4), and parses nothing more.
     let broken_before = !contract_only(config)
         && before().is_some_and(|b| {
-        b.len() <= parse::WARNING_LIMIT
-            && parse::parse(grammar, &b, parse::WARNING_BUDGET, &never)
-                .is_ok_and(|t| t.root_node().has_error())
-    });
+            b.len() <= parse::WARNING_LIMIT
+                && parse::parse(grammar, &b, parse::WARNING_BUDGET, &never)
+                    .is_ok_and(|t| t.root_node().has_error())
+        });
     if broken_before {
         line.push_str(" The file already had syntax errors before this write.");
     }

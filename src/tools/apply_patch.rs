@@ -375,8 +375,9 @@ fn read_existing(path: &WorkPath, config: &Config, format: Format) -> ToolResult
                 &path.display,
             )
         };
-        return Err(ToolError::new(crate::error::ErrorCode::NotFound, message)
-            .with("path", shown.as_str()));
+        return Err(
+            ToolError::new(crate::error::ErrorCode::NotFound, message).with("path", shown.as_str())
+        );
     }
     read_capped(path, config)
 }
@@ -480,7 +481,11 @@ mod tests {
         for (patch, envelope) in cases {
             assert_eq!(run(&c, patch).unwrap_err().envelope(), envelope, "{patch}");
             // With extras the engine's own texts (and the diagnosis) stay.
-            assert_ne!(run(&extras, patch).unwrap_err().envelope(), envelope, "{patch}");
+            assert_ne!(
+                run(&extras, patch).unwrap_err().envelope(),
+                envelope,
+                "{patch}"
+            );
         }
     }
 

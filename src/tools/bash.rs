@@ -779,7 +779,9 @@ mod tests {
             extras: true,
             ..exact
         };
-        assert!(run(&extras).message.contains("and was killed with all its child processes"));
+        assert!(run(&extras)
+            .message
+            .contains("and was killed with all its child processes"));
     }
 
     #[cfg(unix)]

@@ -1302,8 +1302,8 @@ mod tests {
             extras: true,
             ..config(root)
         };
-        let e = crate::testutil::call_text("grep", json!({"pattern": r"a\nb"}), &extras)
-            .unwrap_err();
+        let e =
+            crate::testutil::call_text("grep", json!({"pattern": r"a\nb"}), &extras).unwrap_err();
         assert!(e.message.contains("multiline: true"), "{}", e.message);
         let rg = Config {
             ripgrep_available: true,
@@ -1312,7 +1312,9 @@ mod tests {
         let e = crate::testutil::call_text("grep", json!({"pattern": r"a\nb"}), &rg).unwrap_err();
         assert!(
             e.message.starts_with("ripgrep error: ")
-                && e.message.ends_with("When multiline mode is enabled, new line characters can be matched."),
+                && e.message.ends_with(
+                    "When multiline mode is enabled, new line characters can be matched."
+                ),
             "{}",
             e.message
         );

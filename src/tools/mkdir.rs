@@ -34,7 +34,14 @@ impl Tool for Mkdir {
         // `mkdir -p a/b/`: a trailing `/` names the directory to make, so it is not required
         // to exist yet (the resolver's rule for every other tool).
         let trimmed = args.path.trim_end_matches('/');
-        let path = paths::resolve(config, if trimmed.is_empty() { &args.path } else { trimmed })?;
+        let path = paths::resolve(
+            config,
+            if trimmed.is_empty() {
+                &args.path
+            } else {
+                trimmed
+            },
+        )?;
         match confine::stat(&path) {
             Ok(m) if m.is_dir() => {
                 return Ok(format!("Directory already exists: {}.", path.display).into())
@@ -112,7 +119,10 @@ mod tests {
         let root = dir.path();
         assert_eq!(run(root, "./n/m/").unwrap(), "Created directory n/m.");
         assert!(root.join("n/m").is_dir());
-        assert_eq!(run(root, "n/m//").unwrap(), "Directory already exists: n/m.");
+        assert_eq!(
+            run(root, "n/m//").unwrap(),
+            "Directory already exists: n/m."
+        );
         fs::write(root.join("f"), "x").unwrap();
         assert_eq!(
             run(root, "f/").unwrap_err().message,

@@ -134,6 +134,8 @@ mod tests {
         );
         let e = compile("(", "ready_when", false).unwrap_err();
         assert_eq!(e.fields["field"], "ready_when");
-        assert!(e.message.starts_with("Invalid ready_when regex: regex parse error:"));
+        assert!(e
+            .message
+            .starts_with("Invalid ready_when regex: regex parse error:"));
     }
 }

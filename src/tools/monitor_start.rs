@@ -79,7 +79,10 @@ impl Tool for MonitorStart {
             return Err(ToolError::not_a_directory(&cwd.input));
         }
         let ready_when = match &args.ready_when {
-            Some(src) => Some((src.as_str(), compile(src, "ready_when", ctx.contract_exact())?)),
+            Some(src) => Some((
+                src.as_str(),
+                compile(src, "ready_when", ctx.contract_exact())?,
+            )),
             None => None,
         };
         let timeout_ms = match args.ready_timeout_ms {
