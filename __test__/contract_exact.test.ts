@@ -1,7 +1,7 @@
 // The newest contract to the letter, at the package root: each test cites the section of
 // /work/shared/CONTRACT-v0.5-wording.md (or CONTRACT-v0.5.md) whose marker, message or rule it
 // checks. The seed entry's search-incomplete marker is checked here too.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -855,6 +855,30 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
       expect([name, e.error, e.message]).toEqual([name, code, message])
       expect(e.path).toBe(message.slice(message.indexOf(': ') + 2))
     }
+  })
+
+  it('monitor_start with a NUL byte fails as Node spawning its sh -c script does', async () => {
+    // v0.5 §3: the command runs as `sh -c "trap 'printf \"%s\" \"$?\" > \"$MON_EXIT\"'
+    // EXIT\n<command>\n"`; "Order: cwd check, regex compile, live-count check, spawn"; "A spawn
+    // failure → `io_error` `Failed to spawn monitor: <msg>`". The expected text is Node's own.
+    const { tools } = workspace({ f: 'x' })
+    for (const command of ['echo a\0b', `${'x'.repeat(200)}\0`]) {
+      const script = `trap 'printf "%s" "$?" > "$MON_EXIT"' EXIT\n${command}\n`
+      let nodeMessage = ''
+      try {
+        spawn('sh', ['-c', script])
+      } catch (e) {
+        nodeMessage = (e as Error).message
+      }
+      expect(nodeMessage).toContain('without null bytes')
+      expect(err(await tools.callTool('monitor_start', { command }))).toEqual({
+        error: 'io_error',
+        message: `Failed to spawn monitor: ${nodeMessage}`,
+      })
+    }
+    expect(err(await tools.callTool('monitor_start', { command: 'a\0', cwd: 'f' })).error).toBe(
+      'not_a_file',
+    )
   })
 
   it('tree names a missing directory by its display path', async () => {

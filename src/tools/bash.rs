@@ -129,8 +129,8 @@ impl Tool for Bash {
             return Err(ToolError::new(
                 ErrorCode::IoError,
                 format!(
-                    "Failed to spawn command: The argument 'args[1]' must be a string without null bytes. Received {}",
-                    node_inspect_received(&args.command)
+                    "Failed to spawn command: {}",
+                    null_bytes_message(&args.command)
                 ),
             ));
         }
@@ -473,6 +473,14 @@ fn fit_tails(
         out
     });
     frame(&shown[0], &shown[1])
+}
+
+/// Node's refusal of a `sh -c` script holding a NUL byte (`spawn('sh', ['-c', script])`).
+pub(super) fn null_bytes_message(script: &str) -> String {
+    format!(
+        "The argument 'args[1]' must be a string without null bytes. Received {}",
+        node_inspect_received(script)
+    )
 }
 
 /// What Node's `ERR_INVALID_ARG_VALUE` shows after `Received ` for a string: its
