@@ -99,14 +99,14 @@ pub fn check_target(path: &WorkPath) -> ToolResult<Option<Stat>> {
         Ok(parent) => parent,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
-            return Err(ToolError::is_a_directory(&path.display));
+            return Err(ToolError::is_a_directory(&path.input));
         }
-        Err(e) => return Err(io_err(e, &path.display)),
+        Err(e) => return Err(io_err(e, &path.input)),
     };
     match dir.stat(&name) {
         Ok(st) => judge_target(path, st).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_err(e, &path.display)),
+        Err(e) => Err(io_err(e, &path.input)),
     }
 }
 
@@ -117,7 +117,7 @@ fn judge_target(path: &WorkPath, st: Stat) -> ToolResult<Stat> {
             path.display
         ))
         .with("path", path.display.as_str())),
-        Kind::Dir => Err(ToolError::is_a_directory(&path.display)),
+        Kind::Dir => Err(ToolError::is_a_directory(&path.input)),
         Kind::Other => Err(ToolError::new(
             ErrorCode::NotAFile,
             format!(
