@@ -6,17 +6,9 @@ use serde::Deserialize;
 use super::Tool;
 use crate::call::Ctx;
 use crate::config::Config;
-use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::error::{io_err, ToolError, ToolResult};
 use crate::output::Output;
 use crate::{confine, paths};
-
-fn not_a_directory(display: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::NotAFile,
-        format!("Not a directory: {display} is a file. Use read_file to read it."),
-    )
-    .with("path", display)
-}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -44,14 +36,14 @@ impl Tool for ListDir {
             let names_file = e.kind() == std::io::ErrorKind::NotADirectory
                 && confine::stat(&dir).is_ok_and(|st| !st.is_dir());
             if names_file {
-                not_a_directory(&dir.display)
+                ToolError::not_a_directory(&dir.input)
             } else {
-                io_err(e, &dir.display)
+                io_err(e, &dir.input)
             }
         })?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
-        for name in handle.entries().map_err(|e| io_err(e, &dir.display))? {
+        for name in handle.entries().map_err(|e| io_err(e, &dir.input))? {
             // Symlinks are followed for type and size; an entry whose stat fails (a dangling
             // link) is listed as a file of size 0 (CONTRACT-v0.5-wording §5).
             let meta = handle.stat_follow(&name).ok();

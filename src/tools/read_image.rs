@@ -36,7 +36,12 @@ impl Tool for ReadImage {
         use base64::Engine as _;
         let image = load(ctx, &args.path, ctx.max_image_bytes)?;
         let data = base64::engine::general_purpose::STANDARD.encode(&image.bytes);
-        let mut out = Output::image(data, image.mime)
+        let out = Output::image(data, image.mime);
+        if ctx.contract_exact() {
+            // The contract's result is exactly one image part (CONTRACT-v0.5 §2), no meta.
+            return Ok(out);
+        }
+        let mut out = out
             .with_meta("mimeType", image.mime)
             .with_meta("bytes", image.bytes.len());
         if let Some((width, height)) = image.size {
@@ -60,7 +65,7 @@ pub fn load(config: &Config, raw: &str, max_image_bytes: u64) -> ToolResult<Imag
     let path = paths::resolve(config, raw)?;
     let file = crate::confine::open_read(&path).map_err(|e| {
         if crate::confine::stat(&path).is_ok_and(|m| m.is_dir()) {
-            is_dir(raw)
+            ToolError::is_a_directory(raw)
         } else if e.kind() == std::io::ErrorKind::NotFound {
             not_found(raw)
         } else {
@@ -69,7 +74,7 @@ pub fn load(config: &Config, raw: &str, max_image_bytes: u64) -> ToolResult<Imag
     })?;
     let meta = file.metadata().map_err(|e| io_err(e, raw))?;
     if meta.is_dir() {
-        return Err(is_dir(raw));
+        return Err(ToolError::is_a_directory(raw));
     }
     if !meta.is_file() {
         return Err(not_an_image(raw));
@@ -89,10 +94,6 @@ pub fn load(config: &Config, raw: &str, max_image_bytes: u64) -> ToolResult<Imag
     };
     let size = dimensions(&bytes, mime);
     Ok(Image { bytes, mime, size })
-}
-
-fn is_dir(raw: &str) -> ToolError {
-    ToolError::new(ErrorCode::NotAFile, format!("Path is a directory: {raw}")).with("path", raw)
 }
 
 fn not_an_image(raw: &str) -> ToolError {
@@ -219,10 +220,18 @@ mod tests {
     }
 
     #[test]
-    fn the_tool_returns_one_image_part_and_meta() {
+    fn the_tool_returns_one_image_part_and_meta_with_extras() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("a"), png_3x2()).unwrap();
-        let c = config_at(dir.path());
+        // The root's answer is the image part alone (CONTRACT-v0.5 §2).
+        let exact = config_at(dir.path());
+        let out = ReadImage::run(Args { path: "a".into() }, &Ctx::plain(&exact)).unwrap();
+        assert_eq!(out.content.len(), 1);
+        assert!(out.meta.is_none());
+        let c = Config {
+            extras: true,
+            ..config_at(dir.path())
+        };
         let out = ReadImage::run(Args { path: "a".into() }, &Ctx::plain(&c)).unwrap();
         assert_eq!(out.content.len(), 1);
         assert!(
