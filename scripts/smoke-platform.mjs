@@ -1,7 +1,7 @@
 // `npm run smoke:platform -- <rust-target> [--no-qemu]`: checks the file `npm run build:platform` put in
 // npm/<platform>/, as far as a Linux x64 machine can. Exits non-zero on the first failed check.
-// - Every target: object format and architecture, the exported N-API registration symbol,
-//   the libraries it links against, under 40 MB; and the loader's error on this machine with
+// - Every target: object format and architecture, the exported N-API registration symbol (and
+//   no other export), the libraries it links against, under 40 MB; and the loader's error on this machine with
 //   that platform package installed (the real file in it) instead of this machine's own.
 // - linux-x64-gnu: host Node loads the package through its real loader and calls tools.
 // - linux-arm64-gnu: the same under qemu-aarch64 with Debian's arm64 Node, plus the loader's
