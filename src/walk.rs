@@ -462,6 +462,24 @@ where
     }
 }
 
+/// `f` of each of `items`, in their order, computed on the walk pool's threads one item at a
+/// time (for work that is heavy per item, such as parsing a file; a thread that finishes early
+/// takes the next item), or here when there is no pool.
+pub fn par_map<T, R, F>(items: Vec<T>, f: F) -> Vec<R>
+where
+    T: Send,
+    R: Send,
+    F: Fn(T) -> R + Sync + Send,
+{
+    use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+    match POOL.as_ref() {
+        Some(pool) if items.len() > 1 => {
+            pool.install(|| items.into_par_iter().with_max_len(1).map(f).collect())
+        }
+        _ => items.into_iter().map(f).collect(),
+    }
+}
+
 /// One thread's visitor and what it kept.
 struct Slot<T, V> {
     visitor: Option<V>,
