@@ -275,6 +275,73 @@ describe('fsError (wording §4)', () => {
   })
 })
 
+describe('read_file offsets and directories (wording §2, §4)', () => {
+  it('words a zero offset and one past the end as the contract does', async () => {
+    // "`offset must be non-zero: use a positive 1-indexed line, or a negative tail offset.`;
+    // `offset <o> exceeds file line count <n>; read from offset 1..<n>` (field `line_count`)".
+    // read_file's messages are unchanged since the seed contract (CONTRACT-v0.5 §6).
+    const dir = tempDir()
+    writeTree(dir, { 'f.txt': 'a\nb\nc\n' })
+    const rootTools = root.createAgentTools({ workspaceRoot: dir })
+    const zero = err(await rootTools.callTool('read_file', { path: 'f.txt', offset: 0 }))
+    expect(zero).toEqual({
+      error: 'invalid_input',
+      message: 'offset must be non-zero: use a positive 1-indexed line, or a negative tail offset.',
+    })
+    const past = err(await rootTools.callTool('read_file', { path: 'f.txt', offset: 10 }))
+    expect(past).toEqual({
+      error: 'invalid_input',
+      message: 'offset 10 exceeds file line count 3; read from offset 1..3',
+      line_count: 3,
+    })
+    const seedTools = seed.createAgentTools({ workspaceRoot: dir })
+    const r = await seedTools.callTool('read_file', { path: 'f.txt', offset: 10 })
+    expect(r.isError).toBe(true)
+    expect(JSON.parse(r.text)).toEqual(past)
+  })
+
+  it('a directory read as a file, or a file listed as a directory, is named as the contract does', async () => {
+    // "Thrown directly (not via fsError): `Path is a directory: <input>` (reading a directory
+    // as a file) and `Not a directory: <input>` (`list_dir`, `tree`, bash `cwd`)".
+    const { root: dir, tools } = workspace({ 'd/a.txt': 'a\n', 'f.txt': 'x\n' })
+    const notAFile = (message: string, path: string) => ({ error: 'not_a_file', message, path })
+    const onDirectory: [string, Record<string, unknown>][] = [
+      ['read_file', { path: 'd' }],
+      ['edit_file', { path: 'd', old_string: 'a', new_string: 'b' }],
+      ['write_file', { path: 'd', content: 'x' }],
+    ]
+    for (const [tool, args] of onDirectory) {
+      expect(err(await tools.callTool(tool, args))).toEqual(notAFile('Path is a directory: d', 'd'))
+    }
+    expect(err(await tools.callTool('list_dir', { path: 'f.txt' }))).toEqual(
+      notAFile('Not a directory: f.txt', 'f.txt'),
+    )
+    expect(err(await tools.callTool('tree', { path: 'f.txt' }))).toEqual(
+      notAFile('Not a directory: f.txt', 'f.txt'),
+    )
+    expect(err(await tools.callTool('bash', { command: 'pwd', cwd: 'f.txt' }))).toEqual(
+      notAFile('Not a directory: f.txt', 'f.txt'),
+    )
+    // The directory is untouched.
+    expect(readFileSync(join(dir, 'd/a.txt'), 'utf8')).toBe('a\n')
+  })
+})
+
+describe('syntax warnings know the contract languages only, unless extras', () => {
+  it('a broken Kotlin file gets no warning at the root, and one with extras', async () => {
+    // The contract's grammar table (CONTRACT-v0.5 §4, -wording §6) has no Kotlin; check_syntax
+    // refuses `.kt` at the root without extras, so a write of one is not checked either.
+    const { tools } = workspace({})
+    const broken = 'fun main( {\n'
+    expect(ok(await tools.callTool('write_file', { path: 'a.kt', content: broken }))).toBe(
+      'Wrote 12 bytes to a.kt (created).',
+    )
+    const { tools: withExtras } = workspace({}, { extras: true })
+    const text = ok(await withExtras.callTool('write_file', { path: 'a.kt', content: broken }))
+    expect(text).toContain('warning: kotlin syntax error in a.kt at line 1')
+  })
+})
+
 describe('list_dir (wording §5)', () => {
   it('lists a broken symlink as a file of size 0', async () => {
     // "Broken symlink (stat fails) → listed as a file with size 0: `<name>\t0`".
@@ -351,6 +418,10 @@ describe('apply_patch messages (wording §7)', () => {
     ['just prose\n', 'Patch contains no applicable hunks'],
     ['', 'Patch contains no applicable hunks'],
     ['--- /dev/null\n+++ /dev/null\n', 'Patch contains no applicable hunks'],
+    // "when no block has hunks and none is a rename (both cleaned names present, neither
+    // `/dev/null`, different)": a hunk-less create or delete block alone has nothing to apply.
+    ['--- /dev/null\n+++ b/new.ts\n', 'Patch contains no applicable hunks'],
+    ['--- a/x.ts\n+++ /dev/null\n', 'Patch contains no applicable hunks'],
     ['--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n', 'Patch is missing a valid file path'],
     ['@@ -1 +1 @@\n-a\n+A\n', 'Patch is missing a valid file path'],
   ]

@@ -99,7 +99,7 @@ pub fn check_target(path: &WorkPath) -> ToolResult<Option<Stat>> {
         Ok(parent) => parent,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
-            return Err(not_a_file_dir(path));
+            return Err(ToolError::is_a_directory(&path.display));
         }
         Err(e) => return Err(io_err(e, &path.display)),
     };
@@ -117,7 +117,7 @@ fn judge_target(path: &WorkPath, st: Stat) -> ToolResult<Stat> {
             path.display
         ))
         .with("path", path.display.as_str())),
-        Kind::Dir => Err(not_a_file_dir(path)),
+        Kind::Dir => Err(ToolError::is_a_directory(&path.display)),
         Kind::Other => Err(ToolError::new(
             ErrorCode::NotAFile,
             format!(
@@ -128,14 +128,6 @@ fn judge_target(path: &WorkPath, st: Stat) -> ToolResult<Stat> {
         .with("path", path.display.as_str())),
         Kind::File => Ok(st),
     }
-}
-
-fn not_a_file_dir(path: &WorkPath) -> ToolError {
-    ToolError::new(
-        ErrorCode::NotAFile,
-        format!("Not a file: {} is a directory.", path.display),
-    )
-    .with("path", path.display.as_str())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -113,6 +113,19 @@ impl ToolError {
         Self::new(ErrorCode::InvalidInput, message)
     }
 
+    /// `not_a_file` `Path is a directory: <p>`: a directory where a file was expected (the
+    /// contract's `fsError` for `EISDIR`, and its directly thrown text; wording §4).
+    pub fn is_a_directory(path: &str) -> Self {
+        Self::new(ErrorCode::NotAFile, format!("Path is a directory: {path}")).with("path", path)
+    }
+
+    /// `not_a_file` `Not a directory: <p>`: a file where a directory was expected (the
+    /// contract's `fsError` for `ENOTDIR`, and its directly thrown text for `list_dir`,
+    /// `tree` and bash's `cwd`; wording §4).
+    pub fn not_a_directory(path: &str) -> Self {
+        Self::new(ErrorCode::NotAFile, format!("Not a directory: {path}")).with("path", path)
+    }
+
     /// The fixed-message error a bug becomes; its detail goes to stderr, never to the caller.
     pub fn internal() -> Self {
         Self::new(ErrorCode::Internal, "internal error")
@@ -135,14 +148,8 @@ impl ToolError {
             io::ErrorKind::NotFound => {
                 (ErrorCode::NotFound, format!("No such file: {display_path}"))
             }
-            io::ErrorKind::IsADirectory => (
-                ErrorCode::NotAFile,
-                format!("Not a file: {display_path} is a directory"),
-            ),
-            io::ErrorKind::NotADirectory => (
-                ErrorCode::NotAFile,
-                format!("Not a file: a component of {display_path} is not a directory"),
-            ),
+            io::ErrorKind::IsADirectory => return Self::is_a_directory(display_path),
+            io::ErrorKind::NotADirectory => return Self::not_a_directory(display_path),
             _ => (
                 ErrorCode::IoError,
                 format!("{}: {}", errno_name(err), strip_os_suffix(err)),

@@ -117,14 +117,14 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     let file = crate::confine::open_read(path).map_err(|e| {
         // Some platforms refuse to open a directory at all; it is still `not_a_file`.
         if crate::confine::stat(path).is_ok_and(|m| m.is_dir()) {
-            is_directory(&path.display)
+            ToolError::is_a_directory(&path.display)
         } else {
             io_err(e, &path.display)
         }
     })?;
     let meta = file.metadata().map_err(|e| io_err(e, &path.display))?;
     if meta.is_dir() {
-        return Err(is_directory(&path.display));
+        return Err(ToolError::is_a_directory(&path.display));
     }
     if !meta.is_file() {
         return Err(not_regular(&path.display));
@@ -180,14 +180,6 @@ fn read_sized(mut file: fs::File, len: u64, max: u64) -> io::Result<Vec<u8>> {
     }
     bytes.truncate(got);
     Ok(bytes)
-}
-
-fn is_directory(display: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::NotAFile,
-        format!("Not a file: {display} is a directory. Use list_dir to see its entries."),
-    )
-    .with("path", display)
 }
 
 /// Opens for reading without ever blocking: opening a FIFO with no writer would otherwise

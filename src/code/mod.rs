@@ -63,7 +63,7 @@ pub fn prepare(
     let ext = lang::extname(input);
     // The root without `extras` knows exactly the contract's languages (CONTRACT-v0.5 §4 and
     // -wording §6): no `#!` detection, no further grammars or outlines.
-    let contract_only = config.profile == Profile::Current && !config.extras;
+    let contract_only = contract_only(config);
     let grammar = match lang::for_extension_in(&ext, contract_only) {
         Some(g) => Some(g),
         None if ext.is_empty() && !contract_only => shebang_grammar(&path),
@@ -159,6 +159,12 @@ fn tree_sitter_on(config: &Config) -> bool {
     config.tree_sitter_available && config.profile == Profile::Current
 }
 
+/// Whether the call knows only the contract's languages: the root without `extras`
+/// (CONTRACT-v0.5 §4 and -wording §6: no `#!` detection, no further grammars or outlines).
+fn contract_only(config: &Config) -> bool {
+    config.profile == Profile::Current && !config.extras
+}
+
 /// Whether writes get syntax warnings: `treeSitterAvailable` was given as true (a caller-built
 /// config without it gets none, as the contract says), and the newest contract is served (the
 /// seed contract has no warnings).
@@ -176,35 +182,46 @@ pub fn indentation_block(
     lines: &[&str],
     opts: indent::Options,
 ) -> ToolResult<indent::Selection> {
-    let tree = grammar_for_write(display, text)
+    let tree = grammar_for_write(display, text, false)
         .filter(|_| tree_sitter_on(config) && text.len() <= parse::PARSE_LIMIT)
         .and_then(|g| parse::parse(g, text, parse::TOOL_BUDGET, &|| false).ok());
     indent::select(lines, text, tree.as_ref(), opts)
 }
 
-/// The grammar a written file is checked with: its extension's, or (extensionless) the one
-/// its new content's `#!` line names.
-fn grammar_for_write(path: &str, text: &str) -> Option<&'static Grammar> {
+/// The grammar a written file is checked with: its extension's, or (extensionless, unless
+/// `contract_only`) the one its new content's `#!` line names.
+fn grammar_for_write(path: &str, text: &str, contract_only: bool) -> Option<&'static Grammar> {
     let ext = lang::extname(path);
-    match lang::for_extension(&ext) {
+    match lang::for_extension_in(&ext, contract_only) {
         Some(g) => Some(g),
-        None if ext.is_empty() => lang::for_shebang(text.split('\n').next()?.trim_end()),
+        None if ext.is_empty() && !contract_only => {
+            lang::for_shebang(text.split('\n').next()?.trim_end())
+        }
         None => None,
     }
 }
 
-/// A copy of a file's text before an edit, kept only when a warning could use it (the file has a
-/// grammar and is small enough to be checked).
-pub fn keep_before(display: &str, text: &str) -> Option<String> {
-    (text.len() <= parse::WARNING_LIMIT && grammar_for_write(display, text).is_some())
+/// The grammar a write is checked with under `config`: none when writes get no warnings.
+fn warned_grammar(config: &Config, path: &str, text: &str) -> Option<&'static Grammar> {
+    warnings_on(config)
+        .then(|| grammar_for_write(path, text, contract_only(config)))
+        .flatten()
+}
+
+/// A copy of a file's text before an edit, kept only when a warning could use it (warnings are
+/// on, the file has a grammar and is small enough to be checked).
+pub fn keep_before(config: &Config, display: &str, text: &str) -> Option<String> {
+    (text.len() <= parse::WARNING_LIMIT && warned_grammar(config, display, text).is_some())
         .then(|| text.to_string())
 }
 
 /// The text of a file about to be overwritten, when a warning could use it (see
 /// [`keep_before`]); `None` when it is missing, unreadable, too large or not UTF-8.
-pub fn read_before(path: &WorkPath) -> Option<String> {
+pub fn read_before(config: &Config, path: &WorkPath) -> Option<String> {
     let ext = lang::extname(&path.display);
-    if lang::for_extension(&ext).is_none() && !ext.is_empty() {
+    if !warnings_on(config)
+        || (lang::for_extension_in(&ext, contract_only(config)).is_none() && !ext.is_empty())
+    {
         return None;
     }
     let meta = std::fs::symlink_metadata(&path.abs).ok()?;
@@ -212,7 +229,7 @@ pub fn read_before(path: &WorkPath) -> Option<String> {
         return None;
     }
     let bytes = std::fs::read(&path.abs).ok()?;
-    keep_before(&path.display, utf8_text(&bytes)?)
+    keep_before(config, &path.display, utf8_text(&bytes)?)
 }
 
 /// The syntax warning for a write: `None` when the new text parses cleanly, has no grammar, is
@@ -248,10 +265,10 @@ fn warning(
     before: impl FnOnce() -> Option<String>,
     after: &str,
 ) -> Option<String> {
-    if !warnings_on(config) || after.len() > parse::WARNING_LIMIT {
+    if after.len() > parse::WARNING_LIMIT {
         return None;
     }
-    let grammar = grammar_for_write(display, after)?;
+    let grammar = warned_grammar(config, display, after)?;
     let never = || false;
     let tree =
         parse::parse_edited(grammar, edited_from, after, parse::WARNING_BUDGET, &never).ok()?;
@@ -290,7 +307,9 @@ impl Warnings {
         let Some(after) = utf8_text(after) else {
             return;
         };
-        if self.checked >= MAX_WARNED_FILES || grammar_for_write(display, after).is_none() {
+        if self.checked >= MAX_WARNED_FILES
+            || grammar_for_write(display, after, contract_only(config)).is_none()
+        {
             return;
         }
         self.checked += 1;
@@ -378,8 +397,17 @@ mod tests {
         assert!(w.ends_with("); run check_syntax for details."), "{w}");
         let w = syntax_warning(&config, "a.py", Some("def (:"), "def f(:\n").unwrap();
         assert!(w.ends_with(" The file already had syntax errors before this write."));
-        // Extensionless: the new content's #! line picks the grammar.
-        assert!(syntax_warning(&config, "run", None, "#!/bin/sh\nif then fi (\n").is_some());
+        // Extensionless: the new content's #! line picks the grammar, with `extras`; the
+        // root without them knows only the contract's extensions, as check_syntax does.
+        let broken_sh = "#!/bin/sh\nif then fi (\n";
+        assert_eq!(syntax_warning(&config, "run", None, broken_sh), None);
+        assert_eq!(syntax_warning(&config, "a.kt", None, "fun f( {\n"), None);
+        let extras = Config {
+            extras: true,
+            ..config.clone()
+        };
+        assert!(syntax_warning(&extras, "run", None, broken_sh).is_some());
+        assert!(syntax_warning(&extras, "a.kt", None, "fun f( {\n").is_some());
         let big = format!("let x = (;\n{}", " ".repeat(parse::WARNING_LIMIT));
         assert_eq!(syntax_warning(&config, "a.js", None, &big), None);
     }

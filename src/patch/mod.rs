@@ -280,8 +280,14 @@ pub fn parse(input: &str, newest: bool) -> ToolResult<Patch> {
     let (files, mode_only) = match format {
         Format::Unified => {
             let parsed = unified::parse(&lines, first_line, newest)?;
-            // Nothing to apply: no block has hunks, and none is a rename (or a create/delete).
-            let inert = |f: &FilePatch| matches!(&f.op, FileOp::Update { hunks, move_to: None, .. } if hunks.is_empty());
+            // Nothing to apply: no block has hunks, and none is a rename. A create or delete
+            // block without hunks counts too (CONTRACT-v0.5-wording §7: a lone hunk-less
+            // block is "no applicable hunks" whatever its names).
+            let inert = |f: &FilePatch| match &f.op {
+                FileOp::Update { hunks, move_to, .. } => hunks.is_empty() && move_to.is_none(),
+                FileOp::Add { lines, .. } => lines.is_empty(),
+                FileOp::Delete { expect, .. } => expect.as_ref().is_some_and(Vec::is_empty),
+            };
             if newest && parsed.files.iter().all(inert) {
                 return Err(ToolError::invalid_input(unified::contract::NO_HUNKS));
             }
@@ -318,6 +324,21 @@ mod tests {
 
     fn parse_seed(input: &str) -> ToolResult<Patch> {
         parse(input, false)
+    }
+
+    #[test]
+    fn hunkless_blocks_alone_have_nothing_to_apply_at_the_newest_contract() {
+        let message = |p: &str| parse(p, true).err().map(|e| e.message);
+        let none = Some(unified::contract::NO_HUNKS.to_string());
+        // A create, a delete, a modify and /dev/null -> /dev/null, each alone without hunks.
+        assert_eq!(message("--- /dev/null\n+++ b/new.txt\n"), none);
+        assert_eq!(message("--- a/old.txt\n+++ /dev/null\n"), none);
+        assert_eq!(message("--- a/f\n+++ b/f\n"), none);
+        assert_eq!(message("--- /dev/null\n+++ /dev/null\n"), none);
+        // A rename without hunks is actionable; so is a hunk-less create beside a hunk.
+        assert!(parse("--- a/f\n+++ b/g\n", true).is_ok());
+        let both = "--- /dev/null\n+++ b/new.txt\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(parse(both, true).unwrap().files.len(), 2);
     }
 
     #[test]

@@ -289,11 +289,7 @@ pub fn walk_dir(
 ) -> ToolResult<Vec<Entry>> {
     let stat = confine::stat(dir).map_err(|e| io_err(e, &dir.display))?;
     if !stat.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::NotAFile,
-            format!("Not a directory: {}", dir.display),
-        )
-        .with("path", dir.display.as_str()));
+        return Err(ToolError::not_a_directory(&dir.display));
     }
     let top = confine::open_dir(dir).map_err(|e| io_err(e, &dir.display))?;
     let mut out = Vec::new();

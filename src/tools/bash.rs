@@ -118,14 +118,7 @@ impl Tool for Bash {
             let names_file = e.kind() == std::io::ErrorKind::NotADirectory
                 && crate::confine::stat(&cwd).is_ok_and(|st| !st.is_dir());
             if names_file {
-                ToolError::new(
-                    ErrorCode::NotAFile,
-                    format!(
-                        "cwd is not a directory: {} is a file. Pass its directory as cwd.",
-                        cwd.display
-                    ),
-                )
-                .with("path", cwd.display.as_str())
+                ToolError::not_a_directory(&cwd.display)
             } else {
                 io_err(e, &cwd.display)
             }

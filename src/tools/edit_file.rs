@@ -45,7 +45,7 @@ impl Tool for EditFile {
         // Only the newest contract returns `meta.diff` (the seed's results have no meta).
         let current = config.profile == Profile::Current;
         let original = current.then(|| file.text.clone());
-        let before = code::keep_before(&path.display, &file.text);
+        let before = code::keep_before(config, &path.display, &file.text);
         let dominant = editing::dominant_for(&file.text, [args.new_string.as_str()].into_iter());
         let applied = editing::apply(
             &mut file.text,

@@ -6,17 +6,9 @@ use serde::Deserialize;
 use super::Tool;
 use crate::call::Ctx;
 use crate::config::Config;
-use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::error::{io_err, ToolError, ToolResult};
 use crate::output::Output;
 use crate::{confine, paths};
-
-fn not_a_directory(display: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::NotAFile,
-        format!("Not a directory: {display} is a file. Use read_file to read it."),
-    )
-    .with("path", display)
-}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -44,7 +36,7 @@ impl Tool for ListDir {
             let names_file = e.kind() == std::io::ErrorKind::NotADirectory
                 && confine::stat(&dir).is_ok_and(|st| !st.is_dir());
             if names_file {
-                not_a_directory(&dir.display)
+                ToolError::not_a_directory(&dir.display)
             } else {
                 io_err(e, &dir.display)
             }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::monitor_poll::{compile, mon_error, to_json};
 use super::Tool;
 use crate::call::Ctx;
-use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::error::{io_err, ToolError, ToolResult};
 use crate::monitor::{self, StartRequest, LOG_CAP};
 use crate::output::Output;
 use crate::paths;
@@ -76,14 +76,7 @@ impl Tool for MonitorStart {
         let cwd = paths::resolve_or_root(ctx, args.cwd.as_deref())?;
         let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.display))?;
         if !meta.is_dir() {
-            return Err(ToolError::new(
-                ErrorCode::NotAFile,
-                format!(
-                    "cwd is not a directory: {} is a file. Pass its directory as cwd.",
-                    cwd.display
-                ),
-            )
-            .with("path", cwd.display.as_str()));
+            return Err(ToolError::not_a_directory(&cwd.display));
         }
         let ready_when = match &args.ready_when {
             Some(src) => Some((src.as_str(), compile(src, "ready_when")?)),

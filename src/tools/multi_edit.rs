@@ -83,7 +83,7 @@ impl Tool for MultiEdit {
         // Only the newest contract returns `meta.diff` (the seed's results have no meta).
         let current = config.profile == Profile::Current;
         let original = current.then(|| file.text.clone());
-        let before = code::keep_before(&path.display, &file.text);
+        let before = code::keep_before(config, &path.display, &file.text);
         let dominant =
             editing::dominant_for(&file.text, args.edits.iter().map(|e| e.new_string.as_str()));
         let mut tolerant = 0;

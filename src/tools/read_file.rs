@@ -187,16 +187,14 @@ fn page(bytes: &[u8], offset: Option<i64>, limit: usize, rules: RowRules) -> Too
 fn first_line(offset: Option<i64>, total: usize) -> ToolResult<usize> {
     match offset.unwrap_or(1) {
         0 => Err(ToolError::invalid_input(
-            "offset 0 is invalid: lines are numbered from 1 (use a negative offset to read from the end)",
-        )
-        .with("field", "offset")),
+            "offset must be non-zero: use a positive 1-indexed line, or a negative tail offset.",
+        )),
         n if n > 0 => {
             let n = n as u64;
             if n > total as u64 {
                 return Err(ToolError::invalid_input(format!(
-                    "offset {n} is past the end of the file, which has {total} line(s); use an offset from 1 to {total}, or a negative one to read the end"
+                    "offset {n} exceeds file line count {total}; read from offset 1..{total}"
                 ))
-                .with("field", "offset")
                 .with("line_count", total));
             }
             Ok(n as usize - 1)

@@ -60,7 +60,7 @@ pub fn load(config: &Config, raw: &str, max_image_bytes: u64) -> ToolResult<Imag
     let path = paths::resolve(config, raw)?;
     let file = crate::confine::open_read(&path).map_err(|e| {
         if crate::confine::stat(&path).is_ok_and(|m| m.is_dir()) {
-            is_dir(raw)
+            ToolError::is_a_directory(raw)
         } else if e.kind() == std::io::ErrorKind::NotFound {
             not_found(raw)
         } else {
@@ -69,7 +69,7 @@ pub fn load(config: &Config, raw: &str, max_image_bytes: u64) -> ToolResult<Imag
     })?;
     let meta = file.metadata().map_err(|e| io_err(e, raw))?;
     if meta.is_dir() {
-        return Err(is_dir(raw));
+        return Err(ToolError::is_a_directory(raw));
     }
     if !meta.is_file() {
         return Err(not_an_image(raw));
@@ -89,10 +89,6 @@ pub fn load(config: &Config, raw: &str, max_image_bytes: u64) -> ToolResult<Imag
     };
     let size = dimensions(&bytes, mime);
     Ok(Image { bytes, mime, size })
-}
-
-fn is_dir(raw: &str) -> ToolError {
-    ToolError::new(ErrorCode::NotAFile, format!("Path is a directory: {raw}")).with("path", raw)
 }
 
 fn not_an_image(raw: &str) -> ToolError {

@@ -51,12 +51,7 @@ impl Tool for Tree {
         let base = paths::resolve(config, raw)?;
         match crate::confine::stat(&base) {
             Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                return Err(
-                    ToolError::new(ErrorCode::NotAFile, format!("Not a directory: {raw}"))
-                        .with("path", raw),
-                )
-            }
+            Ok(_) => return Err(ToolError::not_a_directory(raw)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found(raw)),
             Err(e) => return Err(io_err(e, raw)),
         }

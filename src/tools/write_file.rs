@@ -49,7 +49,7 @@ impl Tool for WriteFile {
         let diff = prior.filter(|b| *b != args.content).map(|b| {
             unified_diff::two_files_patch(&path.display, &path.display, &b, &args.content, 3)
         });
-        let before = || existed.then(|| code::read_before(&path)).flatten();
+        let before = || existed.then(|| code::read_before(config, &path)).flatten();
         let warning = code::syntax_warning_with(config, &path.display, before, &args.content);
         let bytes = args.content.into_bytes();
         let len = bytes.len();
