@@ -917,6 +917,20 @@ mod tests {
     use super::*;
     use std::fs;
 
+    #[test]
+    fn par_map_keeps_the_order_and_maps_every_item() {
+        let items: Vec<u64> = (0..1000).collect();
+        let threads = std::sync::Mutex::new(std::collections::HashSet::new());
+        let out = par_map(items, |i| {
+            threads.lock().unwrap().insert(std::thread::current().id());
+            i * 2
+        });
+        assert_eq!(out, (0..1000).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(!threads.lock().unwrap().is_empty());
+        assert_eq!(par_map(vec![7u8], |i| i + 1), [8]);
+        assert!(par_map(Vec::<u8>::new(), |i| i).is_empty());
+    }
+
     use crate::testutil::config_at as config;
 
     fn tree(root: &Path, files: &[&str]) {

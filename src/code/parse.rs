@@ -303,6 +303,44 @@ mod tests {
     use crate::code::lang::by_name;
 
     #[test]
+    fn included_ranges_parse_only_them_and_the_parser_forgets_them() {
+        let cpp = by_name("cpp").unwrap();
+        let never = || false;
+        let text = "int f(void) { g(); h(); }\nint k;\n";
+        // Leave out ` g(); h(); ` but its last `;`.
+        let open = text.find('{').unwrap() + 1;
+        let semi = text.find("; }").unwrap();
+        let point = |at: usize| Point::new(0, at);
+        let range = |a: usize, b: usize| Range {
+            start_byte: a,
+            end_byte: b,
+            start_point: point(a),
+            end_point: if b == text.len() {
+                Point::new(2, 0)
+            } else {
+                point(b)
+            },
+        };
+        let around = parse_ranges(
+            cpp,
+            text,
+            &[range(0, open), range(semi, text.len())],
+            TOOL_BUDGET,
+            &never,
+        )
+        .unwrap();
+        let sexp = around.root_node().to_sexp();
+        assert!(!sexp.contains("call_expression"), "{sexp}");
+        assert!(
+            sexp.contains("body: (compound_statement (expression_statement))"),
+            "{sexp}"
+        );
+        // The next parse on this thread sees the whole text again.
+        let whole = parse_ranges(cpp, text, &[], TOOL_BUDGET, &never).unwrap();
+        assert!(whole.root_node().to_sexp().contains("call_expression"));
+    }
+
+    #[test]
     fn parses_and_reuses_the_thread_parser() {
         let rust = by_name("rust").unwrap();
         let never = || false;
