@@ -176,7 +176,7 @@ pub fn find(text: &str) -> Option<Vec<Body>> {
         line_start = false;
         match c {
             b'"' | b'\'' => {
-                i = quoted_end(b, i);
+                i = quoted_end(b, i, false);
                 last = Last::Other;
             }
             b')' => {
@@ -237,7 +237,7 @@ pub fn find(text: &str) -> Option<Vec<Body>> {
                 i = word_end(b, i);
                 // A string's prefix (`L"..."`, `u8R"(...)"`) belongs to the string.
                 if matches!(b.get(i), Some(b'"' | b'\'')) && is_string_prefix(&b[start..i]) {
-                    i = quoted_end(b, i);
+                    i = quoted_end(b, i, b[i - 1] == b'R');
                     last = Last::Other;
                     continue;
                 }
@@ -300,14 +300,14 @@ pub fn words<'t>(text: &'t str, range: Range<usize>, mut f: impl FnMut(usize, &'
                 line_start = false;
             }
             b'"' | b'\'' => {
-                i = quoted_end(b, i);
+                i = quoted_end(b, i, false);
                 line_start = false;
             }
             _ if is_word_byte(c) => {
                 let start = i;
                 i = word_end(b, i);
                 if matches!(b.get(i), Some(b'"' | b'\'')) && is_string_prefix(&b[start..i]) {
-                    i = quoted_end(b, i);
+                    i = quoted_end(b, i, b[i - 1] == b'R');
                 } else if !c.is_ascii_digit() && !is_keyword(&b[start..i]) {
                     // Word bytes are ASCII or whole UTF-8 sequences, so these are boundaries.
                     f(start, &text[start..i]);
@@ -473,7 +473,7 @@ fn directive_end(b: &[u8], mut i: usize) -> usize {
             b'\\' if b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n') => i += 3,
             b'/' if b.get(i + 1) == Some(&b'*') => i = block_comment_end(b, i),
             b'/' if b.get(i + 1) == Some(&b'/') => return line_end(b, i),
-            b'"' | b'\'' => i = quoted_end(b, i),
+            b'"' | b'\'' => i = quoted_end(b, i, false),
             _ => i += 1,
         }
     }
@@ -481,10 +481,10 @@ fn directive_end(b: &[u8], mut i: usize) -> usize {
 }
 
 /// Past the string or character literal whose quote is at `i` (a raw string's, `R"x(...)x"`,
-/// when the quote follows an `R`). An unclosed one ends at its line's end.
-fn quoted_end(b: &[u8], i: usize) -> usize {
+/// when `raw`: its prefix ends in `R`). An unclosed one ends at its line's end.
+fn quoted_end(b: &[u8], i: usize, raw: bool) -> usize {
     let q = b[i];
-    if q == b'"' && i > 0 && b[i - 1] == b'R' {
+    if q == b'"' && raw {
         if let Some(open) = memchr::memchr(b'(', &b[i + 1..]).map(|o| i + 1 + o) {
             let delim = &b[i + 1..open];
             if delim.len() <= 16 && !delim.contains(&b'\n') {
@@ -595,5 +595,10 @@ void g(void) { /* ; */ }
             found.push(w);
         });
         assert_eq!(found, ["bar", "baz", "CONFIG_X", "s", "field"]);
+        // A macro before a string is not a raw string's `R` prefix.
+        let text = "{ printk(KERN_ERR\"x(%d)\\n\", n); done(); }";
+        let mut found = Vec::new();
+        words(text, 1..text.len() - 1, |_, w| found.push(w));
+        assert_eq!(found, ["printk", "KERN_ERR", "n", "done"]);
     }
 }
