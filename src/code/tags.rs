@@ -132,6 +132,8 @@ struct TagsQuery {
     query: Query,
     name: u32,
     kinds: Vec<Option<Kind>>,
+    /// By node kind id: whether a pattern starts at such a node (`None`: not known).
+    roots: Option<Vec<bool>>,
     /// By node kind id: 1 = an identifier, 2 = raw code text (a C macro body).
     token: Vec<u8>,
 }
@@ -201,12 +203,61 @@ fn compile(grammar: &Grammar) -> Option<TagsQuery> {
             }
         })
         .collect();
+    let roots = root_kinds(source(grammar)?).map(|kinds| {
+        (0..language.node_kind_count() as u16)
+            .map(|id| {
+                language.node_kind_is_named(id)
+                    && kinds.contains(&language.node_kind_for_id(id).unwrap_or(""))
+            })
+            .collect()
+    });
     Some(TagsQuery {
         query,
         name,
         kinds,
+        roots,
         token,
     })
+}
+
+/// The node kinds the patterns of a query source start at, or `None` when a pattern does not
+/// name one (a `[...]` alternation or a `(_)` at the top).
+fn root_kinds(source: &str) -> Option<Vec<&str>> {
+    let b = source.as_bytes();
+    let (mut depth, mut i, mut kinds) = (0usize, 0usize, Vec::new());
+    while i < b.len() {
+        match b[i] {
+            b';' => {
+                i += memchr::memchr(b'\n', &b[i..]).unwrap_or(b.len() - i);
+                continue;
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' => {
+                if depth == 0 {
+                    let kind = &source[i + 1..];
+                    let len = kind
+                        .bytes()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                        .count();
+                    if len == 0 || &kind[..len] == "_" {
+                        return None;
+                    }
+                    kinds.push(&kind[..len]);
+                }
+                depth += 1;
+            }
+            b')' => depth = depth.checked_sub(1)?,
+            b'[' if depth == 0 => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    Some(kinds)
 }
 
 fn query_for(grammar: &'static Grammar) -> Option<&'static TagsQuery> {
@@ -234,8 +285,7 @@ struct Found<'t> {
 fn definitions<'t>(q: &TagsQuery, tree: &'t Tree, text: &str) -> Vec<Found<'t>> {
     let mut by_node: HashMap<usize, Found<'t>> = HashMap::new();
     let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&q.query, tree.root_node(), text.as_bytes());
-    while let Some(m) = matches.next() {
+    let mut keep = |m: &tree_sitter::QueryMatch<'_, 't>| {
         let mut name = None;
         let mut def = None;
         for c in m.captures() {
@@ -246,7 +296,7 @@ fn definitions<'t>(q: &TagsQuery, tree: &'t Tree, text: &str) -> Vec<Found<'t>> 
             }
         }
         let (Some(name), Some((node, kind))) = (name, def) else {
-            continue;
+            return;
         };
         let found = Found {
             node,
@@ -262,6 +312,37 @@ fn definitions<'t>(q: &TagsQuery, tree: &'t Tree, text: &str) -> Vec<Found<'t>> 
                 }
             })
             .or_insert(found);
+    };
+    match &q.roots {
+        // The query at each node a pattern can start at, matching only there: the same
+        // matches as over the whole tree, without the query cursor's walk of every node.
+        Some(roots) => {
+            cursor.set_max_start_depth(Some(0));
+            let mut walk = tree.walk();
+            'tree: loop {
+                let node = walk.node();
+                if roots.get(node.kind_id() as usize) == Some(&true) {
+                    let mut matches = cursor.matches(&q.query, node, text.as_bytes());
+                    while let Some(m) = matches.next() {
+                        keep(m);
+                    }
+                }
+                if walk.goto_first_child() {
+                    continue;
+                }
+                while !walk.goto_next_sibling() {
+                    if !walk.goto_parent() {
+                        break 'tree;
+                    }
+                }
+            }
+        }
+        None => {
+            let mut matches = cursor.matches(&q.query, tree.root_node(), text.as_bytes());
+            while let Some(m) = matches.next() {
+                keep(m);
+            }
+        }
     }
     let mut defs: Vec<Found> = by_node.into_values().collect();
     defs.sort_by_key(|f| (f.node.start_byte(), f.pattern));
@@ -756,6 +837,56 @@ mod tests {
         );
     }
 
+    /// The definitions found at the patterns' root nodes, and with the query over the whole
+    /// tree: as (line, name, kind, pattern) rows.
+    fn definitions_both_ways(lang: &str, text: &str) -> (Vec<String>, Vec<String>) {
+        let g = by_name(lang).unwrap();
+        let tree = parse(g, text, TOOL_BUDGET, &|| false).unwrap();
+        let mut q = compile(g).unwrap();
+        assert!(q.roots.is_some(), "{lang}");
+        let rows = |q: &TagsQuery| {
+            definitions(q, &tree, text)
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} {} {} {}",
+                        f.node.start_position().row,
+                        &text[f.name.byte_range()],
+                        f.kind.name(),
+                        f.pattern
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let at_roots = rows(&q);
+        q.roots = None;
+        (at_roots, rows(&q))
+    }
+
+    #[test]
+    fn definitions_at_root_nodes_are_the_whole_tree_query_s() {
+        let samples = [
+            ("rust", "mod m { pub struct S; impl S { fn f(&self) { fn inner() {} } } }\nmacro_rules! m { () => {} }\nenum E { A }\n"),
+            ("python", "class A:\n    def m(self):\n        def inner(): pass\nX = 1\n"),
+            ("go", "package p\ntype S struct{}\nfunc (s S) M() { f := func() {}; _ = f }\nconst K = 1\n"),
+            ("typescript", "export class C { m() { class D {} } }\nexport const f = () => 1;\ninterface I { x(): void }\n"),
+            ("javascript", "class C { m() {} }\nfunction f() { function g() {} }\nconst h = () => {};\n"),
+            ("java", "class A { void m() { class L {} } enum E { X } }\n"),
+            ("cpp", "#define M 1\nstruct s { struct t { int a; } b; enum { X } e; };\nnamespace n { class K { void m(); }; }\nint f(void) { struct l { int a; }; return 0; }\ntypedef int t;\n"),
+        ];
+        for (lang, text) in samples {
+            let (at_roots, whole) = definitions_both_ways(lang, text);
+            assert!(!whole.is_empty(), "{lang}");
+            assert_eq!(at_roots, whole, "{lang}");
+        }
+        assert_eq!(
+            root_kinds("; c\n(a (b) @x) @y\n(c name: \"(\" ) @z").unwrap(),
+            ["a", "c"]
+        );
+        assert_eq!(root_kinds("[(a) (b)] @x"), None);
+        assert_eq!(root_kinds("(_ (a)) @x"), None);
+    }
+
     #[test]
     fn references_skip_comments_strings_longer_names_and_definitions() {
         let text = "// run here\nfn run() {}\nfn main() {\n    run();\n    let s = \"run\";\n    run_all();\n    x.run();\n}\n";
@@ -874,6 +1005,8 @@ int __init walker_init(void)
             if bodies::find(&text).is_some_and(|b| !b.is_empty()) {
                 around_files += 1;
             }
+            let (at_roots, whole_query) = definitions_both_ways("cpp", &text);
+            assert_eq!(at_roots, whole_query, "{}", path.display());
             let (around, whole) = both_ways(&text);
             defs += whole.defs.len();
             let a: HashSet<_> = around.defs.iter().collect();
