@@ -80,18 +80,43 @@ function contentText(content) {
   return out
 }
 
-/** The JSON of each frozen config seen (a resolved config never changes). */
+/**
+ * The JSON of each config object seen, with the values it was made from. The root's config is
+ * a plain object a caller may change (CONTRACT-v0.5-wording §3: not frozen), so a cached JSON is
+ * reused only while every own value is still the one it was made from (a shallow check of some
+ * fifteen fields, far cheaper than encoding them again).
+ */
 const configJsonCache = new WeakMap()
 
 /** The native side reads a config from JSON (functions such as `guard` stay here). */
 function configJson(config) {
   if (config === null || typeof config !== 'object') return JSON.stringify(config ?? {})
-  let json = configJsonCache.get(config)
-  if (json === undefined) {
-    json = JSON.stringify(config)
-    if (Object.isFrozen(config)) configJsonCache.set(config, json)
+  const cached = configJsonCache.get(config)
+  if (cached !== undefined && (cached.frozen || sameValues(config, cached.values))) {
+    return cached.json
   }
+  const json = JSON.stringify(config)
+  const frozen = Object.isFrozen(config)
+  configJsonCache.set(config, { json, frozen, values: frozen ? null : ownValues(config) })
   return json
+}
+
+/** `[key, value]` of each own enumerable property, in order. */
+function ownValues(object) {
+  const out = []
+  for (const key in object) if (Object.hasOwn(object, key)) out.push(key, object[key])
+  return out
+}
+
+/** Whether `object` still has exactly the own properties and values `values` recorded. */
+function sameValues(object, values) {
+  let i = 0
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue
+    if (values[i] !== key || values[i + 1] !== object[key]) return false
+    i += 2
+  }
+  return i === values.length
 }
 
 /** Top-level string arguments longer than this cross beside the JSON, not inside it. */
@@ -272,9 +297,22 @@ const nativeDefs = JSON.parse(native.toolDefsJson())
 
 /** The vendor tool surfaces (`surface` option), each `[{name, description, inputSchema, mutating}]`. */
 const SURFACE_NAMES = ['codex', 'claude-code', 'cyberpaw', 'anthropic', 'openai']
-const surfaceDefs = Object.fromEntries(
-  SURFACE_NAMES.map((s) => [s, deepFreeze(JSON.parse(native.surfaceToolsJson(s)))]),
-)
+const surfaceDefCache = new Map()
+
+/**
+ * A surface's tool defs, or undefined for a name that is not a surface. Built on first use: a
+ * process that never uses a surface (a one-shot CLI call, most hosts) pays nothing for them
+ * at load.
+ */
+function surfaceDefs(surface) {
+  if (!SURFACE_NAMES.includes(surface)) return undefined
+  let defs = surfaceDefCache.get(surface)
+  if (defs === undefined) {
+    defs = deepFreeze(JSON.parse(native.surfaceToolsJson(surface)))
+    surfaceDefCache.set(surface, defs)
+  }
+  return defs
+}
 
 /**
  * The read-before-write ledger of the `claude-code` and `cyberpaw` surfaces lives in the native
@@ -495,7 +533,10 @@ function makeApi(profile) {
   }
 
   function makeToolDef(def) {
-    const { name, description, bounded } = def
+    const { name, description } = def
+    // glob bounds its own listing exactly as dispatch would (it orders only what can show),
+    // but the newest contract reports it as dispatch-bounded (CONTRACT-v0.5-wording §10).
+    const bounded = def.bounded && (seed || def.extra || name !== 'glob')
     const inputSchema = deepFreeze(seed ? def.seedInputSchema : def.inputSchema)
     return Object.freeze({
       name,
@@ -556,7 +597,7 @@ function makeApi(profile) {
   /** The advertised surface for a config: `{ name, description, inputSchema }` per tool. */
   function listTools(config) {
     if (!seed && config?.surface != null) {
-      const defs = surfaceDefs[config.surface] ?? []
+      const defs = surfaceDefs(config.surface) ?? []
       return defs
         .filter((d) => !(config.readOnly && d.mutating))
         .map(({ name, description, inputSchema }) => ({
@@ -576,18 +617,24 @@ function makeApi(profile) {
     }))
   }
 
-  /** The entry's `ServerConfig` from the engine's resolved one, frozen. */
-  function finish(resolved, options) {
+  /**
+   * The entry's `ServerConfig` from the engine's resolved one, with the probes' answers: frozen
+   * at `/v0.1` (the seed contract), a plain object at the root (CONTRACT-v0.5-wording §3,
+   * "not frozen").
+   */
+  function finish(resolved, options, ripgrepAvailable, treeSitterAvailable) {
+    resolved.ripgrepAvailable = ripgrepAvailable
+    resolved.treeSitterAvailable = treeSitterAvailable
     if (seed) {
       const out = {}
       for (const key of SEED_CONFIG_FIELDS) out[key] = resolved[key]
       return Object.freeze(out)
     }
-    return Object.freeze({
+    return {
       ...resolved,
       guard: hook(options, 'guard'),
       elicit: hook(options, 'elicit'),
-    })
+    }
   }
 
   /** Applies defaults and floors to AgentToolsOptions; throws StartupError naming the setting. */
@@ -596,19 +643,22 @@ function makeApi(profile) {
       throw new StartupError('options must be an object with at least workspaceRoot')
     }
     const { probeRipgrep: probe, probeTreeSitter: tsProbe, guard, elicit, ...rest } = options
-    const ripgrepAvailable = probeRipgrep(probe)
-    const treeSitterAvailable = seed ? true : probeTreeSitter(tsProbe)
     if (seed) {
       // The seed contract has none of the newer settings.
       for (const key of Object.keys(rest)) {
         if (!SEED_CONFIG_FIELDS.includes(key)) delete rest[key]
       }
     }
-    const json = JSON.stringify({ ...rest, ripgrepAvailable, treeSitterAvailable })
+    // Every setting is checked before the probes run, each once (CONTRACT-v0.5-wording §3,
+    // "then the two probes"); their answers are filled in after.
+    const json = JSON.stringify({ ...rest, ripgrepAvailable: false, treeSitterAvailable: true })
     const resolved = callNativeConfig(() => native.resolveConfigJson(json, profile))
-    // The contract ignores unknown keys; a typo (`readonly`) still deserves a word.
+    const ripgrepAvailable = probeRipgrep(probe)
+    const treeSitterAvailable = seed ? true : probeTreeSitter(tsProbe)
+    // The contract ignores unknown keys; a typo (`readonly`) still deserves a word in the warn
+    // sink (issue 28), never an error.
     for (const note of native.unknownOptionNotes(json)) warn(note)
-    return finish(resolved, options)
+    return finish(resolved, options, ripgrepAvailable, treeSitterAvailable)
   }
 
   /** Builds a config from flags and environment variables; flags beat the environment. */
@@ -623,8 +673,6 @@ function makeApi(profile) {
     if (!Array.isArray(argv) || !argv.every(allowed)) {
       throw new StartupError('argv must be an array of strings')
     }
-    const ripgrepAvailable = probeRipgrep(probe)
-    const treeSitterAvailable = seed ? true : probeTreeSitter(tsProbe)
     const envStrings = {}
     for (const [k, v] of Object.entries(env ?? {})) {
       if (typeof v === 'string') envStrings[k] = v
@@ -633,12 +681,15 @@ function makeApi(profile) {
       native.buildConfigJson(
         argv.map((a) => (a === undefined ? null : a)),
         JSON.stringify(envStrings),
-        ripgrepAvailable,
-        treeSitterAvailable,
+        false,
+        true,
         profile,
       ),
     )
-    return finish(resolved, {})
+    // The probes run last, once each, as resolveConfig's do.
+    const ripgrepAvailable = probeRipgrep(probe)
+    const treeSitterAvailable = seed ? true : probeTreeSitter(tsProbe)
+    return finish(resolved, {}, ripgrepAvailable, treeSitterAvailable)
   }
 
   /** The factory: a resolved config, its tool list, and `callTool`. */
@@ -869,7 +920,7 @@ const toolMeta = new Map(
  */
 function toolMetaFor(name, surface) {
   if (surface == null) return toolMeta.get(name)
-  const def = surfaceDefs[surface]?.find((d) => d.name === name)
+  const def = surfaceDefs(surface)?.find((d) => d.name === name)
   return def ? { annotations: { readOnlyHint: !def.mutating } } : undefined
 }
 

@@ -142,15 +142,16 @@ function buildGuardContext(tool, args, config) {
     }
     return { raw, resolved, withinWorkspace: within }
   }
-  const ctx = { tool, args, config, paths: [] }
+  // Always these five keys, `bash` undefined unless a string command was analyzed
+  // (CONTRACT-v0.5-wording §9).
+  const ctx = { tool, args, config, paths: [], bash: undefined }
   if (tool === 'bash' || tool === 'monitor_start') {
-    const bash = analyzeBash(typeof a.command === 'string' ? a.command : '', {
-      workspaceRoot: root,
-      cwd: optionalString(a.cwd),
-    })
-    ctx.paths = bash.paths.map((p) => fact(p, expandTilde(p)))
+    if (typeof a.command === 'string') {
+      const bash = analyzeBash(a.command, { workspaceRoot: root, cwd: optionalString(a.cwd) })
+      ctx.paths = bash.paths.map((p) => fact(p, expandTilde(p)))
+      ctx.bash = bash
+    }
     if (typeof a.cwd === 'string') ctx.paths.push(fact(a.cwd, a.cwd))
-    ctx.bash = bash
   } else {
     ctx.paths = rawPaths(tool, a).map((p) => fact(p, p))
   }

@@ -4,24 +4,24 @@
 /** The arguments of every tool of the newest contract (the package root), by tool name. */
 export interface ToolArgs {
   read_file: {
-    /** Indentation mode: the line to build the block around (default: offset, else 1). */
-    anchor_line?: number | null
-    /** Indentation mode: include the comments, doc comments, decorators and attributes directly above each block (default true). */
-    include_header?: boolean | null
-    /** Indentation mode: also include the sibling blocks beside the outermost selected block (default false). */
-    include_siblings?: boolean | null
-    /** Maximum number of lines to return (default 2000). */
-    limit?: number | null
-    /** Indentation mode: enclosing levels to add (their header and closing lines): 0 (default) = only the anchor's block, 1 = also its parent class or function, and so on. */
-    max_levels?: number | null
-    /** Indentation mode: most lines to return, those nearest the anchor kept (default: limit). */
-    max_lines?: number | null
-    /** "slice" (default): lines from offset. "indentation": the code block around anchor_line, found by indentation (exact for languages with a grammar). */
-    mode?: 'slice' | 'indentation' | null
-    /** 1-based line to start at. A negative value counts from the end (-20 reads the last 20 lines). 0 is invalid. */
-    offset?: number | null
     /** File to read: relative to the workspace root, or absolute. */
     path: string
+    /** 1-based line to start at. A negative value counts from the end (-20 reads the last 20 lines). 0 is invalid. */
+    offset?: number | null
+    /** Maximum number of lines to return (default 2000). */
+    limit?: number | null
+    /** "slice" (default): lines from offset. "indentation": the code block around anchor_line, found by indentation (exact for languages with a grammar). */
+    mode?: 'slice' | 'indentation' | null
+    /** Indentation mode: the line to build the block around (default: offset, else 1). */
+    anchor_line?: number | null
+    /** Indentation mode: enclosing levels to add (their header and closing lines): 0 (default) = only the anchor's block, 1 = also its parent class or function, and so on. */
+    max_levels?: number | null
+    /** Indentation mode: also include the sibling blocks beside the outermost selected block (default false). */
+    include_siblings?: boolean | null
+    /** Indentation mode: include the comments, doc comments, decorators and attributes directly above each block (default true). */
+    include_header?: boolean | null
+    /** Indentation mode: most lines to return, those nearest the anchor kept (default: limit). */
+    max_lines?: number | null
   }
   read_image: {
     /** The image file (PNG, JPEG, GIF or WebP): relative to the workspace root, or absolute. */
@@ -32,89 +32,89 @@ export interface ToolArgs {
     paths: string[]
   }
   write_file: {
-    /** The complete new content of the file, written exactly as given (UTF-8). */
-    content: string
     /** File to create or overwrite: relative to the workspace root, or absolute. Missing parent directories are created. */
     path: string
+    /** The complete new content of the file, written exactly as given (UTF-8). */
+    content: string
   }
   edit_file: {
-    /** The text that replaces it; must differ from old_string. Empty deletes old_string. */
-    new_string: string
-    /** The exact text to replace, copied from the file (read_file output without its line-number prefixes). Include enough surrounding lines to make it unique. */
-    old_string: string
     /** File to edit: relative to the workspace root, or absolute. */
     path: string
+    /** The exact text to replace, copied from the file (read_file output without its line-number prefixes). Include enough surrounding lines to make it unique. */
+    old_string: string
+    /** The text that replaces it; must differ from old_string. Empty deletes old_string. */
+    new_string: string
     /** Replace every exact occurrence instead of requiring exactly one (default false). */
     replace_all?: boolean | null
   }
   multi_edit: {
+    /** File to edit: relative to the workspace root, or absolute. */
+    path: string
     /** The edits, applied in order, each to the result of the previous one. */
     edits: Array<{
-      /** The text that replaces it; must differ from old_string. */
-      new_string: string
       /** The exact text to replace, as it stands after the earlier edits of this call. */
       old_string: string
+      /** The text that replaces it; must differ from old_string. */
+      new_string: string
       /** Replace every exact occurrence instead of requiring exactly one (default false). */
       replace_all?: boolean | null
     }>
-    /** File to edit: relative to the workspace root, or absolute. */
-    path: string
   }
   apply_patch: {
     /** The patch: a unified diff (`--- a/path`, `+++ b/path`, `@@ -l,s +l,s @@` hunks, as `git diff` writes them) or a `*** Begin Patch` … `*** End Patch` block. Paths are relative to the workspace root, or absolute. A surrounding `apply_patch <<'EOF'` … `EOF` heredoc is accepted. */
     patch: string
   }
   replace: {
-    /** Preview only (default TRUE): counts and a diff, nothing written. Pass false to apply. */
-    dry_run?: boolean | null
+    /** JavaScript regular expression to find (no slashes, no flags: use ignore_case and multiline). Look-around and backreferences are not supported. It must not match the empty string. */
+    pattern: string
+    /** Replacement text with JavaScript replace syntax: `$1`..`$99` for groups, `$<name>` for a named group, `$&` for the whole match, `$$` for a literal `$`. */
+    replacement: string
+    /** A file or directory to work in (default: the workspace root). At least one of path and glob is required. */
+    path?: string | null
     /** Only files whose path matches this glob (`*.ts` at any depth, `src/**\/*.rs` relative to path). Ignored when path is a file. */
     glob?: string | null
     /** Case-insensitive matching (default false). */
     ignore_case?: boolean | null
     /** `^` and `$` match at every line and `.` matches newlines (default false: `^` and `$` match only at the start and end of the whole file). */
     multiline?: boolean | null
-    /** A file or directory to work in (default: the workspace root). At least one of path and glob is required. */
-    path?: string | null
-    /** JavaScript regular expression to find (no slashes, no flags: use ignore_case and multiline). Look-around and backreferences are not supported. It must not match the empty string. */
-    pattern: string
-    /** Replacement text with JavaScript replace syntax: `$1`..`$99` for groups, `$<name>` for a named group, `$&` for the whole match, `$$` for a literal `$`. */
-    replacement: string
+    /** Preview only (default TRUE): counts and a diff, nothing written. Pass false to apply. */
+    dry_run?: boolean | null
   }
   list_dir: {
     /** Directory to list (default: the workspace root). */
     path?: string | null
   }
   glob: {
-    /** Directory to search from (default: the workspace root). */
-    path?: string | null
     /** Glob pattern. `**\/*.ts` finds .ts files at any depth; a pattern without `/` matches file names at any depth (`*.rs`, `Cargo.toml`); one with `/` matches paths relative to `path` (`src/**\/*.rs`, `docs/*.md`). `*` and `?` stay within one path segment, `**` spans directories, `{a,b}` and `[abc]` work as usual. */
     pattern: string
+    /** Directory to search from (default: the workspace root). */
+    path?: string | null
     /** Skip files ignored by the git ignore stack (.gitignore files, .git/info/exclude, the global excludes file). Default true; the .git directory is never listed. */
     respect_gitignore?: boolean | null
   }
   grep: {
-    /** Lines of context after each match (content mode); overrides `context` for that side. */
-    after_context?: number | null
-    /** Lines of context before each match (content mode); overrides `context` for that side. */
-    before_context?: number | null
-    /** Lines of context shown before and after each match (content mode only; default 0). */
-    context?: number | null
+    /** Regular expression to search for, in Rust regex syntax (as ripgrep): `fn \w+\(`, `TODO|FIXME`, `(?i)error`. Escape metacharacters to find literal text (`foo\.bar\(`). */
+    pattern: string
+    /** File or directory to search (default: the workspace root). A file is searched even when an ignore file would skip it. */
+    path?: string | null
     /** Only search files matching this glob. Without `/` it matches file names at any depth (`*.ts`, `*.{c,h}`); with `/` it matches paths relative to `path` (`src/**\/*.rs`). */
     glob?: string | null
-    /** Return at most this many results: files, or matches in content mode. Omit for as many as fit the output limit. */
-    head_limit?: number | null
+    /** `files_with_matches` (default): the paths of matching files. `content`: matching lines as `path:line:text`. `count`: `path:N` per matching file. */
+    output_mode?: 'files_with_matches' | 'content' | 'count' | null
     /** Match case-insensitively (default false). */
     ignore_case?: boolean | null
     /** Let matches span lines (default false): `.` also matches a newline and `^` / `$` match at line starts and ends. A match prints all its lines under its first line's prefix and counts as one result. */
     multiline?: boolean | null
+    /** Lines of context shown before and after each match (content mode only; default 0). */
+    context?: number | null
+    /** Lines of context before each match (content mode); overrides `context` for that side. */
+    before_context?: number | null
+    /** Lines of context after each match (content mode); overrides `context` for that side. */
+    after_context?: number | null
+    /** Return at most this many results: files, or matches in content mode. Omit for as many as fit the output limit. */
+    head_limit?: number | null
     /** Number of results to skip (0-based; default 0), for paging: use the offset a footer gives you. A result offset, not a line number. */
     offset?: number | null
-    /** `files_with_matches` (default): the paths of matching files. `content`: matching lines as `path:line:text`. `count`: `path:N` per matching file. */
-    output_mode?: 'files_with_matches' | 'content' | 'count' | null
-    /** File or directory to search (default: the workspace root). A file is searched even when an ignore file would skip it. */
-    path?: string | null
-    /** Regular expression to search for, in Rust regex syntax (as ripgrep): `fn \w+\(`, `TODO|FIXME`, `(?i)error`. Escape metacharacters to find literal text (`foo\.bar\(`). */
-    pattern: string
   }
   diff: {
     /** The old file: relative to the workspace root, or absolute. */
@@ -135,22 +135,22 @@ export interface ToolArgs {
     command: string
     /** Working directory (default: the workspace root); relative paths are against the root. */
     cwd?: string | null
-    /** Run the process in a pseudo-terminal, for programs that need one (they may then print colors and progress bars). Lines still end in plain "\n", and sent input is not echoed. */
-    pty?: boolean | null
-    /** How long to wait for ready_when, in milliseconds (default 30000; 0 means the default). */
-    ready_timeout_ms?: number | null
     /** A regular expression (Rust regex syntax) that marks the process as ready when it appears in its output, e.g. `listening on|ready in`. With it the call waits for the match, for the process to exit, or for ready_timeout_ms; without it the call returns at once. */
     ready_when?: string | null
+    /** How long to wait for ready_when, in milliseconds (default 30000; 0 means the default). */
+    ready_timeout_ms?: number | null
     /** Give the process a stdin that monitor_send writes to. By default stdin is empty: a program reading it sees end of file at once. */
     stdin?: boolean | null
+    /** Run the process in a pseudo-terminal, for programs that need one (they may then print colors and progress bars). Lines still end in plain "\n", and sent input is not echoed. */
+    pty?: boolean | null
   }
   monitor_poll: {
     /** The monitor id from monitor_start (`mon_` and 8 hex digits). */
     id: string
-    /** A regular expression (Rust regex syntax): only the output lines matching it are returned, e.g. `error|warn`. */
-    match?: string | null
     /** Byte offset to read from (default 0): pass the next_offset of the previous poll to get only new output. */
     offset?: number | null
+    /** A regular expression (Rust regex syntax): only the output lines matching it are returned, e.g. `error|warn`. */
+    match?: string | null
   }
   monitor_stop: {
     /** The monitor id from monitor_start or monitor_list. */
@@ -158,20 +158,20 @@ export interface ToolArgs {
   }
   monitor_list: Record<string, never>
   move: {
+    /** The file to move: relative to the workspace root, or absolute. */
+    source: string
     /** Where it goes (the new file path, not a directory to put it in). Missing parent directories are created. */
     destination: string
     /** Replace an existing destination file (default false). */
     overwrite?: boolean | null
-    /** The file to move: relative to the workspace root, or absolute. */
-    source: string
   }
   copy: {
+    /** The file to copy: relative to the workspace root, or absolute. */
+    source: string
     /** The new file's path (not a directory to put it in). Missing parent directories are created. */
     destination: string
     /** Replace an existing destination file (default false). */
     overwrite?: boolean | null
-    /** The file to copy: relative to the workspace root, or absolute. */
-    source: string
   }
   mkdir: {
     /** The directory to create, with any missing parents: relative to the workspace root, or absolute. */
@@ -186,10 +186,10 @@ export interface ToolArgs {
     path: string
   }
   tree: {
-    /** How many levels to show: 1 lists only the directory's own entries. Default 4 (0 also means 4); at most 20. */
-    depth?: number | null
     /** Directory to show (default: the workspace root). */
     path?: string | null
+    /** How many levels to show: 1 lists only the directory's own entries. Default 4 (0 also means 4); at most 20. */
+    depth?: number | null
     /** Hide what the git ignore stack ignores (and .git itself). Default true; false shows everything. */
     respect_gitignore?: boolean | null
   }
@@ -209,58 +209,58 @@ export type ToolName = keyof ToolArgs
 /** The arguments of the tools beyond the contract (offered with `extras: true`), by tool name. */
 export interface ExtraToolArgs {
   monitor_send: {
-    /** After writing, close stdin so the program sees end of file (like Ctrl-D). No input can be sent afterwards. */
-    eof?: boolean | null
     /** The monitor id from monitor_start (started with stdin: true). */
     id: string
     /** The text to write, exactly as given: end a line with "\n" to submit it. */
     input?: string | null
+    /** After writing, close stdin so the program sees end of file (like Ctrl-D). No input can be sent afterwards. */
+    eof?: boolean | null
   }
   find_symbol: {
-    /** Return at most this many definitions (default: as many as fit the output limit). */
-    head_limit?: number | null
-    /** Only definitions of this kind: function, method, class, struct, interface, type, trait, enum, const, macro or module. */
-    kind?: string | null
     /** The exact name defined (case-sensitive), one identifier: `parse_args`, `HttpClient`. */
     name: string
+    /** File or directory to search (default: the workspace root). */
+    path?: string | null
+    /** Only definitions of this kind: function, method, class, struct, interface, type, trait, enum, const, macro or module. */
+    kind?: string | null
+    /** Return at most this many definitions (default: as many as fit the output limit). */
+    head_limit?: number | null
     /** Definitions to skip (0-based), for paging: use the offset a footer gives you. */
     offset?: number | null
-    /** File or directory to search (default: the workspace root). */
-    path?: string | null
   }
   find_references: {
-    /** Return at most this many lines (default: as many as fit the output limit). */
-    head_limit?: number | null
     /** The name used (case-sensitive), one identifier: `parse_args`, `HttpClient`. */
     name: string
-    /** Lines to skip (0-based), for paging: use the offset a footer gives you. */
-    offset?: number | null
     /** File or directory to search (default: the workspace root). */
     path?: string | null
+    /** Return at most this many lines (default: as many as fit the output limit). */
+    head_limit?: number | null
+    /** Lines to skip (0-based), for paging: use the offset a footer gives you. */
+    offset?: number | null
   }
   repo_map: {
-    /** Files, directories or symbol names to center the map on: they and what they use rank higher (`["src/server.ts", "handleRequest"]`). */
-    focus?: string[] | null
-    /** Size of the map in tokens, about 4 characters each (default 1024). */
-    max_tokens?: number | null
     /** Directory (or file) to map (default: the workspace root). */
     path?: string | null
+    /** Size of the map in tokens, about 4 characters each (default 1024). */
+    max_tokens?: number | null
+    /** Files, directories or symbol names to center the map on: they and what they use rank higher (`["src/server.ts", "handleRequest"]`). */
+    focus?: string[] | null
   }
   ast_grep: {
+    /** A code pattern in ast-grep syntax: code of the language with metavariables. `$X` matches any one node (an expression, a name, ...), `$$$ARGS` any number of nodes, `$_` one node without capturing: `$X.unwrap()`, `console.log($$$ARGS)`, `if err != nil { return $E }`. */
+    pattern: string
+    /** The language of the pattern and of the files searched: typescript, tsx, javascript, python, go, rust, java, c-sharp, cpp (also for C), ruby, php, kotlin, swift, scala, lua, bash, css, html, json, yaml, toml, ... (default: each file's own language, by extension, for the programming languages). */
+    language?: string | null
+    /** File or directory to search (default: the workspace root). */
+    path?: string | null
+    /** Replace each match with this template; metavariables of the pattern are substituted (`$X.expect("reason")`). A dry run unless dry_run is false. */
+    rewrite?: string | null
     /** With rewrite: preview only (default TRUE): counts and a diff, nothing written. Pass false to write every changed file (all or none). */
     dry_run?: boolean | null
     /** Return at most this many matches (default: as many as fit the output limit). */
     head_limit?: number | null
-    /** The language of the pattern and of the files searched: typescript, tsx, javascript, python, go, rust, java, c-sharp, cpp (also for C), ruby, php, kotlin, swift, scala, lua, bash, css, html, json, yaml, toml, ... (default: each file's own language, by extension, for the programming languages). */
-    language?: string | null
     /** Matches to skip (0-based), for paging: use the offset a footer gives you. */
     offset?: number | null
-    /** File or directory to search (default: the workspace root). */
-    path?: string | null
-    /** A code pattern in ast-grep syntax: code of the language with metavariables. `$X` matches any one node (an expression, a name, ...), `$$$ARGS` any number of nodes, `$_` one node without capturing: `$X.unwrap()`, `console.log($$$ARGS)`, `if err != nil { return $E }`. */
-    pattern: string
-    /** Replace each match with this template; metavariables of the pattern are substituted (`$X.expect("reason")`). A dry run unless dry_run is false. */
-    rewrite?: string | null
   }
 }
 
@@ -270,41 +270,41 @@ export type ExtraToolName = keyof ExtraToolArgs
 /** The arguments of every tool at `agent-tools-native/v0.1`, by tool name. */
 export interface SeedToolArgs {
   read_file: {
-    /** Maximum number of lines to return (default 2000). */
-    limit?: number
-    /** 1-based line to start at. A negative value counts from the end (-20 reads the last 20 lines). 0 is invalid. */
-    offset?: number
     /** File to read: relative to the workspace root, or absolute. */
     path: string
+    /** 1-based line to start at. A negative value counts from the end (-20 reads the last 20 lines). 0 is invalid. */
+    offset?: number
+    /** Maximum number of lines to return (default 2000). */
+    limit?: number
   }
   write_file: {
-    /** The complete new content of the file, written exactly as given (UTF-8). */
-    content: string
     /** File to create or overwrite: relative to the workspace root, or absolute. Missing parent directories are created. */
     path: string
+    /** The complete new content of the file, written exactly as given (UTF-8). */
+    content: string
   }
   edit_file: {
-    /** The text that replaces it; must differ from old_string. Empty deletes old_string. */
-    new_string: string
-    /** The exact text to replace, copied from the file (read_file output without its line-number prefixes). Include enough surrounding lines to make it unique. */
-    old_string: string
     /** File to edit: relative to the workspace root, or absolute. */
     path: string
+    /** The exact text to replace, copied from the file (read_file output without its line-number prefixes). Include enough surrounding lines to make it unique. */
+    old_string: string
+    /** The text that replaces it; must differ from old_string. Empty deletes old_string. */
+    new_string: string
     /** Replace every exact occurrence instead of requiring exactly one (default false). */
     replace_all?: boolean
   }
   multi_edit: {
+    /** File to edit: relative to the workspace root, or absolute. */
+    path: string
     /** The edits, applied in order, each to the result of the previous one. */
     edits: {
-      /** The text that replaces it; must differ from old_string. */
-      new_string: string
       /** The exact text to replace, as it stands after the earlier edits of this call. */
       old_string: string
+      /** The text that replaces it; must differ from old_string. */
+      new_string: string
       /** Replace every exact occurrence instead of requiring exactly one (default false). */
       replace_all?: boolean
     }[]
-    /** File to edit: relative to the workspace root, or absolute. */
-    path: string
   }
   apply_patch: {
     /** The patch: a unified diff (`--- a/path`, `+++ b/path`, `@@ -l,s +l,s @@` hunks, as `git diff` writes them) or a `*** Begin Patch` … `*** End Patch` block. Paths are relative to the workspace root, or absolute. A surrounding `apply_patch <<'EOF'` … `EOF` heredoc is accepted. */
@@ -315,36 +315,36 @@ export interface SeedToolArgs {
     path?: string
   }
   glob: {
-    /** Directory to search from (default: the workspace root). */
-    path?: string
     /** Glob pattern. `**\/*.ts` finds .ts files at any depth; a pattern without `/` matches file names at any depth (`*.rs`, `Cargo.toml`); one with `/` matches paths relative to `path` (`src/**\/*.rs`, `docs/*.md`). `*` and `?` stay within one path segment, `**` spans directories, `{a,b}` and `[abc]` work as usual. */
     pattern: string
+    /** Directory to search from (default: the workspace root). */
+    path?: string
     /** Skip files ignored by the git ignore stack (.gitignore files, .git/info/exclude, the global excludes file). Default true; the .git directory is never listed. */
     respect_gitignore?: boolean
   }
   grep: {
-    /** Lines of context after each match (content mode); overrides `context` for that side. */
-    after_context?: number
-    /** Lines of context before each match (content mode); overrides `context` for that side. */
-    before_context?: number
-    /** Lines of context shown before and after each match (content mode only; default 0). */
-    context?: number
+    /** Regular expression to search for, in Rust regex syntax (as ripgrep): `fn \w+\(`, `TODO|FIXME`, `(?i)error`. Escape metacharacters to find literal text (`foo\.bar\(`). */
+    pattern: string
+    /** File or directory to search (default: the workspace root). A file is searched even when an ignore file would skip it. */
+    path?: string
     /** Only search files matching this glob. Without `/` it matches file names at any depth (`*.ts`, `*.{c,h}`); with `/` it matches paths relative to `path` (`src/**\/*.rs`). */
     glob?: string
-    /** Return at most this many results: files, or matches in content mode. Omit for as many as fit the output limit. */
-    head_limit?: number
+    /** `files_with_matches` (default): the paths of matching files. `content`: matching lines as `path:line:text`. `count`: `path:N` per matching file. */
+    output_mode?: 'files_with_matches' | 'content' | 'count'
     /** Match case-insensitively (default false). */
     ignore_case?: boolean
     /** Let matches span lines (default false): `.` also matches a newline and `^` / `$` match at line starts and ends. A match prints all its lines under its first line's prefix and counts as one result. */
     multiline?: boolean
+    /** Lines of context shown before and after each match (content mode only; default 0). */
+    context?: number
+    /** Lines of context before each match (content mode); overrides `context` for that side. */
+    before_context?: number
+    /** Lines of context after each match (content mode); overrides `context` for that side. */
+    after_context?: number
+    /** Return at most this many results: files, or matches in content mode. Omit for as many as fit the output limit. */
+    head_limit?: number
     /** Number of results to skip (0-based; default 0), for paging: use the offset a footer gives you. A result offset, not a line number. */
     offset?: number
-    /** `files_with_matches` (default): the paths of matching files. `content`: matching lines as `path:line:text`. `count`: `path:N` per matching file. */
-    output_mode?: 'files_with_matches' | 'content' | 'count'
-    /** File or directory to search (default: the workspace root). A file is searched even when an ignore file would skip it. */
-    path?: string
-    /** Regular expression to search for, in Rust regex syntax (as ripgrep): `fn \w+\(`, `TODO|FIXME`, `(?i)error`. Escape metacharacters to find literal text (`foo\.bar\(`). */
-    pattern: string
   }
   bash: {
     /** The shell command, run with `sh -c`. Use `&&`, pipes and redirections as in any POSIX shell. */
@@ -365,45 +365,45 @@ export interface SurfaceToolArgs {
     read_file: {
       /** Absolute path to the file (inside the workspace), or a path relative to its root. */
       file_path: string
-      /** Configuration for indentation mode. */
-      indentation?: {
-        /** Anchor line to center the indentation lookup on (defaults to offset). */
-        anchor_line?: number | null
-        /** Include doc comments or attributes directly above the selected block (default true). */
-        include_header?: boolean | null
-        /** When true, include additional blocks that share the anchor indentation (default false). */
-        include_siblings?: boolean | null
-        /** How many parent indentation levels (smaller indents) to include (default 0). */
-        max_levels?: number | null
-        /** Hard cap on the number of lines returned when using indentation mode. */
-        max_lines?: number | null
-      } | null
+      /** The line number to start reading from. Must be 1 or greater (default 1). */
+      offset?: number | null
       /** The maximum number of lines to return (default 2000). */
       limit?: number | null
       /** Optional mode selector: "slice" for simple ranges (default) or "indentation" to expand around an anchor line. */
       mode?: 'slice' | 'indentation' | null
-      /** The line number to start reading from. Must be 1 or greater (default 1). */
-      offset?: number | null
+      /** Configuration for indentation mode. */
+      indentation?: {
+        /** Anchor line to center the indentation lookup on (defaults to offset). */
+        anchor_line?: number | null
+        /** How many parent indentation levels (smaller indents) to include (default 0). */
+        max_levels?: number | null
+        /** When true, include additional blocks that share the anchor indentation (default false). */
+        include_siblings?: boolean | null
+        /** Include doc comments or attributes directly above the selected block (default true). */
+        include_header?: boolean | null
+        /** Hard cap on the number of lines returned when using indentation mode. */
+        max_lines?: number | null
+      } | null
     }
     list_dir: {
-      /** The maximum directory depth to traverse. Must be 1 or greater (default 2). */
-      depth?: number | null
       /** Absolute path to the directory to list (inside the workspace), or a path relative to its root. */
       dir_path: string
-      /** The maximum number of entries to return (default 25). */
-      limit?: number | null
       /** The entry number to start listing from. Must be 1 or greater (default 1). */
       offset?: number | null
+      /** The maximum number of entries to return (default 25). */
+      limit?: number | null
+      /** The maximum directory depth to traverse. Must be 1 or greater (default 2). */
+      depth?: number | null
     }
     grep_files: {
-      /** Optional glob that limits which files are searched (e.g. "*.rs" or "*.{ts,tsx}"). */
-      include?: string | null
-      /** Maximum number of file paths to return (default 100, at most 2000). */
-      limit?: number | null
-      /** Directory or file path to search. Defaults to the workspace root. */
-      path?: string | null
       /** Regular expression pattern to search for. */
       pattern: string
+      /** Optional glob that limits which files are searched (e.g. "*.rs" or "*.{ts,tsx}"). */
+      include?: string | null
+      /** Directory or file path to search. Defaults to the workspace root. */
+      path?: string | null
+      /** Maximum number of file paths to return (default 100, at most 2000). */
+      limit?: number | null
     }
     apply_patch: {
       /** The entire contents of the apply_patch command, from *** Begin Patch to *** End Patch. */
@@ -412,190 +412,190 @@ export interface SurfaceToolArgs {
     shell: {
       /** The command to execute, as an argument vector (e.g. ["bash", "-lc", "ls -la"]). */
       command: string[]
-      /** The timeout for the command in milliseconds. */
-      timeout_ms?: number | null
       /** The working directory to execute the command in (default: the workspace root). */
       workdir?: string | null
+      /** The timeout for the command in milliseconds. */
+      timeout_ms?: number | null
     }
   }
   'claude-code': {
     Read: {
       /** The absolute path to the file to read (inside the workspace; a relative path resolves from the workspace root). */
       file_path: string
-      /** The number of lines to read. Only provide if the file is too large to read at once. */
-      limit?: number | null
       /** The line number to start reading from (1-based). Only provide if the file is too large to read at once. */
       offset?: number | null
+      /** The number of lines to read. Only provide if the file is too large to read at once. */
+      limit?: number | null
     }
     Write: {
-      /** The content to write to the file. */
-      content: string
       /** The absolute path to the file to write (must be inside the workspace). */
       file_path: string
+      /** The content to write to the file. */
+      content: string
     }
     Edit: {
       /** The absolute path to the file to modify. */
       file_path: string
-      /** The text to replace it with (must be different from old_string). */
-      new_string: string
       /** The text to replace. */
       old_string: string
+      /** The text to replace it with (must be different from old_string). */
+      new_string: string
       /** Replace all occurrences of old_string (default false). */
       replace_all?: boolean | null
     }
     MultiEdit: {
+      /** The absolute path to the file to modify. */
+      file_path: string
       /** Array of edit operations to perform sequentially on the file. */
       edits: Array<{
-        /** The text to replace it with. */
-        new_string: string
         /** The text to replace. */
         old_string: string
+        /** The text to replace it with. */
+        new_string: string
         /** Replace all occurrences of old_string (default false). */
         replace_all?: boolean | null
       }>
-      /** The absolute path to the file to modify. */
-      file_path: string
     }
     Glob: {
-      /** The directory to search in (default: the workspace root). */
-      path?: string | null
       /** The glob pattern to match files against. */
       pattern: string
+      /** The directory to search in (default: the workspace root). */
+      path?: string | null
     }
     Grep: {
+      /** The regular expression pattern to search for in file contents. */
+      pattern: string
+      /** File or directory to search in (default: the workspace root). */
+      path?: string | null
+      /** Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}"). */
+      glob?: string | null
+      /** File type to search (e.g. js, py, rust, go, java): a shortcut for the type's extensions. Use either glob or type, not both. */
+      type?: string | null
+      /** Output mode: "content" shows matching lines, "files_with_matches" shows file paths (default), "count" shows match counts. */
+      output_mode?: 'content' | 'files_with_matches' | 'count' | null
+      /** Case insensitive search. */
+      '-i'?: boolean | null
+      /** Show line numbers in output (content mode). Line numbers are always shown. */
+      '-n'?: boolean | null
       /** Number of lines to show after each match (content mode). */
       '-A'?: number | null
       /** Number of lines to show before each match (content mode). */
       '-B'?: number | null
       /** Number of lines to show before and after each match (content mode). */
       '-C'?: number | null
-      /** Case insensitive search. */
-      '-i'?: boolean | null
-      /** Show line numbers in output (content mode). Line numbers are always shown. */
-      '-n'?: boolean | null
       /** Alias for -C. */
       context?: number | null
-      /** Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}"). */
-      glob?: string | null
       /** Limit output to the first N entries (lines, files or counts). */
       head_limit?: number | null
-      /** Enable multiline mode where . matches newlines and patterns can span lines (default false). */
-      multiline?: boolean | null
       /** Skip the first N entries before applying head_limit (default 0). */
       offset?: number | null
-      /** Output mode: "content" shows matching lines, "files_with_matches" shows file paths (default), "count" shows match counts. */
-      output_mode?: 'content' | 'files_with_matches' | 'count' | null
-      /** File or directory to search in (default: the workspace root). */
-      path?: string | null
-      /** The regular expression pattern to search for in file contents. */
-      pattern: string
-      /** File type to search (e.g. js, py, rust, go, java): a shortcut for the type's extensions. Use either glob or type, not both. */
-      type?: string | null
+      /** Enable multiline mode where . matches newlines and patterns can span lines (default false). */
+      multiline?: boolean | null
     }
     Bash: {
       /** The command to execute. */
       command: string
-      /** Clear, concise description of what this command does in 5-10 words. */
-      description?: string | null
       /** Optional timeout in milliseconds (max 600000). */
       timeout?: number | null
+      /** Clear, concise description of what this command does in 5-10 words. */
+      description?: string | null
     }
     NotebookEdit: {
+      /** The absolute path to the Jupyter notebook file to edit. */
+      notebook_path: string
       /** The ID of the cell to edit (or cell-N for the N-th cell, from 0). When inserting, the new cell is inserted after this cell, or at the beginning if not specified. */
       cell_id?: string | null
+      /** The new source for the cell. Required, as in Claude Code's own schema (a delete ignores it; pass ""). */
+      new_source: string
       /** The type of the cell (code or markdown). If not specified, replace keeps the current type. Required for insert. */
       cell_type?: 'code' | 'markdown' | null
       /** The type of edit to make (replace, insert, delete). Defaults to replace. */
       edit_mode?: 'replace' | 'insert' | 'delete' | null
-      /** The new source for the cell. Required, as in Claude Code's own schema (a delete ignores it; pass ""). */
-      new_source: string
-      /** The absolute path to the Jupyter notebook file to edit. */
-      notebook_path: string
     }
   }
   cyberpaw: {
     Read: {
       /** The absolute path to the file to read (inside the workspace; a relative path resolves from the workspace root). */
       file_path: string
-      /** The number of lines to read. Only provide if the file is too large to read at once. */
-      limit?: number | null
       /** The line number to start reading from (1-based). Only provide if the file is too large to read at once. */
       offset?: number | null
+      /** The number of lines to read. Only provide if the file is too large to read at once. */
+      limit?: number | null
     }
     Write: {
-      /** The content to write to the file. */
-      content: string
       /** The absolute path to the file to write (must be inside the workspace). */
       file_path: string
+      /** The content to write to the file. */
+      content: string
     }
     Edit: {
       /** The absolute path to the file to modify. */
       file_path: string
-      /** The text to replace it with (must be different from old_string). */
-      new_string: string
       /** The text to replace. */
       old_string: string
+      /** The text to replace it with (must be different from old_string). */
+      new_string: string
       /** Replace all occurrences of old_string (default false). */
       replace_all?: boolean | null
     }
     MultiEdit: {
+      /** The absolute path to the file to modify. */
+      file_path: string
       /** Array of edit operations to perform sequentially on the file. */
       edits: Array<{
-        /** The text to replace it with. */
-        new_string: string
         /** The text to replace. */
         old_string: string
+        /** The text to replace it with. */
+        new_string: string
         /** Replace all occurrences of old_string (default false). */
         replace_all?: boolean | null
       }>
-      /** The absolute path to the file to modify. */
-      file_path: string
     }
     Glob: {
-      /** The directory to search in (default: the workspace root). */
-      path?: string | null
       /** The glob pattern to match files against. */
       pattern: string
+      /** The directory to search in (default: the workspace root). */
+      path?: string | null
     }
     Grep: {
+      /** The regular expression pattern to search for in file contents. */
+      pattern: string
+      /** File or directory to search in (default: the workspace root). */
+      path?: string | null
+      /** Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}"). */
+      glob?: string | null
+      /** File type to search (e.g. js, py, rust, go, java): a shortcut for the type's extensions. Use either glob or type, not both. */
+      type?: string | null
+      /** Output mode: "content" shows matching lines, "files_with_matches" shows file paths (default), "count" shows match counts. */
+      output_mode?: 'content' | 'files_with_matches' | 'count' | null
+      /** Case insensitive search. */
+      '-i'?: boolean | null
+      /** Show line numbers in output (content mode). Line numbers are always shown. */
+      '-n'?: boolean | null
       /** Number of lines to show after each match (content mode). */
       '-A'?: number | null
       /** Number of lines to show before each match (content mode). */
       '-B'?: number | null
       /** Number of lines to show before and after each match (content mode). */
       '-C'?: number | null
-      /** Case insensitive search. */
-      '-i'?: boolean | null
-      /** Show line numbers in output (content mode). Line numbers are always shown. */
-      '-n'?: boolean | null
       /** Alias for -C. */
       context?: number | null
-      /** Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}"). */
-      glob?: string | null
       /** Limit output to the first N entries (lines, files or counts). */
       head_limit?: number | null
-      /** Enable multiline mode where . matches newlines and patterns can span lines (default false). */
-      multiline?: boolean | null
       /** Skip the first N entries before applying head_limit (default 0). */
       offset?: number | null
-      /** Output mode: "content" shows matching lines, "files_with_matches" shows file paths (default), "count" shows match counts. */
-      output_mode?: 'content' | 'files_with_matches' | 'count' | null
-      /** File or directory to search in (default: the workspace root). */
-      path?: string | null
-      /** The regular expression pattern to search for in file contents. */
-      pattern: string
-      /** File type to search (e.g. js, py, rust, go, java): a shortcut for the type's extensions. Use either glob or type, not both. */
-      type?: string | null
+      /** Enable multiline mode where . matches newlines and patterns can span lines (default false). */
+      multiline?: boolean | null
     }
     ListDir: {
       /** The directory to list (default: the workspace root). */
       path?: string | null
     }
     Move: {
-      /** Where to move it (its new path, not the directory to move it into). */
-      destination: string
       /** The file or directory to move. */
       source: string
+      /** Where to move it (its new path, not the directory to move it into). */
+      destination: string
     }
     DeleteFile: {
       /** The file to delete. */
@@ -606,20 +606,20 @@ export interface SurfaceToolArgs {
     str_replace_based_edit_tool: {
       /** The command to run: view, create, str_replace or insert. */
       command: 'view' | 'create' | 'str_replace' | 'insert'
-      /** create: the content of the new file. */
-      file_text?: string | null
-      /** insert: the line after which to insert the text (0 = at the top of the file). */
-      insert_line?: number | null
-      /** insert: the text to insert. */
-      insert_text?: string | null
-      /** str_replace: the replacement (default: empty, which deletes old_str). insert: the text to insert (also accepted as insert_text). */
-      new_str?: string | null
-      /** str_replace: the text to replace; it must match exactly one place in the file. */
-      old_str?: string | null
       /** Path of the file or directory (inside the workspace; relative paths resolve from its root). */
       path: string
       /** view: the lines to show, [start, end] 1-indexed and inclusive; end -1 reads to the end. */
       view_range?: number[] | null
+      /** create: the content of the new file. */
+      file_text?: string | null
+      /** str_replace: the text to replace; it must match exactly one place in the file. */
+      old_str?: string | null
+      /** str_replace: the replacement (default: empty, which deletes old_str). insert: the text to insert (also accepted as insert_text). */
+      new_str?: string | null
+      /** insert: the line after which to insert the text (0 = at the top of the file). */
+      insert_line?: number | null
+      /** insert: the text to insert. */
+      insert_text?: string | null
     }
     bash: {
       /** The bash command to run. Required unless restart is true. */
@@ -630,20 +630,20 @@ export interface SurfaceToolArgs {
   }
   openai: {
     apply_patch: {
-      /** The V4A diff (create_file and update_file). */
-      diff?: string | null
-      /** The file's path (relative to the workspace root, or absolute inside it). */
-      path: string
       /** The operation: create_file, update_file or delete_file. */
       type: 'create_file' | 'update_file' | 'delete_file'
+      /** The file's path (relative to the workspace root, or absolute inside it). */
+      path: string
+      /** The V4A diff (create_file and update_file). */
+      diff?: string | null
     }
     shell: {
       /** The commands to run, in order. */
       commands: string[]
-      /** The most characters of each stream returned. */
-      max_output_length?: number | null
       /** The timeout of each command, in milliseconds. */
       timeout_ms?: number | null
+      /** The most characters of each stream returned. */
+      max_output_length?: number | null
     }
   }
 }

@@ -1,8 +1,8 @@
 // The newest contract to the letter, at the package root: each test cites the section of
 // /work/shared/CONTRACT-v0.5-wording.md (or CONTRACT-v0.5.md) whose marker, message or rule it
 // checks. The seed entry's search-incomplete marker is checked here too.
-import { execFileSync } from 'node:child_process'
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as root from '../index.js'
@@ -535,5 +535,390 @@ describe('bash at the root (wording §8)', () => {
     expect(err(await tools.callTool('bash', { command: 'echo a\0b', cwd: 'f' })).error).toBe(
       'not_a_file',
     )
+  })
+})
+
+/** The raw envelope text of an error result (key order included). */
+function envelopeText(r: root.DispatchResult): string {
+  expect(r.isError).toBe(true)
+  return root.contentText(r.content)
+}
+
+describe('the close-reading audit: texts, fields and orders the contract pins', () => {
+  it('an envelope is error, message, then the fields in order (serializeError)', async () => {
+    // CONTRACT.md: "`serializeError(e)` → `JSON.stringify({ error: code, message, ...fields })`".
+    const { tools } = workspace(
+      { big: 'x'.repeat(2000), 'a.txt': 'foo\nfoo\n' },
+      { maxFileBytes: 1024 },
+    )
+    expect(envelopeText(await tools.callTool('read_file', { path: 'big' }))).toBe(
+      '{"error":"too_large","message":"File is 2000 bytes, exceeding the 1024-byte limit (raise MAX_FILE_BYTES): big","path":"big","size":2000,"limit":1024}',
+    )
+    const m = JSON.parse(
+      envelopeText(
+        await tools.callTool('multi_edit', {
+          path: 'a.txt',
+          edits: [{ old_string: '', new_string: 'y' }],
+        }),
+      ),
+    )
+    expect(Object.keys(m).slice(0, 2)).toEqual(['error', 'message'])
+  })
+
+  it('an unknown or hidden tool keeps the not_found envelope exactly, the help after it', async () => {
+    // Wording §11: "`{"error":"not_found","message":"Unknown tool: <name>"}`". Issue 28 keeps
+    // that code and message exactly and adds the help as further fields (`closest`,
+    // `available`, or `hidden_by` and `hint`); the seed entry's envelope stays bare.
+    const { root: dir, tools } = workspace({}, { readOnly: true })
+    for (const name of ['Read_file', 'write_file', 'monitor_send']) {
+      const text = envelopeText(await tools.callTool(name, {}))
+      expect(text.startsWith(`{"error":"not_found","message":"Unknown tool: ${name}"`)).toBe(true)
+    }
+    expect(err(await tools.callTool('Read_file', {})).closest).toBe('read_file')
+    expect(err(await tools.callTool('write_file', {})).hidden_by).toBe('readOnly')
+    const bare = seed.createAgentTools({ workspaceRoot: dir })
+    expect(JSON.parse((await bare.callTool('Read_file', {})).text)).toEqual({
+      error: 'not_found',
+      message: 'Unknown tool: Read_file',
+    })
+  })
+
+  it('bash timeout and output_limit carry the contract messages', async () => {
+    // v0.5 §6: "`Command exceeded <ms>ms`; `Command output exceeded <cap> bytes on a single
+    // stream and was killed`".
+    const { tools } = workspace()
+    const e = err(await tools.callTool('bash', { command: 'echo hi; sleep 5', timeout_ms: 200 }))
+    expect(Object.keys(e)).toEqual(['error', 'message', 'timeout_ms', 'stdout', 'stderr'])
+    expect(e.message).toBe('Command exceeded 200ms')
+    expect(e.stdout).toBe('hi\n')
+    const big = err(
+      await tools.callTool('bash', { command: 'head -c 9000000 /dev/zero | tr "\\0" x' }),
+    )
+    expect(big.error).toBe('output_limit')
+    expect(big.message).toBe(
+      'Command output exceeded 8388608 bytes on a single stream and was killed',
+    )
+    expect(big.max_capture_bytes).toBe(8388608)
+    expect(big.stream).toBeUndefined()
+  })
+
+  it('a missing file is "No such file: <input>" for the editing tools too', async () => {
+    // v0.5 §2: "Missing → `not_found` `No such file: <input>`".
+    const { tools } = workspace()
+    for (const [name, args] of [
+      ['edit_file', { path: 'nope.txt', old_string: 'a', new_string: 'b' }],
+      ['multi_edit', { path: 'nope.txt', edits: [{ old_string: 'a', new_string: 'b' }] }],
+      ['apply_patch', { patch: '--- a/nope.txt\n+++ b/nope.txt\n@@ -1,1 +1,1 @@\n-a\n+b\n' }],
+    ] as const) {
+      expect(envelopeText(await tools.callTool(name, args))).toBe(
+        '{"error":"not_found","message":"No such file: nope.txt","path":"nope.txt"}',
+      )
+    }
+  })
+
+  it('apply_patch words a create over a file, two blocks, a partial delete and UTF-16 as the contract', async () => {
+    // Wording §7, "Other texts".
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('x\n', 'utf16le')])
+    const { tools } = workspace({ 'a.txt': 'a\nb\n', 'u.txt': utf16 })
+    const cases: [string, string][] = [
+      [
+        '--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,1 @@\n+x\n',
+        '{"error":"invalid_input","message":"Cannot create a.txt: a file already exists there. Use a modify hunk with context, or delete it first.","path":"a.txt"}',
+      ],
+      [
+        '--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-a\n+x\n--- a/a.txt\n+++ b/a.txt\n@@ -2,1 +2,1 @@\n-b\n+y\n',
+        '{"error":"invalid_input","message":"Patch contains multiple blocks for a.txt; combine them into a single block.","path":"a.txt"}',
+      ],
+      [
+        '--- a/a.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-a\n',
+        '{"error":"invalid_input","message":"Delete patch for a.txt does not remove the entire file","path":"a.txt"}',
+      ],
+      [
+        '--- a/u.txt\n+++ b/u.txt\n@@ -1,1 +1,1 @@\n-x\n+y\n',
+        '{"error":"is_binary","message":"Patching utf-16le files is not supported (the file would be rewritten as UTF-8): u.txt","path":"u.txt","encoding":"utf-16le"}',
+      ],
+      [
+        '--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-zzz\n+x\n',
+        '{"error":"patch_failed","message":"Hunk did not apply cleanly in a.txt","file":"a.txt","hunk":1}',
+      ],
+    ]
+    for (const [patch, envelope] of cases) {
+      expect(envelopeText(await tools.callTool('apply_patch', { patch }))).toBe(envelope)
+    }
+  })
+
+  it('a bad grep regex is the rg path error or Invalid regex, with the pattern field', async () => {
+    // Wording §1, "Errors": rg exit 2 → `ripgrep error: <stderr trimmed>`, field `pattern`;
+    // in-process → `Invalid regex: <engine message>`, field `pattern`.
+    for (const rg of [true, false]) {
+      const { tools } = workspace({ 'a.txt': 'x\n' }, { probeRipgrep: () => rg })
+      const e = err(await tools.callTool('grep', { pattern: '(' }))
+      expect(Object.keys(e)).toEqual(['error', 'message', 'pattern'])
+      expect(e.pattern).toBe('(')
+      expect(e.message).toBe(
+        rg
+          ? 'ripgrep error: regex parse error:\n    (\n    ^\nerror: unclosed group'
+          : 'Invalid regex: unclosed group',
+      )
+    }
+  })
+
+  it('monitor regex errors name the argument as their field; monitor_start answers five keys', async () => {
+    // v0.5 §3: "`Invalid match regex: <msg>`, field `match`"; "`Invalid ready_when regex:
+    // <msg>`, field `ready_when`"; monitor_start "returns `{"id","running","ready","output",
+    // "next_offset"}`".
+    const { tools } = workspace()
+    const e = err(await tools.callTool('monitor_start', { command: 'true', ready_when: '(' }))
+    expect(e).toEqual({
+      error: 'invalid_input',
+      message: 'Invalid ready_when regex: unclosed group',
+      ready_when: '(',
+    })
+    const done = JSON.parse(
+      ok(await tools.callTool('monitor_start', { command: 'exit 0', ready_when: 'never' })),
+    )
+    expect(Object.keys(done)).toEqual(['id', 'running', 'ready', 'output', 'next_offset'])
+    expect([done.ready, done.running]).toEqual([false, false])
+    const p = err(await tools.callTool('monitor_poll', { id: done.id, match: '(' }))
+    expect(p).toEqual({
+      error: 'invalid_input',
+      message: 'Invalid match regex: unclosed group',
+      match: '(',
+    })
+    await tools.callTool('monitor_stop', { id: done.id })
+  })
+
+  it('the syntax warning is the contract line alone, even over a broken file', async () => {
+    // v0.5 §4: "\nwarning: <grammar> syntax error in <rel> at line <L>, column <C> (near
+    // `<near>`); run check_syntax for details."
+    const { tools } = workspace({ 'w.ts': 'const x = ;\n' })
+    const text = ok(await tools.callTool('write_file', { path: 'w.ts', content: 'const y = ;\n' }))
+    expect(text).toBe(
+      'Wrote 12 bytes to w.ts (overwritten).\nwarning: typescript syntax error in w.ts at line 1, column 9 (near `const y = ;`); run check_syntax for details.',
+    )
+  })
+
+  it('read_image answers exactly one image part, with no meta', async () => {
+    // v0.5 §2: "Output: exactly one `ImagePart` (base64 data) and no text part."
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')
+    const { tools } = workspace({ 'i.png': png })
+    const r = await tools.callTool('read_image', { path: 'i.png' })
+    expect(r).toEqual({
+      isError: false,
+      content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }],
+    })
+  })
+
+  it('names a spill file bash-<pid>-<epochMs>-<counter>-<12 hex>', async () => {
+    // Wording §8: "`.clarvis/bash-<pid>-<epochMs>-<counter>-<12 hex>.<stdout|stderr>.log`".
+    const { tools } = workspace({}, { maxBashOutputBytes: 1024 })
+    const before = Date.now()
+    const out = JSON.parse(ok(await tools.callTool('bash', { command: 'seq 1 2000' })))
+    const m =
+      /full output written to \.clarvis\/bash-(\d+)-(\d+)-(\d+)-([0-9a-f]{12})\.stdout\.log/.exec(
+        out.stdout,
+      )
+    expect(m).not.toBeNull()
+    expect(Number(m?.[1])).toBe(process.pid)
+    expect(Math.abs(Number(m?.[2]) - before)).toBeLessThan(60_000)
+  })
+
+  it('buildGuardContext always has the five keys; bash facts only for a string command', () => {
+    // Wording §9: "`buildGuardContext` always returns `{ tool, args, config, paths, bash }` ...
+    // bash/monitor_start without a string `command`: `bash` undefined, `paths` = `cwd` only".
+    const config = root.resolveConfig({ workspaceRoot: tempDir() })
+    const ctx = root.buildGuardContext('read_file', {}, config)
+    expect(Object.keys(ctx)).toEqual(['tool', 'args', 'config', 'paths', 'bash'])
+    expect(ctx.bash).toBeUndefined()
+    const b = root.buildGuardContext('bash', { cwd: 'sub' }, config)
+    expect(b.bash).toBeUndefined()
+    expect(b.paths.map((p) => p.raw)).toEqual(['sub'])
+  })
+
+  it('resolveConfig: unknown keys ignored, a plain unfrozen object, probes last', () => {
+    // Wording §3: "Unknown option keys are ignored silently: `resolveConfig` builds a new plain
+    // object from the known fields only (not frozen)"; "then the two probes (each called once)".
+    // Ignored: the key changes nothing and is not in the config; issue 28 adds one warn-sink
+    // line naming the real option, never an error.
+    const lines: string[] = []
+    root.setWarnSink((m) => lines.push(m))
+    try {
+      const dir = tempDir()
+      const config = root.resolveConfig({ workspaceRoot: dir, readonly: true } as never)
+      expect(config.readOnly).toBe(false)
+      expect('readonly' in config).toBe(false)
+      expect(lines).toEqual([
+        'clarvis-agent-tools: unknown option "readonly" is ignored; did you mean "readOnly"?\n',
+      ])
+      lines.length = 0
+      expect(Object.isFrozen(config)).toBe(false)
+      let calls = 0
+      const probe = () => {
+        calls++
+        return true
+      }
+      expect(() =>
+        root.resolveConfig({
+          workspaceRoot: join(dir, 'none'),
+          probeRipgrep: probe,
+          probeTreeSitter: probe,
+        }),
+      ).toThrow('Workspace root does not exist:')
+      expect(() =>
+        root.buildConfig([], { WORKSPACE_ROOT: dir, MAX_OUTPUT_BYTES: 'x' }, probe, probe),
+      ).toThrow('MAX_OUTPUT_BYTES must be a positive integer, got: x')
+      expect(calls).toBe(0)
+      const c = root.resolveConfig({
+        workspaceRoot: dir,
+        probeRipgrep: probe,
+        probeTreeSitter: () => false,
+      })
+      expect(calls).toBe(1)
+      expect([c.ripgrepAvailable, c.treeSitterAvailable]).toEqual([true, false])
+    } finally {
+      root.setWarnSink(null)
+    }
+  })
+
+  it('a changed config is seen by the next call (the root config is not frozen)', async () => {
+    // Wording §3: "(not frozen)": a caller may change a field, and dispatch must read it.
+    const { root: dir } = workspace({ 'a.txt': 'x\n' })
+    const config = root.resolveConfig({ workspaceRoot: dir })
+    expect(ok(await root.dispatch('write_file', { path: 'b.txt', content: 'y' }, config))).toMatch(
+      /created/,
+    )
+    config.readOnly = true
+    expect(
+      err(await root.dispatch('write_file', { path: 'b.txt', content: 'z' }, config)),
+    ).toMatchObject({
+      error: 'not_found',
+      message: 'Unknown tool: write_file',
+      hidden_by: 'readOnly',
+    })
+    config.readOnly = false
+    expect(ok(await root.dispatch('write_file', { path: 'b.txt', content: 'z' }, config))).toMatch(
+      /overwritten/,
+    )
+  })
+
+  it('grep names a missing search root by its absolute path, before compiling the pattern', async () => {
+    // Wording §1: "a missing root (file or directory) → `not_found` `No such file: <absolute
+    // resolved path>`, field `path` also absolute"; the regex is compiled after.
+    const { root: dir, tools } = workspace()
+    for (const pattern of ['x', '(']) {
+      expect(envelopeText(await tools.callTool('grep', { pattern, path: 'nope/d' }))).toBe(
+        JSON.stringify({
+          error: 'not_found',
+          message: `No such file: ${join(dir, 'nope/d')}`,
+          path: join(dir, 'nope/d'),
+        }),
+      )
+    }
+  })
+
+  it('quotes a number under its floor as JavaScript writes it', () => {
+    // Wording §3: "`<name> must be an integer >= <min>, got: <value>` (under the floor or not a
+    // safe integer)"; `got:` is `String(value)`.
+    const dir = tempDir()
+    expect(() => root.resolveConfig({ workspaceRoot: dir, bashTimeoutMs: 1e20 })).toThrow(
+      'bashTimeoutMs must be an integer >= 1, got: 100000000000000000000',
+    )
+    expect(() => root.resolveConfig({ workspaceRoot: dir, maxOutputBytes: 1e21 })).toThrow(
+      'maxOutputBytes must be an integer >= 1024, got: 1e+21',
+    )
+    // Digits past a safe integer are still a number (`^\d+$`), refused by the floor check.
+    expect(() =>
+      root.buildConfig([], { WORKSPACE_ROOT: dir, MAX_OUTPUT_BYTES: '99999999999999999999' }),
+    ).toThrow('maxOutputBytes must be an integer >= 1024, got: 100000000000000000000')
+  })
+
+  it('mkdir makes a directory named with a trailing slash, as mkdir -p does', async () => {
+    // v0.5 §2 mkdir: "Behaves like `mkdir -p`". Output `Created directory <rel>.`
+    const { root: dir, tools } = workspace()
+    expect(ok(await tools.callTool('mkdir', { path: './a/b/' }))).toBe('Created directory a/b.')
+    expect(ok(await tools.callTool('mkdir', { path: 'a/b/' }))).toBe(
+      'Directory already exists: a/b.',
+    )
+    expect(readdirSync(join(dir, 'a'))).toEqual(['b'])
+  })
+
+  it('errors quote the path exactly as the caller passed it', async () => {
+    // v0.5 page: "`<input>` is the path string exactly as the caller passed it"; §2: "Missing →
+    // `not_found` `No such file: <input>`"; wording §4: `Path is a directory: <input>`,
+    // `Not a directory: <input>` (list_dir, bash `cwd`).
+    const { root: dir, tools } = workspace({ 'f.txt': 'x\n', 'd/g.txt': 'y\n' })
+    const abs = join(dir, 'gone.txt')
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      ['read_file', { path: './gone.txt' }, 'not_found', 'No such file: ./gone.txt'],
+      ['read_file', { path: abs }, 'not_found', `No such file: ${abs}`],
+      ['read_file', { path: './d/' }, 'not_a_file', 'Path is a directory: ./d/'],
+      [
+        'edit_file',
+        { path: './gone.txt', old_string: 'a', new_string: 'b' },
+        'not_found',
+        'No such file: ./gone.txt',
+      ],
+      ['write_file', { path: 'd/../d', content: 'x' }, 'not_a_file', 'Path is a directory: d/../d'],
+      ['list_dir', { path: './nope' }, 'not_found', 'No such file: ./nope'],
+      ['list_dir', { path: './f.txt' }, 'not_a_file', 'Not a directory: ./f.txt'],
+      ['diff', { from: './f.txt', to: './gone.txt' }, 'not_found', 'No such file: ./gone.txt'],
+      ['bash', { command: 'true', cwd: './f.txt' }, 'not_a_file', 'Not a directory: ./f.txt'],
+    ]
+    for (const [name, args, code, message] of cases) {
+      const e = err(await tools.callTool(name, args))
+      expect([name, e.error, e.message]).toEqual([name, code, message])
+      expect(e.path).toBe(message.slice(message.indexOf(': ') + 2))
+    }
+  })
+
+  it('monitor_start with a NUL byte fails as Node spawning its sh -c script does', async () => {
+    // v0.5 §3: the command runs as `sh -c "trap 'printf \"%s\" \"$?\" > \"$MON_EXIT\"'
+    // EXIT\n<command>\n"`; "Order: cwd check, regex compile, live-count check, spawn"; "A spawn
+    // failure → `io_error` `Failed to spawn monitor: <msg>`". The expected text is Node's own.
+    const { tools } = workspace({ f: 'x' })
+    for (const command of ['echo a\0b', `${'x'.repeat(200)}\0`]) {
+      const script = `trap 'printf "%s" "$?" > "$MON_EXIT"' EXIT\n${command}\n`
+      let nodeMessage = ''
+      try {
+        spawn('sh', ['-c', script])
+      } catch (e) {
+        nodeMessage = (e as Error).message
+      }
+      expect(nodeMessage).toContain('without null bytes')
+      expect(err(await tools.callTool('monitor_start', { command }))).toEqual({
+        error: 'io_error',
+        message: `Failed to spawn monitor: ${nodeMessage}`,
+      })
+    }
+    expect(err(await tools.callTool('monitor_start', { command: 'a\0', cwd: 'f' })).error).toBe(
+      'not_a_file',
+    )
+  })
+
+  it('tree names a missing directory by its display path', async () => {
+    // Wording §4: "`<p>` is the caller's `<input>` almost everywhere; ... tree the display path
+    // of its directory".
+    const { tools } = workspace({ 'f.txt': 'x' })
+    expect(envelopeText(await tools.callTool('tree', { path: './x/../gone' }))).toBe(
+      '{"error":"not_found","message":"No such file: gone","path":"gone"}',
+    )
+    expect(err(await tools.callTool('tree', { path: './f.txt' })).message).toBe(
+      'Not a directory: ./f.txt',
+    )
+  })
+
+  it('reports the self-bounded tools of the registry', () => {
+    // Wording §10: "Self-bounded (`bounded: true`): `read_file`, `read_files`, `grep`, `bash`,
+    // the four `monitor_*`."
+    expect(root.tools.filter((t) => t.bounded).map((t) => t.name)).toEqual([
+      'read_file',
+      'read_files',
+      'grep',
+      'bash',
+      'monitor_start',
+      'monitor_poll',
+      'monitor_stop',
+      'monitor_list',
+    ])
   })
 })

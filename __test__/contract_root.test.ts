@@ -222,7 +222,10 @@ describe('configuration', () => {
       guard: undefined,
       elicit: undefined,
     })
-    expect(Object.isFrozen(config)).toBe(true)
+    // Wording §3: "a new plain object from the known fields only (not frozen)"; the seed
+    // contract's config is frozen.
+    expect(Object.isFrozen(config)).toBe(false)
+    expect(Object.isFrozen(seed.resolveConfig({ workspaceRoot: dir }))).toBe(true)
     expect(Object.keys(seed.resolveConfig({ workspaceRoot: dir }))).toHaveLength(8)
   })
 

@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync, symlinkSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { createAgentTools } from '../index.js'
 import { err, isolateGitHome, ok, tempDir, workspace } from './root-helpers'
 
 /** A 3x2 PNG header: signature and IHDR. */
@@ -71,13 +72,17 @@ describe('read_files', () => {
 })
 
 describe('read_image', () => {
-  it('returns exactly one image part, with the size in meta', async () => {
-    const { tools } = workspace({ 'pic.dat': png() })
-    const r = await tools.callTool('read_image', { path: 'pic.dat' })
-    expect(r.isError).toBe(false)
-    expect(r.content).toEqual([
-      { type: 'image', data: png().toString('base64'), mimeType: 'image/png' },
-    ])
+  it('returns exactly one image part, with the size in meta when extras are on', async () => {
+    const { root, tools } = workspace({ 'pic.dat': png() })
+    const part = { type: 'image', data: png().toString('base64'), mimeType: 'image/png' }
+    // The contract's result: the part alone (CONTRACT-v0.5 §2).
+    expect(await tools.callTool('read_image', { path: 'pic.dat' })).toEqual({
+      isError: false,
+      content: [part],
+    })
+    const extras = createAgentTools({ workspaceRoot: root, extras: true })
+    const r = await extras.callTool('read_image', { path: 'pic.dat' })
+    expect(r.content).toEqual([part])
     expect(r.meta).toEqual({ mimeType: 'image/png', bytes: 33, width: 3, height: 2 })
   })
 

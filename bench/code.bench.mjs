@@ -64,8 +64,13 @@ const KINDS = {
 }
 const FN_VALUES = new Set(['arrow_function', 'function_expression', 'generator_function'])
 
+/** CONTRACT-v0.5-wording.md §6: "the node's own first source line, trimmed, with one trailing
+ * `{` or `:` … removed" (so a member's `;`, outside the node, never shows). Cut at the first
+ * newline by `indexOf`, the cheapest way for the reference. */
 function header(node, src) {
-  const first = src.slice(node.startIndex).split('\n')[0].trim()
+  const newline = src.indexOf('\n', node.startIndex)
+  const stop = newline < 0 || newline > node.endIndex ? node.endIndex : newline
+  const first = src.slice(node.startIndex, stop).trim()
   const stripped = /[{:]$/.test(first) ? first.slice(0, -1).trimEnd() : first
   const chars = [...stripped]
   return chars.length > 150 ? `${chars.slice(0, 150).join('')}...` : stripped

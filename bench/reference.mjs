@@ -7,9 +7,16 @@
 // - arguments validated with ajv (the reference's options; compiled once);
 // - the path confined by `realpath` (the root's canonical form computed once), a symlink
 //   refused (`lstat`), a stat for `not_a_file` / `too_large`;
-// - the read, the binary check (a NUL in the first or last 8000 bytes), BOM strip, line
-//   endings normalized for matching (generous: a file without `\r` skips the per-line
-//   terminator bookkeeping entirely, which every benchmark file here is);
+// - the read, the binary check (a NUL in the first or last 8000 bytes), BOM strip;
+// - line endings as CONTRACT.md's "Shared mechanics" (Text) says, for every file: "Line endings
+//   are normalized to `\n` for display and matching; on write every untouched line keeps its
+//   own terminator and new lines get the file's dominant one" (CONTRACT-v0.5.md: "Anything this
+//   page does not mention behaves as CONTRACT.md says"). Done the straightforward way: the text
+//   is split into lines and their terminators, matched as the lines joined by `\n`, and
+//   written back line by line, each with its terminator (`splitLines` / `joinLines` below).
+//   Until issue 24's second round this stand-in was generous: a file without `\r` skipped all
+//   of it (every benchmark file here). `referenceWorkspace(root, { generous: true })` keeps
+//   that version, so a run can report the ratio against both (bench/README.md);
 // - the edit by `indexOf` (exact and unique; no tolerant tiers are needed by these workloads);
 // - newest only: `meta.diff` by jsdiff's `createTwoFilesPatch` (the `diff` package), and the
 //   syntax warning — a parse with the reference's WASM grammar (`@vscode/tree-sitter-wasm`)
@@ -77,8 +84,88 @@ function validate(tool, args) {
   if (!v(args)) throw new Error(`invalid_input: ${JSON.stringify(v.errors)}`)
 }
 
-/** A workspace the reference tools run in. */
-export async function referenceWorkspace(root) {
+/**
+ * A file's text as lines and the terminator of each (`\r\n`, `\n`, `\r`, or `''` for a last
+ * line without one): the per-line bookkeeping of CONTRACT.md's Text rule.
+ */
+function splitLines(text) {
+  const parts = text.split(/(\r\n|\r|\n)/)
+  const lines = []
+  const eols = []
+  for (let i = 0; i < parts.length; i += 2) {
+    lines.push(parts[i])
+    eols.push(parts[i + 1] ?? '')
+  }
+  // A text ending in a terminator has no empty last line.
+  if (lines.length > 1 && lines.at(-1) === '') {
+    lines.pop()
+    eols.pop()
+  }
+  return { lines, eols }
+}
+
+/** The text matching sees: every line ended by `\n` where it had a terminator. */
+function normalizedOf({ lines, eols }) {
+  const text = lines.join('\n')
+  return eols.at(-1) === '' ? text : `${text}\n`
+}
+
+/** The file's dominant terminator (ties: `\n`, then `\r\n`). */
+function dominantOf(eols) {
+  let lf = 0
+  let crlf = 0
+  let cr = 0
+  for (const e of eols) {
+    if (e === '\n') lf++
+    else if (e === '\r\n') crlf++
+    else if (e === '\r') cr++
+  }
+  if (lf >= crlf && lf >= cr) return '\n'
+  return crlf >= cr ? '\r\n' : '\r'
+}
+
+/** The text written back: every line with its own terminator. */
+function joinLines({ lines, eols }) {
+  const parts = new Array(lines.length * 2)
+  for (let i = 0; i < lines.length; i++) {
+    parts[2 * i] = lines[i]
+    parts[2 * i + 1] = eols[i]
+  }
+  return parts.join('')
+}
+
+/**
+ * Replaces `norm.slice(at, end)` (offsets in the normalized text) with `replacement` in the
+ * line arrays: the touched lines are replaced by the new ones; a new line standing where a
+ * replaced line stood keeps that line's terminator, the last keeps the last touched line's,
+ * added lines get the dominant one.
+ */
+function spliceLines(file, norm, at, end, replacement, dominant) {
+  const { lines, eols } = file
+  let a = 0
+  let start = 0
+  while (a < lines.length - 1 && at > start + lines[a].length) {
+    start += lines[a].length + 1
+    a++
+  }
+  let b = a
+  let bStart = start
+  while (b < lines.length - 1 && end > bStart + lines[b].length) {
+    bStart += lines[b].length + 1
+    b++
+  }
+  const bEnd = bStart + lines[b].length
+  const middle = (norm.slice(start, at) + replacement + norm.slice(end, bEnd)).split('\n')
+  const ends = middle.map((_, i) =>
+    i === middle.length - 1 ? eols[b] : a + i < b ? eols[a + i] : dominant,
+  )
+  lines.splice(a, b - a + 1, ...middle)
+  eols.splice(a, b - a + 1, ...ends)
+}
+
+/** A workspace the reference tools run in (`generous`: the stand-in before issue 24's second
+ * round, which skipped the line bookkeeping for a file without `\r`). */
+export async function referenceWorkspace(root, { generous = false } = {}) {
   const realRoot = await realpath(root)
 
   async function confine(path) {
@@ -101,7 +188,8 @@ export async function referenceWorkspace(root) {
     let text = bytes.toString('utf8')
     const bom = text.charCodeAt(0) === 0xfeff
     if (bom) text = text.slice(1)
-    if (text.includes('\r')) throw new Error('reference: CRLF files are not needed here')
+    if (generous && text.includes('\r'))
+      throw new Error('reference: CRLF files are not needed here')
     return { text, bom, mode: st.mode }
   }
 
@@ -124,11 +212,38 @@ export async function referenceWorkspace(root) {
     }
   }
 
-  function replaceOnce(text, oldString, newString) {
+  function uniqueIndex(text, oldString) {
     const at = text.indexOf(oldString)
     if (at < 0) throw new Error('no_match')
     if (text.indexOf(oldString, at + 1) >= 0) throw new Error('ambiguous_match')
+    return at
+  }
+
+  function replaceOnce(text, oldString, newString) {
+    const at = uniqueIndex(text, oldString)
     return text.slice(0, at) + newString + text.slice(at + oldString.length)
+  }
+
+  const lf = (s) => s.replace(/\r\n?/g, '\n')
+
+  /** `edits` applied in order to `text` as the contract's Text rule says (module comment). */
+  function applyEdits(text, edits) {
+    if (generous) {
+      let after = text
+      for (const e of edits) after = replaceOnce(after, e.old_string, e.new_string)
+      return after
+    }
+    const file = splitLines(text)
+    const dominant = dominantOf(file.eols)
+    let norm = normalizedOf(file)
+    for (const e of edits) {
+      const [oldString, newString] = [lf(e.old_string), lf(e.new_string)]
+      const at = uniqueIndex(norm, oldString)
+      const end = at + oldString.length
+      spliceLines(file, norm, at, end, newString, dominant)
+      norm = norm.slice(0, at) + newString + norm.slice(end)
+    }
+    return joinLines(file)
   }
 
   /** edit_file / multi_edit: `edits` applied in order; the newest contract adds diff + warning. */
@@ -138,8 +253,7 @@ export async function referenceWorkspace(root) {
     const abs = await confine(args.path)
     const rel = relative(realRoot, abs)
     const { text, bom, mode } = await loadText(abs)
-    let after = text
-    for (const e of edits) after = replaceOnce(after, e.old_string, e.new_string)
+    const after = applyEdits(text, edits)
     const result = { text: `edited ${rel}` }
     if (profile === 'newest') {
       result.warning = await syntaxWarning(rel, after)
@@ -180,6 +294,40 @@ export async function referenceWorkspace(root) {
     return result
   }
 
+  /** One file's patch under the Text rule: jsdiff applies it to the normalized text; the lines
+   * are then written back with their terminators, hunk by hunk (context lines keep theirs,
+   * added lines get the dominant one). Hunks apply where they say here (the benchmark's do). */
+  function patchLines(text, p) {
+    const file = splitLines(text)
+    const after = applyPatch(normalizedOf(file), p)
+    if (after === false) return false
+    const dominant = dominantOf(file.eols)
+    const lines = []
+    const eols = []
+    let next = 0
+    for (const h of p.hunks) {
+      for (; next < h.oldStart - 1; next++) {
+        lines.push(file.lines[next])
+        eols.push(file.eols[next])
+      }
+      for (const l of h.lines) {
+        if (l[0] === ' ') {
+          lines.push(file.lines[next])
+          eols.push(file.eols[next++])
+        } else if (l[0] === '-') next++
+        else if (l[0] === '+') {
+          lines.push(l.slice(1))
+          eols.push(dominant)
+        }
+      }
+    }
+    for (; next < file.lines.length; next++) {
+      lines.push(file.lines[next])
+      eols.push(file.eols[next])
+    }
+    return joinLines({ lines, eols })
+  }
+
   /** apply_patch (unified diffs): jsdiff parses and applies; every file is read first, then
    * all are written (all or nothing); the newest contract checks five files for warnings. */
   async function patch(profile, args) {
@@ -189,7 +337,7 @@ export async function referenceWorkspace(root) {
       const name = p.newFileName.replace(/^b\//, '')
       const abs = await confine(name)
       const { text, bom, mode } = await loadText(abs)
-      const after = applyPatch(text, p)
+      const after = generous ? applyPatch(text, p) : patchLines(text, p)
       if (after === false) throw new Error(`patch_failed: ${name}`)
       staged.push({ abs, rel: relative(realRoot, abs), after, bom, mode })
     }

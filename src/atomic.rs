@@ -99,14 +99,14 @@ pub fn check_target(path: &WorkPath) -> ToolResult<Option<Stat>> {
         Ok(parent) => parent,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
-            return Err(ToolError::is_a_directory(&path.display));
+            return Err(ToolError::is_a_directory(&path.input));
         }
-        Err(e) => return Err(io_err(e, &path.display)),
+        Err(e) => return Err(io_err(e, &path.input)),
     };
     match dir.stat(&name) {
         Ok(st) => judge_target(path, st).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_err(e, &path.display)),
+        Err(e) => Err(io_err(e, &path.input)),
     }
 }
 
@@ -117,7 +117,7 @@ fn judge_target(path: &WorkPath, st: Stat) -> ToolResult<Stat> {
             path.display
         ))
         .with("path", path.display.as_str())),
-        Kind::Dir => Err(ToolError::is_a_directory(&path.display)),
+        Kind::Dir => Err(ToolError::is_a_directory(&path.input)),
         Kind::Other => Err(ToolError::new(
             ErrorCode::NotAFile,
             format!(
@@ -266,10 +266,18 @@ impl Transaction {
             remove_dirs(&created);
             return Err(e);
         }
-        for backup in backups {
+        // Removing a backup frees the old content's blocks, which waits for the filesystem's
+        // journal; one removal after another, a 20-file patch waited for it 20 times. From
+        // several threads at once the waits overlap, as the staged files' fsyncs do.
+        let _ = in_parallel(backups, |backup| {
             let _ = backup.dir.remove_file(&backup.name);
-        }
+            Ok(())
+        });
+        // Each touched directory once (the same directory is reached through one fd per
+        // target), fsynced in parallel too; a target's directory (not one this commit created)
+        // may hold a crashed write's temp files, so it is queued for the sweep.
         let mut synced: Vec<(u64, u64)> = Vec::new();
+        let mut to_sync: Vec<(&Dir, (u64, u64), bool)> = Vec::new();
         for (i, dir) in dirs
             .iter()
             .map(|d| &**d)
@@ -279,12 +287,16 @@ impl Transaction {
             let id = dir.stat_self().map(|s| (s.dev, s.ino)).unwrap_or_default();
             if id == (0, 0) || !synced.contains(&id) {
                 synced.push(id);
-                dir.sync();
-                // A target's directory (not one this commit created) may hold a crashed
-                // write's temp files.
-                if i < dirs.len() {
-                    sweep_later(dir, id);
-                }
+                to_sync.push((dir, id, i < dirs.len()));
+            }
+        }
+        let _ = in_parallel(to_sync.iter().collect(), |(dir, _, _)| {
+            dir.sync();
+            Ok(())
+        });
+        for (dir, id, target_dir) in to_sync {
+            if target_dir {
+                sweep_later(dir, id);
             }
         }
         Ok(())
@@ -373,38 +385,48 @@ fn sync_staged(staged: &mut [(At, Option<Staged>)]) -> ToolResult<()> {
         .iter_mut()
         .filter_map(|(_, s)| s.as_mut().filter(|s| s.file.is_some()))
         .collect();
-    let sync = |s: &mut Staged| -> ToolResult<()> {
+    in_parallel(files, |s: &mut Staged| -> ToolResult<()> {
         let file = s.file.take().expect("filtered on an open file");
         file.sync_all().map_err(|e| io_err(e, &s.display))
-    };
-    if files.len() < 2 {
-        return files.into_iter().try_for_each(sync);
+    })
+}
+
+/// Runs `work` on every item, from up to eight threads at once (this one and up to seven
+/// helpers taking items from one queue) when there are several: for steps that mostly wait
+/// for the disk or the filesystem's journal, whose waits then overlap. If the system refuses
+/// a thread, the others (this one at least) take its share. Every item is worked on, also
+/// after a failure; if any failed, one of their errors is returned.
+fn in_parallel<T: Send>(
+    items: Vec<T>,
+    work: impl Fn(T) -> ToolResult<()> + Sync,
+) -> ToolResult<()> {
+    if items.len() < 2 {
+        return items.into_iter().try_for_each(work);
     }
-    // Helper threads and this one take files from one queue; if the system refuses a thread,
-    // the others (this one at least) sync its share.
     const HELPERS: usize = 7;
-    let queue = Mutex::new(files);
-    let work = || -> ToolResult<()> {
+    let helpers = HELPERS.min(items.len() - 1);
+    let queue = Mutex::new(items);
+    let drain = || -> ToolResult<()> {
+        let mut result = Ok(());
         loop {
             let next = queue.lock().unwrap_or_else(PoisonError::into_inner).pop();
             match next {
-                Some(s) => sync(s)?,
-                None => return Ok(()),
+                Some(item) => result = result.and(work(item)),
+                None => return result,
             }
         }
     };
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (0..HELPERS
-            .min(queue.lock().unwrap_or_else(PoisonError::into_inner).len() - 1))
+        let spawned: Vec<_> = (0..helpers)
             .filter_map(|_| {
                 std::thread::Builder::new()
                     .stack_size(64 * 1024)
-                    .spawn_scoped(scope, work)
+                    .spawn_scoped(scope, drain)
                     .ok()
             })
             .collect();
-        let mine = work();
-        helpers
+        let mine = drain();
+        spawned
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Err(ToolError::internal())))
             .fold(mine, |acc, r| acc.and(r))
@@ -750,6 +772,50 @@ mod tests {
         assert_eq!(fs::read_to_string(root.join("one.txt")).unwrap(), "1");
         assert_eq!(fs::read_to_string(root.join("two.txt")).unwrap(), "2");
         assert_eq!(listing(root), ["inject-me.txt", "one.txt", "two.txt"]);
+    }
+
+    /// Many overwritten files in several directories: every backup is removed (from several
+    /// threads) and every file holds its new content.
+    #[test]
+    fn a_many_file_commit_leaves_no_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut tx = Transaction::new();
+        for k in 0..20 {
+            let rel = format!("d{}/f{k}.txt", k % 4);
+            fs::create_dir_all(root.join(format!("d{}", k % 4))).unwrap();
+            fs::write(root.join(&rel), format!("old {k}")).unwrap();
+            tx.write(&wp(root, &rel), format!("new {k}").into_bytes());
+        }
+        tx.commit().unwrap();
+        for d in 0..4 {
+            let names = listing(&root.join(format!("d{d}")));
+            assert_eq!(names.len(), 5, "{names:?}");
+            for name in names {
+                assert!(name.starts_with('f'), "{name}");
+                let text = fs::read_to_string(root.join(format!("d{d}/{name}"))).unwrap();
+                assert_eq!(text, format!("new {}", &name[1..name.len() - 4]));
+            }
+        }
+    }
+
+    /// `in_parallel` works on every item, whatever fails, and returns an error if any failed.
+    #[test]
+    fn in_parallel_works_on_every_item() {
+        let done = Mutex::new(Vec::new());
+        let result = in_parallel((0..30).collect(), |i: i32| {
+            done.lock().unwrap().push(i);
+            if i % 7 == 3 {
+                Err(ToolError::invalid_input(format!("item {i}")))
+            } else {
+                Ok(())
+            }
+        });
+        assert!(result.unwrap_err().message.starts_with("item "));
+        let mut done = done.into_inner().unwrap();
+        done.sort();
+        assert_eq!(done, (0..30).collect::<Vec<_>>());
+        assert!(in_parallel(Vec::<i32>::new(), |_| Err(ToolError::internal())).is_ok());
     }
 
     #[test]

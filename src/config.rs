@@ -99,6 +99,15 @@ pub struct Config {
     pub profile: Profile,
 }
 
+impl Config {
+    /// Whether the newest contract's exact texts are served: the package root without
+    /// `extras`. With `extras` (the CLI, the MCP server) the engine's more helpful wording and
+    /// fields beyond the contract are given instead; `/v0.1` keeps its own.
+    pub fn contract_exact(&self) -> bool {
+        self.profile == Profile::Current && !self.extras
+    }
+}
+
 /// `sandbox`: what the commands may write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -448,8 +457,38 @@ fn js_string(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Array(items) => items.iter().map(js_string).collect::<Vec<_>>().join(","),
         Value::Object(_) => "[object Object]".into(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => u.to_string(),
+            (_, Some(i), _) => i.to_string(),
+            (_, _, Some(f)) => js_number(f),
+            _ => n.to_string(),
+        },
         other => other.to_string(),
     }
+}
+
+/// A finite number as JavaScript's `String(number)` writes it: integers below 1e21 in full
+/// (`100000000000000000000`), exponents with a sign (`1e+21`, `1e-7`), the shortest digits.
+fn js_number(f: f64) -> String {
+    let abs = f.abs();
+    if f == 0.0 {
+        return "0".into();
+    }
+    if f.fract() == 0.0 && abs < 9_007_199_254_740_992.0 {
+        return format!("{f:.0}");
+    }
+    if !(1e-6..1e21).contains(&abs) {
+        // Rust's `{:e}` is the shortest round-trip mantissa: `1e21`, `1.5e-7`.
+        let e = format!("{f:e}");
+        return match e.split_once('e') {
+            Some((m, exp)) if !exp.starts_with('-') => format!("{m}e+{exp}"),
+            _ => e,
+        };
+    }
+    if f.fract() == 0.0 {
+        return format!("{f:.0}");
+    }
+    f.to_string()
 }
 
 /// Applies defaults and floors and checks the workspace: the contract's `resolveConfig`.
@@ -814,25 +853,32 @@ pub fn newest_options_from_argv_env(
         return fail("No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.".into());
     };
     out.insert("workspaceRoot".into(), Value::from(root));
-    let int = |key: &str| -> Startup<Option<u64>> {
+    // Digits are a number, as `Number(raw)` reads them: past u64 an f64, which the floor check
+    // then refuses as not a safe integer, quoting it as JavaScript writes it.
+    let int = |key: &str| -> Startup<Option<Value>> {
         match env_str(key) {
             None | Some("") => Ok(None),
-            Some(raw) if raw.bytes().all(|b| b.is_ascii_digit()) => match raw.parse() {
-                Ok(n) => Ok(Some(n)),
-                Err(_) => fail(format!("{key} must be a positive integer, got: {raw}")),
+            Some(raw) if raw.bytes().all(|b| b.is_ascii_digit()) => match raw.parse::<u64>() {
+                Ok(n) => Ok(Some(Value::from(n))),
+                Err(_) => Ok(raw.parse::<f64>().ok().map(Value::from)),
             },
             Some(raw) => fail(format!("{key} must be a positive integer, got: {raw}")),
         }
     };
     let timeout = int("BASH_TIMEOUT_MS")?;
     let timeout_max = int("BASH_TIMEOUT_MAX_MS")?;
+    let number = |v: &Option<Value>, default: u64| {
+        v.as_ref().and_then(Value::as_f64).unwrap_or(default as f64)
+    };
     let (min, max) = (
-        timeout.unwrap_or(DEFAULT_BASH_TIMEOUT_MS),
-        timeout_max.unwrap_or(DEFAULT_BASH_TIMEOUT_MAX_MS),
+        number(&timeout, DEFAULT_BASH_TIMEOUT_MS),
+        number(&timeout_max, DEFAULT_BASH_TIMEOUT_MAX_MS),
     );
     if max < min {
         return fail(format!(
-            "BASH_TIMEOUT_MAX_MS ({max}) must be >= BASH_TIMEOUT_MS ({min})."
+            "BASH_TIMEOUT_MAX_MS ({}) must be >= BASH_TIMEOUT_MS ({}).",
+            js_number(max),
+            js_number(min)
         ));
     }
     // Read in the contract's order (the array is built left to right), so the first bad one
@@ -848,7 +894,7 @@ pub fn newest_options_from_argv_env(
         ("maxImageBytes", int("MAX_IMAGE_BYTES")?),
     ] {
         if let Some(n) = value {
-            out.insert(option.into(), Value::from(n));
+            out.insert(option.into(), n);
         }
     }
     for (key, option, invert) in [
@@ -928,6 +974,21 @@ fn on_path(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn numbers_in_messages_read_as_javascript_writes_them() {
+        // `<name> must be an integer >= <min>, got: <value>` quotes `String(value)`.
+        for (f, js) in [
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (1.5, "1.5"),
+            (1e-7, "1e-7"),
+            (-2.5e22, "-2.5e+22"),
+            (0.000001, "0.000001"),
+        ] {
+            assert_eq!(js_number(f), js, "{f}");
+        }
+    }
     use super::*;
     use serde_json::json;
 
@@ -991,8 +1052,8 @@ mod tests {
         assert_eq!(
             notes,
             vec![
-                r#"unknown option "frobnicate" is ignored"#.to_string(),
                 r#"unknown option "readonly" is ignored; did you mean "readOnly"?"#.to_string(),
+                r#"unknown option "frobnicate" is ignored"#.to_string(),
             ]
         );
         let every_known = json!({

@@ -80,6 +80,9 @@ pub struct WorkPath {
     pub abs: PathBuf,
     /// What results show: relative to the root (`.` for the root), absolute when outside.
     pub display: String,
+    /// The path exactly as the caller wrote it: what the contract's messages quote (`<input>`,
+    /// e.g. `No such file: ./a.txt`); the display path for a path the engine made itself.
+    pub input: String,
     /// The root every I/O on this path is confined beneath (this module): the
     /// workspace root when confinement is on, `None` (resolved from `/`, nothing refused)
     /// when it is off.
@@ -128,6 +131,7 @@ impl WorkPath {
     pub fn beneath(root: &Path, abs: PathBuf, display: String) -> WorkPath {
         WorkPath {
             abs,
+            input: display.clone(),
             display,
             within: Some(root.to_path_buf()),
             root: RootSlot::default(),
@@ -1636,6 +1640,7 @@ mod tests {
         let p = WorkPath {
             abs: dir.path().join("out/canary"),
             display: "out/canary".into(),
+            input: "out/canary".into(),
             within: None,
             root: Default::default(),
         };

@@ -87,8 +87,10 @@ fn find(name: &str, config: &Config) -> ToolResult<&'static ToolSpec> {
 
 /// The contract's `not_found` `Unknown tool: <name>`, and at the root the help beside it:
 /// which setting hides a tool that exists (`hidden_by`, with a `hint` on turning it on), or
-/// else the closest offered name (`closest`) and every offered name (`available`). The seed
-/// contract's envelope stays bare.
+/// else the closest offered name (`closest`) and every offered name (`available`). The
+/// message stays the contract's exactly; the help rides in extra fields, as issue 28 decided
+/// (CONTRACT-v0.5-wording §11 shows the envelope without them). The seed contract's envelope
+/// stays bare.
 fn unknown_tool_in(name: &str, config: &Config) -> ToolError {
     let err = unknown_tool(name);
     if config.profile == Profile::Seed {

@@ -20,14 +20,20 @@ use crate::text::{self, normalize_newlines, Editable, NewlineView};
 /// Call it under the path's lock.
 pub fn load(path: &WorkPath, config: &Config) -> ToolResult<Editable> {
     if atomic::check_target(path)?.is_none() {
-        return Err(ToolError::new(
-            ErrorCode::NotFound,
-            format!(
-                "No such file: {}. Check the path with glob or list_dir; to create a file, use write_file.",
-                path.display
-            ),
-        )
-        .with("path", path.display.as_str()));
+        // The root says exactly `No such file: <input>` (CONTRACT-v0.5 §2); elsewhere the
+        // engine adds what to do.
+        let (message, shown) = if config.contract_exact() {
+            (format!("No such file: {}", path.input), &path.input)
+        } else {
+            (
+                format!(
+                    "No such file: {}. Check the path with glob or list_dir; to create a file, use write_file.",
+                    path.display
+                ),
+                &path.display,
+            )
+        };
+        return Err(ToolError::new(ErrorCode::NotFound, message).with("path", shown.as_str()));
     }
     let bytes = text::read_capped(path, config)?;
     text::decode_editable(bytes, &path.display)

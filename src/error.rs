@@ -281,6 +281,19 @@ mod tests {
     }
 
     #[test]
+    fn envelope_keys_are_error_message_then_fields_in_insertion_order() {
+        // `serializeError`: `JSON.stringify({ error: code, message, ...fields })`.
+        let e = ToolError::new(ErrorCode::TooLarge, "big")
+            .with("path", "p")
+            .with("size", 10)
+            .with("limit", 5);
+        assert_eq!(
+            e.envelope(),
+            r#"{"error":"too_large","message":"big","path":"p","size":10,"limit":5}"#
+        );
+    }
+
+    #[test]
     fn fields_cannot_overwrite_code_or_message() {
         let e = ToolError::invalid_input("m").with("error", "x");
         let v: Value = serde_json::from_str(&e.envelope()).unwrap();

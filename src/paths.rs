@@ -75,6 +75,7 @@ fn lexical(config: &Config, raw: &str) -> ToolResult<WorkPath> {
     Ok(WorkPath {
         abs,
         display,
+        input: raw.to_string(),
         within: config.confine_to_workspace.then(|| root.clone()),
         root: RootSlot::default(),
     })
@@ -82,7 +83,8 @@ fn lexical(config: &Config, raw: &str) -> ToolResult<WorkPath> {
 
 /// Resolves an optional path argument, defaulting to the workspace root.
 pub fn resolve_or_root(config: &Config, raw: Option<&str>) -> ToolResult<WorkPath> {
-    resolve(config, raw.unwrap_or(""))
+    // An omitted path is the root, named `.` as the contract's `path ?? "."` does.
+    resolve(config, raw.unwrap_or("."))
 }
 
 /// The path as results show it: relative to `root` with `/` separators, `.` for the root

@@ -29,9 +29,9 @@ pub fn schema_for<T: JsonSchema>() -> Value {
 fn clean(value: &mut Value) {
     match value {
         Value::Object(obj) => {
-            obj.remove("$schema");
-            obj.remove("title");
-            obj.remove("format");
+            obj.shift_remove("$schema");
+            obj.shift_remove("title");
+            obj.shift_remove("format");
             drop_null_type(obj);
             // Doc comments wrap at ~100 columns; a model reads one flowing sentence better.
             if let Some(Value::String(d)) = obj.get_mut("description") {
@@ -70,7 +70,7 @@ fn drop_null_type(obj: &mut Map<String, Value>) {
             .collect();
         if non_null.len() == 1 && options.len() == 2 {
             if let Value::Object(inner) = non_null[0].clone() {
-                obj.remove("anyOf");
+                obj.shift_remove("anyOf");
                 for (k, v) in inner {
                     obj.entry(k).or_insert(v);
                 }
@@ -108,12 +108,12 @@ pub fn deserialize<T: DeserializeOwned>(checked: Value) -> ToolResult<T> {
 pub fn relaxed(schema: &Value) -> Value {
     fn walk(value: &mut Value, in_items: bool) {
         let Value::Object(obj) = value else { return };
-        obj.remove("additionalProperties");
+        obj.shift_remove("additionalProperties");
         if obj.get("minimum").and_then(Value::as_f64) == Some(1.0) {
             obj.insert("minimum".into(), Value::from(0));
         }
         if in_items {
-            obj.remove("minLength");
+            obj.shift_remove("minLength");
         }
         for (key, sub) in obj.iter_mut() {
             match key.as_str() {
@@ -700,7 +700,8 @@ mod tests {
         let err = lenient(json!({"limit": -1, "flag": "yes"})).unwrap_err();
         assert_eq!(
             err.message,
-            "data must have required property 'path'; data/flag must be boolean; data/limit must be >= 0"
+            // ajv's order: `required`, then each property in the schema's order.
+            "data must have required property 'path'; data/limit must be >= 0; data/flag must be boolean"
         );
         assert!(err.fields.is_empty());
         let err = lenient(json!({"path": "a", "edits": []})).unwrap_err();

@@ -286,7 +286,12 @@ done
         for pgid in std::mem::take(&mut reg.groups) {
             let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
         }
-        kill_marked(&host_mark(), true);
+        // Marks are handed out only by `run` (one per call): a process that never ran a
+        // command (a one-shot CLI `glob`) has none to look for, and skips reading the
+        // environment of every process on the machine as it exits.
+        if CALLS.load(Ordering::Relaxed) > 0 {
+            kill_marked(&host_mark(), true);
+        }
         // Everything is dead: the watchdog may leave without scanning.
         if let Some((mut child, mut stdin)) = reg.watchdog.take() {
             let _ = stdin.write_all(b"x\n");

@@ -29,14 +29,26 @@ pub fn sweep(root: &Path) {
 }
 
 /// A token unique to this call within the process and, through the pid and clock, across
-/// processes: `<pid>-<nanoseconds>-<counter>` in hex.
+/// processes, in the contract's shape (CONTRACT-v0.5-wording §8):
+/// `<pid>-<epochMs>-<counter>-<12 hex>`, the hex mixed from the clock's nanoseconds.
 pub fn new_token() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
+    let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+        .unwrap_or_default();
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("{:x}-{nanos:x}-{n:x}", std::process::id())
+    let pid = std::process::id();
+    // splitmix64 of the nanoseconds, the counter and the pid: 48 bits that differ per call.
+    let mut z = (now.as_nanos() as u64) ^ n.rotate_left(32) ^ u64::from(pid).rotate_left(48);
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    format!(
+        "{pid}-{}-{n}-{:012x}",
+        now.as_millis(),
+        z & 0xFFFF_FFFF_FFFF
+    )
 }
 
 /// Writes `bytes` to a new spill file `.clarvis/bash-<token>.<stream>.log` under `root`,
@@ -150,6 +162,13 @@ mod tests {
         );
         assert!(write_spill(dir.path(), &token, "stdout", b"again").is_err());
         assert_ne!(new_token(), token);
+        // `<pid>-<epochMs>-<counter>-<12 hex>` (CONTRACT-v0.5-wording §8).
+        let parts: Vec<&str> = token.split('-').collect();
+        assert_eq!(parts.len(), 4, "{token}");
+        assert_eq!(parts[0], std::process::id().to_string());
+        assert!(parts[1].len() >= 13 && parts[1].bytes().all(|b| b.is_ascii_digit()));
+        assert!(parts[2].bytes().all(|b| b.is_ascii_digit()));
+        assert!(parts[3].len() == 12 && parts[3].bytes().all(|b| b.is_ascii_hexdigit()));
     }
 
     #[cfg(unix)]

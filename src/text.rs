@@ -117,26 +117,32 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     let file = crate::confine::open_read(path).map_err(|e| {
         // Some platforms refuse to open a directory at all; it is still `not_a_file`.
         if crate::confine::stat(path).is_ok_and(|m| m.is_dir()) {
-            ToolError::is_a_directory(&path.display)
+            ToolError::is_a_directory(&path.input)
         } else {
-            io_err(e, &path.display)
+            io_err(e, &path.input)
         }
     })?;
-    let meta = file.metadata().map_err(|e| io_err(e, &path.display))?;
+    let meta = file.metadata().map_err(|e| io_err(e, &path.input))?;
     if meta.is_dir() {
-        return Err(ToolError::is_a_directory(&path.display));
+        return Err(ToolError::is_a_directory(&path.input));
     }
     if !meta.is_file() {
         return Err(not_regular(&path.display));
     }
     if meta.len() > config.max_file_bytes {
-        return Err(too_large(&path.display, meta.len(), config.max_file_bytes));
+        return Err(too_large(
+            config,
+            &path.input,
+            meta.len(),
+            config.max_file_bytes,
+        ));
     }
-    let bytes = read_sized(file, meta.len(), config.max_file_bytes)
-        .map_err(|e| io_err(e, &path.display))?;
+    let bytes =
+        read_sized(file, meta.len(), config.max_file_bytes).map_err(|e| io_err(e, &path.input))?;
     if bytes.len() as u64 > config.max_file_bytes {
         return Err(too_large(
-            &path.display,
+            config,
+            &path.input,
             bytes.len() as u64,
             config.max_file_bytes,
         ));
@@ -203,17 +209,22 @@ fn not_regular(display: &str) -> ToolError {
     .with("path", display)
 }
 
-/// The `too_large` error with its `size` and `limit` fields.
-pub fn too_large(display: &str, size: u64, limit: u64) -> ToolError {
-    ToolError::new(
-        ErrorCode::TooLarge,
+/// The `too_large` error with its `size` and `limit` fields: at the root the newest
+/// contract's text (CONTRACT-v0.5 §2), elsewhere the engine's, which suggests grep.
+pub fn too_large(config: &Config, display: &str, size: u64, limit: u64) -> ToolError {
+    let message = if config.contract_exact() {
+        format!(
+            "File is {size} bytes, exceeding the {limit}-byte limit (raise MAX_FILE_BYTES): {display}"
+        )
+    } else {
         format!(
             "File too large: {display} is {size} bytes, over the {limit}-byte limit (maxFileBytes). Search it with grep instead, or raise maxFileBytes."
-        ),
-    )
-    .with("path", display)
-    .with("size", size)
-    .with("limit", limit)
+        )
+    };
+    ToolError::new(ErrorCode::TooLarge, message)
+        .with("path", display)
+        .with("size", size)
+        .with("limit", limit)
 }
 
 /// The `is_binary` error for a file with NUL bytes.
@@ -806,6 +817,42 @@ pub fn replacement_terminators<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn too_large_reads_as_the_contract_at_the_root_and_suggests_grep_with_extras() {
+        // CONTRACT-v0.5 §2: "`File is <size> bytes, exceeding the <max>-byte limit (raise
+        // MAX_FILE_BYTES): <input>` with `path`, `size` and `limit`".
+        let c = crate::testutil::config_at(std::path::Path::new("/tmp"));
+        assert_eq!(
+            too_large(&c, "big", 2000, 1024).envelope(),
+            r#"{"error":"too_large","message":"File is 2000 bytes, exceeding the 1024-byte limit (raise MAX_FILE_BYTES): big","path":"big","size":2000,"limit":1024}"#
+        );
+        let extras = Config { extras: true, ..c };
+        assert!(too_large(&extras, "big", 2000, 1024)
+            .message
+            .contains("Search it with grep instead"));
+    }
+
+    #[test]
+    fn read_errors_quote_the_path_as_given() {
+        // CONTRACT-v0.5: "`<input>` is the path string exactly as the caller passed it";
+        // "Missing → `not_found` `No such file: <input>`", `Path is a directory: <input>`.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        let c = crate::testutil::config_at(dir.path());
+        for (raw, message) in [
+            ("./gone", "No such file: ./gone"),
+            ("d/../gone", "No such file: d/../gone"),
+            ("./d/", "Path is a directory: ./d/"),
+        ] {
+            let path = crate::paths::resolve(&c, raw).unwrap();
+            let e = read_capped(&path, &c).unwrap_err();
+            assert_eq!(
+                (e.message.as_str(), &e.fields["path"]),
+                (message, &serde_json::json!(raw))
+            );
+        }
+    }
 
     #[test]
     fn binary_detection_probes_both_ends_and_spares_utf16() {

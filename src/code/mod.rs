@@ -162,7 +162,7 @@ fn tree_sitter_on(config: &Config) -> bool {
 /// Whether the call knows only the contract's languages: the root without `extras`
 /// (CONTRACT-v0.5 §4 and -wording §6: no `#!` detection, no further grammars or outlines).
 fn contract_only(config: &Config) -> bool {
-    config.profile == Profile::Current && !config.extras
+    config.contract_exact()
 }
 
 /// Whether writes get syntax warnings: `treeSitterAvailable` was given as true (a caller-built
@@ -275,11 +275,14 @@ fn warning(
     let (issues, _) = syntax::issues(&tree, after);
     let first = issues.first()?;
     let mut line = syntax::warning_line(grammar.name, display, first);
-    let broken_before = before().is_some_and(|b| {
-        b.len() <= parse::WARNING_LIMIT
-            && parse::parse(grammar, &b, parse::WARNING_BUDGET, &never)
-                .is_ok_and(|t| t.root_node().has_error())
-    });
+    // The note on text already broken is the engine's, given with `extras`: the root's
+    // warning is the contract's line exactly (CONTRACT-v0.5 §4), and parses nothing more.
+    let broken_before = !contract_only(config)
+        && before().is_some_and(|b| {
+            b.len() <= parse::WARNING_LIMIT
+                && parse::parse(grammar, &b, parse::WARNING_BUDGET, &never)
+                    .is_ok_and(|t| t.root_node().has_error())
+        });
     if broken_before {
         line.push_str(" The file already had syntax errors before this write.");
     }
@@ -304,6 +307,10 @@ impl Warnings {
     /// Takes one written file for checking if the budget allows (see [`syntax_warning`]);
     /// bytes that are not UTF-8 are skipped. A leading UTF-8 BOM is ignored.
     pub fn check(&mut self, config: &Config, display: &str, before: Option<&[u8]>, after: &[u8]) {
+        // Without warnings (the seed entry) nothing is read: no UTF-8 check, no grammar lookup.
+        if !warnings_on(config) {
+            return;
+        }
         let Some(after) = utf8_text(after) else {
             return;
         };
@@ -313,7 +320,7 @@ impl Warnings {
             return;
         }
         self.checked += 1;
-        if warnings_on(config) && after.len() <= parse::WARNING_LIMIT {
+        if after.len() <= parse::WARNING_LIMIT {
             self.pending.push((
                 display.to_owned(),
                 before.and_then(utf8_text).map(str::to_owned),
@@ -325,6 +332,11 @@ impl Warnings {
     /// Whether another file would still be checked.
     pub fn open(&self) -> bool {
         self.checked < MAX_WARNED_FILES
+    }
+
+    /// Whether any file waits to be parsed ([`Warnings::lines`] has work to do).
+    pub fn pending(&self) -> bool {
+        !self.pending.is_empty()
     }
 
     /// The warning lines, in the order the files were taken. Each file is parsed on a thread
@@ -396,6 +408,12 @@ mod tests {
         );
         assert!(w.ends_with("); run check_syntax for details."), "{w}");
         let w = syntax_warning(&config, "a.py", Some("def (:"), "def f(:\n").unwrap();
+        assert!(w.ends_with("); run check_syntax for details."), "{w}");
+        let extras = Config {
+            extras: true,
+            ..config.clone()
+        };
+        let w = syntax_warning(&extras, "a.py", Some("def (:"), "def f(:\n").unwrap();
         assert!(w.ends_with(" The file already had syntax errors before this write."));
         // Extensionless: the new content's #! line picks the grammar, with `extras`; the
         // root without them knows only the contract's extensions, as check_syntax does.

@@ -242,6 +242,8 @@ fn line_indent(text: &str, pos: usize) -> Option<&str> {
 /// first indented by `base` (the indentation of the line the value starts on); compact when the
 /// notebook is.
 fn render_value(value: &Value, unit: Option<&str>, base: &str) -> String {
+    // Jupyter writes notebooks with sorted keys (nbformat's `sort_keys=True`).
+    let value = &sorted_keys(value);
     let Some(unit) = unit.filter(|u| !u.is_empty()) else {
         return value.to_string();
     };
@@ -252,6 +254,23 @@ fn render_value(value: &Value, unit: Option<&str>, base: &str) -> String {
     String::from_utf8(out)
         .expect("JSON is UTF-8")
         .replace('\n', &format!("\n{base}"))
+}
+
+/// `value` with every object's keys in sorted order, at every depth.
+fn sorted_keys(value: &Value) -> Value {
+    match value {
+        Value::Object(obj) => {
+            let mut keys: Vec<&String> = obj.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted_keys(&obj[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted_keys).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Notebook source lines: each keeps its `\n`, as Jupyter stores them.

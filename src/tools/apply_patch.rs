@@ -66,19 +66,24 @@ impl Tool for ApplyPatch {
         for block in &blocks {
             rows.push(plan(block, config, &mut tx, &mut warnings)?);
         }
-        // The syntax checks parse while the commit waits for the disk.
-        let (committed, lines) = std::thread::scope(|scope| {
-            let checking = std::thread::Builder::new()
-                .name("syntax-warnings".into())
-                .spawn_scoped(scope, || warnings.lines(config));
-            let committed = tx.commit();
-            let lines = match checking {
-                Ok(h) => h.join().unwrap_or_default(),
-                Err(_) if committed.is_ok() => warnings.lines(config),
-                Err(_) => Vec::new(),
-            };
-            (committed, lines)
-        });
+        // The syntax checks parse while the commit waits for the disk (on a thread of their
+        // own only when there is a file to parse: never at the seed entry).
+        let (committed, lines) = if !warnings.pending() {
+            (tx.commit(), Vec::new())
+        } else {
+            std::thread::scope(|scope| {
+                let checking = std::thread::Builder::new()
+                    .name("syntax-warnings".into())
+                    .spawn_scoped(scope, || warnings.lines(config));
+                let committed = tx.commit();
+                let lines = match checking {
+                    Ok(h) => h.join().unwrap_or_default(),
+                    Err(_) if committed.is_ok() => warnings.lines(config),
+                    Err(_) => Vec::new(),
+                };
+                (committed, lines)
+            })
+        };
         committed?;
         for block in &blocks {
             if matches!(block.op, FileOp::Delete { .. }) || block.to.is_some() {
@@ -98,7 +103,13 @@ impl Tool for ApplyPatch {
 /// does); when each applies alone although the whole block failed, there is no number. The
 /// engine's own diagnosis (what the hunk expects beside the file's most similar lines) is kept
 /// in `detail`.
-fn contract_hunk_failure(err: ToolError, bytes: &[u8], hunks: &[Hunk], display: &str) -> ToolError {
+fn contract_hunk_failure(
+    err: ToolError,
+    bytes: &[u8],
+    hunks: &[Hunk],
+    display: &str,
+    exact: bool,
+) -> ToolError {
     if err.code != crate::error::ErrorCode::PatchFailed {
         return err;
     }
@@ -121,7 +132,37 @@ fn contract_hunk_failure(err: ToolError, bytes: &[u8], hunks: &[Hunk], display: 
     if let Some(k) = failing {
         out = out.with("hunk", k);
     }
-    out.with("detail", err.message)
+    // The contract's fields are `file` and `hunk` only; with extras the diagnosis comes too.
+    if exact {
+        out
+    } else {
+        out.with("detail", err.message)
+    }
+}
+
+/// Whether a block gets the newest contract's texts (CONTRACT-v0.5-wording §7): a unified
+/// diff at the root without extras.
+fn exact_texts(config: &Config, format: Format) -> bool {
+    config.contract_exact() && format == Format::Unified
+}
+
+/// `is_binary` for a UTF-16 file, in the contract's words at the root: `Patching <encoding>
+/// files is not supported (the file would be rewritten as UTF-8): <input>`.
+fn check_patchable(bytes: &[u8], display: &str, exact: bool) -> ToolResult<()> {
+    check_editable(bytes, display).map_err(|e| match e.fields.get("encoding") {
+        Some(encoding) if exact => {
+            let encoding = encoding.as_str().unwrap_or_default().to_string();
+            ToolError::new(
+                crate::error::ErrorCode::IsBinary,
+                format!(
+                    "Patching {encoding} files is not supported (the file would be rewritten as UTF-8): {display}"
+                ),
+            )
+            .with("path", display)
+            .with("encoding", encoding)
+        }
+        _ => e,
+    })
 }
 
 struct Block<'p> {
@@ -138,11 +179,18 @@ fn resolve_blocks<'p>(patch: &'p patch::Patch, config: &Config) -> ToolResult<Ve
     let mut claim = |wp: &WorkPath| -> ToolResult<()> {
         let key = identity(&wp.abs);
         if let Some(first) = seen.insert(key, wp.display.clone()) {
-            return Err(ToolError::invalid_input(format!(
-                "{} is named by more than one block of the patch (also as {first}); give each file exactly one block, with all its hunks in it. Nothing was written.",
-                wp.display
-            ))
-            .with("path", wp.display.as_str()));
+            let message = if exact_texts(config, patch.format) {
+                format!(
+                    "Patch contains multiple blocks for {}; combine them into a single block.",
+                    wp.display
+                )
+            } else {
+                format!(
+                    "{} is named by more than one block of the patch (also as {first}); give each file exactly one block, with all its hunks in it. Nothing was written.",
+                    wp.display
+                )
+            };
+            return Err(ToolError::invalid_input(message).with("path", wp.display.as_str()));
         }
         Ok(())
     };
@@ -225,15 +273,23 @@ fn plan(
     warnings: &mut code::Warnings,
 ) -> ToolResult<String> {
     let path = &block.path;
+    let exact = exact_texts(config, block.format);
     match block.op {
         FileOp::Add { lines, no_eol, .. } => {
             if atomic::check_target(path)?.is_some() {
-                return Err(ToolError::invalid_input(format!(
-                    "cannot create {0}: it already exists. To change it, use {1} block instead; to replace it whole, use write_file. Nothing was written.",
-                    path.display,
-                    update_hint(block.format)
-                ))
-                .with("path", path.display.as_str()));
+                let message = if exact {
+                    format!(
+                        "Cannot create {}: a file already exists there. Use a modify hunk with context, or delete it first.",
+                        path.display
+                    )
+                } else {
+                    format!(
+                        "cannot create {0}: it already exists. To change it, use {1} block instead; to replace it whole, use write_file. Nothing was written.",
+                        path.display,
+                        update_hint(block.format)
+                    )
+                };
+                return Err(ToolError::invalid_input(message).with("path", path.display.as_str()));
             }
             let content = render_new_file(lines, *no_eol);
             warnings.check(config, &path.display, None, &content);
@@ -242,9 +298,19 @@ fn plan(
         }
         FileOp::Delete { expect, .. } => {
             let bytes = read_existing(path, config, block.format)?;
-            check_editable(&bytes, &path.display)?;
+            check_patchable(&bytes, &path.display, exact)?;
             if let Some(expect) = expect {
-                check_whole_content(&bytes, expect, &path.display)?;
+                check_whole_content(&bytes, expect, &path.display).map_err(|e| {
+                    if exact {
+                        ToolError::invalid_input(format!(
+                            "Delete patch for {} does not remove the entire file",
+                            path.display
+                        ))
+                        .with("path", path.display.as_str())
+                    } else {
+                        e
+                    }
+                })?;
             }
             let removed = Target::new(&bytes).line_count();
             tx.delete(path);
@@ -265,12 +331,12 @@ fn plan(
                 // A pure rename moves the exact bytes, whatever they are.
                 bytes
             } else {
-                check_editable(&bytes, &path.display)?;
+                check_patchable(&bytes, &path.display, exact)?;
                 let new_bytes = apply_hunks(&bytes, hunks, &path.display).map_err(|e| {
                     if config.profile == crate::config::Profile::Current
                         && block.format == Format::Unified
                     {
-                        contract_hunk_failure(e, &bytes, hunks, &path.display)
+                        contract_hunk_failure(e, &bytes, hunks, &path.display, exact)
                     } else {
                         e
                     }
@@ -302,15 +368,21 @@ fn plan(
 /// under `maxFileBytes`.
 fn read_existing(path: &WorkPath, config: &Config, format: Format) -> ToolResult<Vec<u8>> {
     if atomic::check_target(path)?.is_none() {
-        return Err(ToolError::new(
-            crate::error::ErrorCode::NotFound,
-            format!(
-                "No such file: {0}. To create it, use {1}.",
-                path.display,
-                create_hint(format, &path.display)
-            ),
-        )
-        .with("path", path.display.as_str()));
+        let (message, shown) = if exact_texts(config, format) {
+            (format!("No such file: {}", path.input), &path.input)
+        } else {
+            (
+                format!(
+                    "No such file: {0}. To create it, use {1}.",
+                    path.display,
+                    create_hint(format, &path.display)
+                ),
+                &path.display,
+            )
+        };
+        return Err(
+            ToolError::new(crate::error::ErrorCode::NotFound, message).with("path", shown.as_str())
+        );
     }
     read_capped(path, config)
 }
@@ -374,6 +446,52 @@ mod tests {
             },
             config,
         )
+    }
+
+    #[test]
+    fn the_root_words_unified_diff_failures_as_the_contract_and_extras_as_the_engine() {
+        // CONTRACT-v0.5-wording §7, "Other texts"; v0.5 §2 "Missing → `No such file: <input>`".
+        let utf16 = [0xFF, 0xFE, b'x', 0, b'\n', 0];
+        let (_dir, c) = setup(&[("a.txt", b"a\nb\n"), ("u.txt", &utf16)]);
+        let extras = Config {
+            extras: true,
+            ..c.clone()
+        };
+        let cases = [
+            (
+                "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,1 @@\n+x\n",
+                r#"{"error":"invalid_input","message":"Cannot create a.txt: a file already exists there. Use a modify hunk with context, or delete it first.","path":"a.txt"}"#,
+            ),
+            (
+                "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+x\n--- a/a.txt\n+++ b/a.txt\n@@ -2 +2 @@\n-b\n+y\n",
+                r#"{"error":"invalid_input","message":"Patch contains multiple blocks for a.txt; combine them into a single block.","path":"a.txt"}"#,
+            ),
+            (
+                "--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n",
+                r#"{"error":"invalid_input","message":"Delete patch for a.txt does not remove the entire file","path":"a.txt"}"#,
+            ),
+            (
+                "--- a/u.txt\n+++ b/u.txt\n@@ -1 +1 @@\n-x\n+y\n",
+                r#"{"error":"is_binary","message":"Patching utf-16le files is not supported (the file would be rewritten as UTF-8): u.txt","path":"u.txt","encoding":"utf-16le"}"#,
+            ),
+            (
+                "--- a/no.txt\n+++ b/no.txt\n@@ -1 +1 @@\n-a\n+x\n",
+                r#"{"error":"not_found","message":"No such file: no.txt","path":"no.txt"}"#,
+            ),
+            (
+                "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+x\n",
+                r#"{"error":"patch_failed","message":"Hunk did not apply cleanly in a.txt","file":"a.txt","hunk":1}"#,
+            ),
+        ];
+        for (patch, envelope) in cases {
+            assert_eq!(run(&c, patch).unwrap_err().envelope(), envelope, "{patch}");
+            // With extras the engine's own texts (and the diagnosis) stay.
+            assert_ne!(
+                run(&extras, patch).unwrap_err().envelope(),
+                envelope,
+                "{patch}"
+            );
+        }
     }
 
     #[test]

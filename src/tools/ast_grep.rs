@@ -109,6 +109,7 @@ impl Tool for AstGrep {
             let path = WorkPath {
                 abs: abs.clone(),
                 display: display.clone(),
+                input: display.clone(),
                 within: base.within.clone(),
                 root: base.root.clone(),
             };

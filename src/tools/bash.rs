@@ -118,9 +118,9 @@ impl Tool for Bash {
             let names_file = e.kind() == std::io::ErrorKind::NotADirectory
                 && crate::confine::stat(&cwd).is_ok_and(|st| !st.is_dir());
             if names_file {
-                ToolError::not_a_directory(&cwd.display)
+                ToolError::not_a_directory(&cwd.input)
             } else {
-                io_err(e, &cwd.display)
+                io_err(e, &cwd.input)
             }
         })?;
         if nul {
@@ -129,8 +129,8 @@ impl Tool for Bash {
             return Err(ToolError::new(
                 ErrorCode::IoError,
                 format!(
-                    "Failed to spawn command: The argument 'args[1]' must be a string without null bytes. Received {}",
-                    node_inspect_received(&args.command)
+                    "Failed to spawn command: {}",
+                    null_bytes_message(&args.command)
                 ),
             ));
         }
@@ -171,12 +171,28 @@ impl Tool for Bash {
                 } else {
                     String::new()
                 };
-                let message = format!(
+                // The newest contract's text at the root (CONTRACT-v0.5 §6: `Command exceeded
+                // <ms>ms`); the engine's advice elsewhere.
+                let message = if config.contract_exact() {
+                    format!("Command exceeded {timeout_ms}ms")
+                } else {
+                    format!(
                     "Command exceeded {timeout_ms}ms{clamp_note} and was killed with all its child processes; the output it produced is in stdout and stderr. To run a long-lived process (a server, a watcher), start it in the background with its output redirected: `cmd > /tmp/cmd.log 2>&1 &`. Otherwise raise timeout_ms (at most {}).",
                     config.bash_timeout_max_ms
-                );
+                )
+                };
                 let base =
                     ToolError::new(ErrorCode::Timeout, message).with("timeout_ms", timeout_ms);
+                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
+            }
+            End::OverLimit { .. } if config.contract_exact() => {
+                // CONTRACT-v0.5 §6: `Command output exceeded <cap> bytes on a single stream
+                // and was killed`, field `max_capture_bytes`.
+                let message = format!(
+                    "Command output exceeded {ceiling} bytes on a single stream and was killed"
+                );
+                let base = ToolError::new(ErrorCode::OutputLimit, message)
+                    .with("max_capture_bytes", ceiling);
                 Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
             }
             End::OverLimit { stream } => {
@@ -457,6 +473,14 @@ fn fit_tails(
         out
     });
     frame(&shown[0], &shown[1])
+}
+
+/// Node's refusal of a `sh -c` script holding a NUL byte (`spawn('sh', ['-c', script])`).
+pub(super) fn null_bytes_message(script: &str) -> String {
+    format!(
+        "The argument 'args[1]' must be a string without null bytes. Received {}",
+        node_inspect_received(script)
+    )
 }
 
 /// What Node's `ERR_INVALID_ARG_VALUE` shows after `Received ` for a string: its
@@ -742,6 +766,30 @@ mod tests {
         let tail = stdout.split_once(" ...]\n").unwrap().1;
         assert_eq!(tail.len(), 64);
         assert!(tail.ends_with("\n5000\nthe-end\n"), "{stdout}");
+    }
+
+    #[test]
+    fn a_timeout_reads_as_the_contract_at_the_root_and_advises_with_extras() {
+        // CONTRACT-v0.5 §6: "the `timeout` ... messages (`Command exceeded <ms>ms` ...)".
+        let _turn = crate::shell::tests::serial();
+        let dir = tempfile::tempdir().unwrap();
+        let exact = crate::testutil::config_at(dir.path());
+        let run = |c: &Config| {
+            let mut a = args("echo hi; sleep 10");
+            a.timeout_ms = Some(150);
+            crate::testutil::run_text::<Bash>(a, c).unwrap_err()
+        };
+        let e = run(&exact);
+        assert_eq!(e.message, "Command exceeded 150ms");
+        let keys: Vec<&str> = e.fields.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["timeout_ms", "stdout", "stderr"]);
+        let extras = Config {
+            extras: true,
+            ..exact
+        };
+        assert!(run(&extras)
+            .message
+            .contains("and was killed with all its child processes"));
     }
 
     #[cfg(unix)]

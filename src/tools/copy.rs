@@ -65,8 +65,8 @@ pub fn copy_into(
     name: &std::ffi::OsStr,
     display: &str,
 ) -> ToolResult<()> {
-    let mut input = crate::confine::open_read(src).map_err(|e| io_err(e, &src.display))?;
-    let meta = input.metadata().map_err(|e| io_err(e, &src.display))?;
+    let mut input = crate::confine::open_read(src).map_err(|e| io_err(e, &src.input))?;
+    let meta = input.metadata().map_err(|e| io_err(e, &src.input))?;
     let (temp_name, mut temp) = dir
         .create_temp(paths::temp_name, 0o600)
         .map_err(|e| io_err(e, display))?;

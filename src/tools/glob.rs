@@ -49,7 +49,7 @@ impl Tool for Glob {
         crate::pattern::check_len(&args.pattern, "pattern")?;
         let glob = FileGlob::new(&args.pattern, "pattern")?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.display))?;
+        let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.input))?;
         if !meta.is_dir() {
             return Err(ToolError::new(
                 ErrorCode::NotAFile,

@@ -114,14 +114,25 @@ impl Tool for Grep {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
+        let base = paths::resolve_or_root(config, args.path.as_deref())?;
+        // The search root is stat'ed first, before the pattern is compiled (CONTRACT-v0.5-
+        // wording §1, "Search root"); at the root a missing one is named by its absolute path,
+        // in the message and the `path` field ("grep alone reports the absolute path").
+        let meta = crate::confine::stat(&base).map_err(|e| {
+            if config.contract_exact() && e.kind() == std::io::ErrorKind::NotFound {
+                let abs = base.abs.to_string_lossy();
+                ToolError::new(ErrorCode::NotFound, format!("No such file: {abs}"))
+                    .with("path", abs.as_ref())
+            } else {
+                io_err(e, &base.display)
+            }
+        })?;
         let query = Query::new(&args, config)?;
         let glob = args
             .glob
             .as_deref()
             .map(|g| crate::pattern::check_len(g, "glob").and_then(|()| FileGlob::new(g, "glob")))
             .transpose()?;
-        let base = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.display))?;
         let scan = if is_internal(config, &base.abs) {
             Scan::default()
         } else if meta.is_dir() {
@@ -339,6 +350,23 @@ impl ScanBudget {
     }
 }
 
+/// A bad pattern in the newest contract's words (CONTRACT-v0.5-wording §1, "Errors"), field
+/// `pattern`: the ripgrep path's `ripgrep error: <stderr trimmed>` when `rg` is available (its
+/// stderr is this same regex engine's report), else `Invalid regex: <engine message>`.
+fn contract_regex_error(
+    config: &Config,
+    pattern: &str,
+    report: &dyn std::fmt::Display,
+    kind: &dyn std::fmt::Display,
+) -> ToolError {
+    let message = if config.ripgrep_available {
+        format!("ripgrep error: {}", report.to_string().trim())
+    } else {
+        format!("Invalid regex: {kind}")
+    };
+    ToolError::invalid_input(message).with("pattern", pattern)
+}
+
 impl Query {
     fn new(args: &Args, config: &Config) -> ToolResult<Query> {
         let multiline = args.multiline.unwrap_or(false);
@@ -354,6 +382,9 @@ impl Query {
         // The syntax check first: its message quotes the pattern exactly as given (grep-regex
         // reports errors on its own wrapped form of it).
         if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(&args.pattern) {
+            if config.contract_exact() {
+                return Err(contract_regex_error(config, &args.pattern, &e, e.kind()));
+            }
             return Err(
                 ToolError::invalid_input(format!("invalid regex in pattern: {e}"))
                     .with("field", "pattern"),
@@ -367,6 +398,15 @@ impl Query {
         let matcher = cached_matcher(key, || builder.build(&args.pattern)).map_err(|e| {
             if let Some(err) = crate::pattern::compile_error(&e.to_string(), "pattern") {
                 return err;
+            }
+            if config.contract_exact() {
+                let mut text = e.to_string();
+                let kind = text.rsplit("error: ").next().unwrap_or(&text).trim().to_string();
+                if text.contains("is not allowed in a regex") {
+                    // What rg adds after this engine's report.
+                    text.push_str("\n\nConsider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched.");
+                }
+                return contract_regex_error(config, &args.pattern, &text, &kind);
             }
             let mut message = format!("invalid regex in pattern: {e}");
             if !multiline && e.to_string().contains("is not allowed in a regex") {
@@ -1111,6 +1151,47 @@ mod tests {
     }
 
     #[test]
+    fn the_root_names_a_missing_root_absolutely_and_a_bad_pattern_as_the_contract() {
+        // CONTRACT-v0.5-wording §1: "a missing root ... → `not_found` `No such file: <absolute
+        // resolved path>`, field `path` also absolute", stat'ed before the pattern compiles;
+        // "rg exit 2 → `ripgrep error: <stderr trimmed>`" / "`Invalid regex: <engine
+        // message>`", field `pattern`.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let abs = root.join("no/pe").to_string_lossy().into_owned();
+        for pattern in ["x", "("] {
+            let e = grep(root, json!({"pattern": pattern, "path": "no/pe"})).unwrap_err();
+            assert_eq!(
+                e.envelope(),
+                json!({"error": "not_found", "message": format!("No such file: {abs}"), "path": abs})
+                    .to_string()
+            );
+        }
+        let with_rg = Config {
+            ripgrep_available: true,
+            ..config(root)
+        };
+        let without = Config {
+            ripgrep_available: false,
+            ..config(root)
+        };
+        let e = crate::testutil::call_text("grep", json!({"pattern": "("}), &with_rg).unwrap_err();
+        assert_eq!(
+            e.message,
+            "ripgrep error: regex parse error:\n    (\n    ^\nerror: unclosed group"
+        );
+        assert_eq!(e.fields["pattern"], "(");
+        let e = crate::testutil::call_text("grep", json!({"pattern": "("}), &without).unwrap_err();
+        assert_eq!(e.message, "Invalid regex: unclosed group");
+        let extras = Config {
+            extras: true,
+            ..config(root)
+        };
+        let e = crate::testutil::call_text("grep", json!({"pattern": "("}), &extras).unwrap_err();
+        assert_eq!(e.fields["field"], "pattern");
+    }
+
+    #[test]
     fn modes_and_sorting() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -1215,8 +1296,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(count, "t.rs:1");
-        let e = grep(root, json!({"pattern": r"a\nb"})).unwrap_err();
+        // With extras the engine's advice; the root words it as the contract (ripgrep's or
+        // the regex engine's own report).
+        let extras = Config {
+            extras: true,
+            ..config(root)
+        };
+        let e =
+            crate::testutil::call_text("grep", json!({"pattern": r"a\nb"}), &extras).unwrap_err();
         assert!(e.message.contains("multiline: true"), "{}", e.message);
+        let rg = Config {
+            ripgrep_available: true,
+            ..config(root)
+        };
+        let e = crate::testutil::call_text("grep", json!({"pattern": r"a\nb"}), &rg).unwrap_err();
+        assert!(
+            e.message.starts_with("ripgrep error: ")
+                && e.message.ends_with(
+                    "When multiline mode is enabled, new line characters can be matched."
+                ),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

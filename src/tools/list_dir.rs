@@ -36,14 +36,14 @@ impl Tool for ListDir {
             let names_file = e.kind() == std::io::ErrorKind::NotADirectory
                 && confine::stat(&dir).is_ok_and(|st| !st.is_dir());
             if names_file {
-                ToolError::not_a_directory(&dir.display)
+                ToolError::not_a_directory(&dir.input)
             } else {
-                io_err(e, &dir.display)
+                io_err(e, &dir.input)
             }
         })?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
-        for name in handle.entries().map_err(|e| io_err(e, &dir.display))? {
+        for name in handle.entries().map_err(|e| io_err(e, &dir.input))? {
             // Symlinks are followed for type and size; an entry whose stat fails (a dangling
             // link) is listed as a file of size 0 (CONTRACT-v0.5-wording §5).
             let meta = handle.stat_follow(&name).ok();

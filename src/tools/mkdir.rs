@@ -31,7 +31,17 @@ impl Tool for Mkdir {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
-        let path = paths::resolve(config, &args.path)?;
+        // `mkdir -p a/b/`: a trailing `/` names the directory to make, so it is not required
+        // to exist yet (the resolver's rule for every other tool).
+        let trimmed = args.path.trim_end_matches('/');
+        let path = paths::resolve(
+            config,
+            if trimmed.is_empty() {
+                &args.path
+            } else {
+                trimmed
+            },
+        )?;
         match confine::stat(&path) {
             Ok(m) if m.is_dir() => {
                 return Ok(format!("Directory already exists: {}.", path.display).into())
@@ -100,5 +110,23 @@ mod tests {
             (ErrorCode::NotAFile, "Not a directory: f/g")
         );
         assert_eq!(run(root, "../x").unwrap_err().code, ErrorCode::PathEscape);
+    }
+
+    #[test]
+    fn a_trailing_slash_still_makes_the_directory() {
+        // CONTRACT-v0.5 §2: mkdir "Behaves like `mkdir -p`".
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert_eq!(run(root, "./n/m/").unwrap(), "Created directory n/m.");
+        assert!(root.join("n/m").is_dir());
+        assert_eq!(
+            run(root, "n/m//").unwrap(),
+            "Directory already exists: n/m."
+        );
+        fs::write(root.join("f"), "x").unwrap();
+        assert_eq!(
+            run(root, "f/").unwrap_err().message,
+            "Path exists and is not a directory: f/"
+        );
     }
 }

@@ -56,7 +56,7 @@ impl Tool for MonitorPoll {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let filter = match &args.match_ {
-            Some(src) => Some(compile(src, "match")?),
+            Some(src) => Some(compile(src, "match", ctx.contract_exact())?),
             None => None,
         };
         let polled = monitor::poll(
@@ -72,9 +72,19 @@ impl Tool for MonitorPoll {
 }
 
 /// Compiles a caller's regex (no flags), or the contract's `invalid_input`.
-pub(super) fn compile(src: &str, field: &str) -> ToolResult<Regex> {
+/// Compiles a monitor regex (`match`, `ready_when`). A bad one is `invalid_input`
+/// `Invalid <field> regex: <msg>`; at the root (`exact`) with the contract's field, named after
+/// the argument and holding it (`{"match": "("}`, CONTRACT-v0.5 §3), and the engine's
+/// one-line reason as `<msg>`.
+pub(super) fn compile(src: &str, field: &str, exact: bool) -> ToolResult<Regex> {
     Regex::new(src).map_err(|e| {
-        ToolError::invalid_input(format!("Invalid {field} regex: {e}")).with("field", field)
+        if exact {
+            let report = e.to_string();
+            let reason = report.rsplit("error: ").next().unwrap_or(&report).trim();
+            ToolError::invalid_input(format!("Invalid {field} regex: {reason}")).with(field, src)
+        } else {
+            ToolError::invalid_input(format!("Invalid {field} regex: {e}")).with("field", field)
+        }
     })
 }
 
@@ -108,4 +118,24 @@ pub(super) fn mon_error(e: MonError) -> ToolError {
 
 pub(super) fn to_json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "{}".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_regex_names_its_argument_as_the_field_at_the_root() {
+        // CONTRACT-v0.5 §3: "`Invalid match regex: <msg>`, field `match`".
+        let e = compile("(", "match", true).unwrap_err();
+        assert_eq!(
+            e.envelope(),
+            r#"{"error":"invalid_input","message":"Invalid match regex: unclosed group","match":"("}"#
+        );
+        let e = compile("(", "ready_when", false).unwrap_err();
+        assert_eq!(e.fields["field"], "ready_when");
+        assert!(e
+            .message
+            .starts_with("Invalid ready_when regex: regex parse error:"));
+    }
 }

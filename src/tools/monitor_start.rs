@@ -67,21 +67,41 @@ impl Tool for MonitorStart {
     }
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
-        if args.command.contains('\0') {
+        let nul = args.command.contains('\0');
+        if nul && !ctx.contract_exact() {
             return Err(ToolError::invalid_input(
                 "command contains a NUL byte, which a shell command cannot hold",
             )
             .with("field", "command"));
         }
         let cwd = paths::resolve_or_root(ctx, args.cwd.as_deref())?;
-        let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.display))?;
+        let meta = fs::metadata(&cwd.abs).map_err(|e| io_err(e, &cwd.input))?;
         if !meta.is_dir() {
-            return Err(ToolError::not_a_directory(&cwd.display));
+            return Err(ToolError::not_a_directory(&cwd.input));
         }
         let ready_when = match &args.ready_when {
-            Some(src) => Some((src.as_str(), compile(src, "ready_when")?)),
+            Some(src) => Some((
+                src.as_str(),
+                compile(src, "ready_when", ctx.contract_exact())?,
+            )),
             None => None,
         };
+        if nul {
+            // The root answers as the contract's spawn does (CONTRACT-v0.5 §3, "A spawn failure
+            // → `io_error` `Failed to spawn monitor: <msg>`", after the cwd and regex checks):
+            // Node refuses the `sh -c` script holding the NUL, as it does bash's (wording §8).
+            let script = format!(
+                "trap 'printf \"%s\" \"$?\" > \"$MON_EXIT\"' EXIT\n{}\n",
+                args.command
+            );
+            return Err(ToolError::new(
+                crate::error::ErrorCode::IoError,
+                format!(
+                    "Failed to spawn monitor: {}",
+                    super::bash::null_bytes_message(&script)
+                ),
+            ));
+        }
         let timeout_ms = match args.ready_timeout_ms {
             None | Some(0) => ctx.monitor_ready_timeout_ms,
             Some(ms) => ms,
@@ -107,6 +127,47 @@ impl Tool for MonitorStart {
         )
         .map_err(mon_error)?;
         started.sandbox = line;
+        if ctx.contract_exact() {
+            // The contract's answer is exactly {id, running, ready, output, next_offset}
+            // (CONTRACT-v0.5 §3); the exit code of a command that exited early is the
+            // engine's addition.
+            started.exit_code = None;
+        }
         Ok(Output::text(to_json(&started)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use serde_json::json;
+
+    #[test]
+    fn a_nul_byte_is_node_refusing_the_sh_c_script_at_the_root() {
+        // CONTRACT-v0.5 §3: "A spawn failure → `io_error` `Failed to spawn monitor: <msg>`",
+        // after the cwd check; `<msg>` as Node 22 words it for `spawn('sh', ['-c', script])`.
+        let dir = tempfile::tempdir().unwrap();
+        let c = crate::testutil::config_at(dir.path());
+        let e = crate::testutil::call_text("monitor_start", json!({"command": "echo a\0b"}), &c)
+            .unwrap_err();
+        assert_eq!(
+            e.envelope(),
+            json!({
+                "error": "io_error",
+                "message": "Failed to spawn monitor: The argument 'args[1]' must be a string without null bytes. Received `trap 'printf \"%s\" \"$?\" > \"$MON_EXIT\"' EXIT\\necho a\\x00b\\n`"
+            })
+            .to_string()
+        );
+        let e = crate::testutil::call_text(
+            "monitor_start",
+            json!({"command": "a\0", "cwd": "gone"}),
+            &c,
+        )
+        .unwrap_err();
+        assert_eq!(e.message, "No such file: gone");
+        let extras = Config { extras: true, ..c };
+        let e = crate::testutil::call_text("monitor_start", json!({"command": "a\0"}), &extras)
+            .unwrap_err();
+        assert_eq!(e.fields["field"], "command");
     }
 }

@@ -196,7 +196,7 @@ pub fn dest_parent(dest: &WorkPath) -> ToolResult<(confine::Dir, std::ffi::OsStr
             )
             .with("path", dest.display.as_str())
         } else {
-            io_err(e, &dest.display)
+            io_err(e, &dest.input)
         }
     })
 }
@@ -215,7 +215,7 @@ fn cross_device(e: &std::io::Error) -> bool {
 }
 
 fn move_file(src: &WorkPath, dst: &WorkPath) -> ToolResult<()> {
-    let (sdir, sname) = confine::open_parent(src, None).map_err(|e| io_err(e, &src.display))?;
+    let (sdir, sname) = confine::open_parent(src, None).map_err(|e| io_err(e, &src.input))?;
     let (ddir, dname) = dest_parent(dst)?;
     match sdir.rename(&sname, &ddir, &dname) {
         Ok(()) => {
@@ -226,11 +226,11 @@ fn move_file(src: &WorkPath, dst: &WorkPath) -> ToolResult<()> {
         Err(e) if cross_device(&e) => {
             super::copy::copy_into(src, &ddir, &dname, &dst.display)?;
             sdir.remove_file(&sname)
-                .map_err(|e| io_err(e, &src.display))?;
+                .map_err(|e| io_err(e, &src.input))?;
             sdir.sync();
             Ok(())
         }
-        Err(e) => Err(io_err(e, &dst.display)),
+        Err(e) => Err(io_err(e, &dst.input)),
     }
 }
 

@@ -36,7 +36,12 @@ impl Tool for ReadImage {
         use base64::Engine as _;
         let image = load(ctx, &args.path, ctx.max_image_bytes)?;
         let data = base64::engine::general_purpose::STANDARD.encode(&image.bytes);
-        let mut out = Output::image(data, image.mime)
+        let out = Output::image(data, image.mime);
+        if ctx.contract_exact() {
+            // The contract's result is exactly one image part (CONTRACT-v0.5 §2), no meta.
+            return Ok(out);
+        }
+        let mut out = out
             .with_meta("mimeType", image.mime)
             .with_meta("bytes", image.bytes.len());
         if let Some((width, height)) = image.size {
@@ -215,10 +220,18 @@ mod tests {
     }
 
     #[test]
-    fn the_tool_returns_one_image_part_and_meta() {
+    fn the_tool_returns_one_image_part_and_meta_with_extras() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("a"), png_3x2()).unwrap();
-        let c = config_at(dir.path());
+        // The root's answer is the image part alone (CONTRACT-v0.5 §2).
+        let exact = config_at(dir.path());
+        let out = ReadImage::run(Args { path: "a".into() }, &Ctx::plain(&exact)).unwrap();
+        assert_eq!(out.content.len(), 1);
+        assert!(out.meta.is_none());
+        let c = Config {
+            extras: true,
+            ..config_at(dir.path())
+        };
         let out = ReadImage::run(Args { path: "a".into() }, &Ctx::plain(&c)).unwrap();
         assert_eq!(out.content.len(), 1);
         assert!(

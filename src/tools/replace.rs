@@ -123,8 +123,10 @@ pub fn run_replace(
                 "Replacement aborted (run cancelled); nothing was written.",
             ));
         }
+        let display = paths::display_of(&config.workspace_root, &abs);
         let wp = WorkPath {
-            display: paths::display_of(&config.workspace_root, &abs),
+            input: display.clone(),
+            display,
             abs,
             within: base.within.clone(),
             root: base.root.clone(),

@@ -52,8 +52,12 @@ impl Tool for Tree {
         match crate::confine::stat(&base) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => return Err(ToolError::not_a_directory(raw)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found(raw)),
-            Err(e) => return Err(io_err(e, raw)),
+            // The contract's tree hands fsError the display path of its directory
+            // (CONTRACT-v0.5-wording §4), not the input: `./gone` is `No such file: gone`.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(not_found(&base.display))
+            }
+            Err(e) => return Err(io_err(e, &base.display)),
         }
         let depth = match args.depth.unwrap_or(0) {
             0 => DEFAULT_DEPTH,
@@ -233,6 +237,22 @@ mod tests {
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(p, body).unwrap();
         }
+    }
+
+    #[test]
+    fn a_missing_directory_is_named_by_its_display_path_a_file_by_its_input() {
+        // CONTRACT-v0.5-wording §4: "`<p>` is the caller's `<input>` almost everywhere; ...
+        // tree the display path of its directory"; §2 tree: a file → `Not a directory: <input>`.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        files(root, &[("f.txt", "x")]);
+        let e = run(root, Some("./a/../gone"), None, None).unwrap_err();
+        assert_eq!(
+            e.envelope(),
+            r#"{"error":"not_found","message":"No such file: gone","path":"gone"}"#
+        );
+        let e = run(root, Some("./f.txt"), None, None).unwrap_err();
+        assert_eq!(e.message, "Not a directory: ./f.txt");
     }
 
     #[test]
