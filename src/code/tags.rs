@@ -11,11 +11,10 @@
 //! - [`cached`]: the tags of a file kept in memory by (device, inode, size, mtime), bounded.
 
 use std::collections::HashMap;
-
-use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
+use rustc_hash::FxHashMap;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
@@ -350,9 +349,9 @@ fn definitions<'t>(q: &TagsQuery, tree: &'t Tree, text: &str) -> Vec<Found<'t>> 
 }
 
 /// The tags of `text`, parsed here within `budget` (and not kept in the tree cache). A C or
-/// C++ file is parsed around the function bodies that define nothing ([`bodies`]), whose names
-/// are counted from their text; when a skipped `{` turns out not to open a function's body,
-/// the file is parsed whole.
+/// C++ file is parsed around the function bodies and initializers that define nothing
+/// ([`bodies`]); when a left-out `{` is not, on the tree, what it was taken for, the file is
+/// parsed whole.
 pub fn parse_tags(
     grammar: &'static Grammar,
     text: &str,
@@ -362,9 +361,13 @@ pub fn parse_tags(
     if grammar.name == "cpp" {
         if let Some(found) = bodies::find(text).filter(|b| !b.is_empty()) {
             let ranges = included_ranges(text, &found);
-            let tree = parse::parse_ranges(grammar, text, &ranges, budget, cancelled)?;
-            if found.iter().all(|b| holds_what_it_was_taken_for(&tree, b)) {
-                return Ok(file_tags(grammar, &tree, text));
+            match parse::parse_ranges(grammar, text, &ranges, budget, cancelled) {
+                Ok(tree) if found.iter().all(|b| holds_what_it_was_taken_for(&tree, b)) => {
+                    return Ok(file_tags(grammar, &tree, text));
+                }
+                // Ranges tree-sitter refuses (a defect here) fall back to the whole parse.
+                Ok(_) | Err(ParseFailure::Runtime(_)) => {}
+                Err(stop) => return Err(stop),
             }
         }
     }
