@@ -655,11 +655,9 @@ function makeApi(profile) {
     const resolved = callNativeConfig(() => native.resolveConfigJson(json, profile))
     const ripgrepAvailable = probeRipgrep(probe)
     const treeSitterAvailable = seed ? true : probeTreeSitter(tsProbe)
-    // The newest contract ignores unknown keys silently; with extras (or at /v0.1) a typo
-    // (`readonly`) still gets a word.
-    if (seed || resolved.extras === true) {
-      for (const note of native.unknownOptionNotes(json)) warn(note)
-    }
+    // The contract ignores unknown keys; a typo (`readonly`) still deserves a word in the warn
+    // sink (issue 28), never an error.
+    for (const note of native.unknownOptionNotes(json)) warn(note)
     return finish(resolved, options, ripgrepAvailable, treeSitterAvailable)
   }
 

@@ -294,6 +294,49 @@ describe('repo_map', () => {
   })
 })
 
+describe('C, parsed around its function bodies', () => {
+  const C = {
+    'k/walk.c': [
+      'static int walk(struct list_head *head, int new)',
+      '{',
+      '#define WALK_LIMIT 8',
+      '\tstruct item *pos;',
+      '\tlist_for_each_entry(pos, head, link) {',
+      '\t\tif (pos->n > WALK_LIMIT)',
+      '\t\t\treturn new;',
+      '\t}',
+      '\treturn 0; /* new */',
+      '}',
+      '',
+    ].join('\n'),
+  }
+
+  it('finds a #define inside a body, and no function in a loop macro', async () => {
+    const { tools } = workspace(C)
+    const find = async (name: string) => ok(await tools.callTool('find_symbol', { name }))
+    expect(await find('WALK_LIMIT')).toBe('k/walk.c:3: macro #define WALK_LIMIT 8')
+    expect(await find('walk')).toBe(
+      'k/walk.c:1: function static int walk(struct list_head *head, int new)',
+    )
+    // A whole parse reads `list_for_each_entry(...) {` in a body as a function definition.
+    expect(await find('list_for_each_entry')).toBe('(no matches)')
+  })
+
+  it('counts a C name the C++ grammar reserves (`new`), not its mention in a comment', async () => {
+    const { tools } = workspace(C)
+    expect(ok(await tools.callTool('find_references', { name: 'new' }))).toBe(
+      'k/walk.c:1: static int walk(struct list_head *head, int new)\nk/walk.c:7: \t\t\treturn new;',
+    )
+    expect(ok(await tools.callTool('find_references', { name: 'pos' }))).toBe(
+      [
+        'k/walk.c:4: \tstruct item *pos;',
+        'k/walk.c:5: \tlist_for_each_entry(pos, head, link) {',
+        'k/walk.c:6: \t\tif (pos->n > WALK_LIMIT)',
+      ].join('\n'),
+    )
+  })
+})
+
 describe('ast_grep', () => {
   const CODE = {
     'src/a.rs': 'fn a() {\n    // b.unwrap() in a comment\n    let x = opt.unwrap();\n}\n',

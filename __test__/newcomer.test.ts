@@ -1,7 +1,6 @@
 // What a newcomer trips on (issue 28): errors that say what to do. The contract pins the
-// `not_found` / `Unknown tool: <name>` envelope with no fields and ignores unknown option keys
-// silently (CONTRACT-v0.5-wording §3, §11), so the help — extra envelope fields, a warn-sink
-// line per unknown key — comes with `extras: true` (the CLI and the MCP server's default).
+// `not_found` / `Unknown tool: <name>` message, so the help rides in extra envelope fields, and
+// unknown option keys (ignored by the contract) are reported through the warn sink.
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgentTools, setWarnSink } from '../index.js'
 import * as seed from '../v0.1/index.js'
@@ -11,7 +10,7 @@ afterEach(() => setWarnSink(null))
 
 describe('an unknown tool', () => {
   it('keeps the contract message and names the closest tool and every available one', async () => {
-    const { tools } = workspace({}, { extras: true })
+    const { tools } = workspace()
     const e = err(await tools.callTool('read_fil', { path: 'a' }))
     expect(e.error).toBe('not_found')
     expect(e.message).toBe('Unknown tool: read_fil')
@@ -23,21 +22,19 @@ describe('an unknown tool', () => {
   })
 
   it('hidden by read-only mode says so, with how to turn it on', async () => {
-    const { tools } = workspace({}, { readOnly: true, extras: true })
+    const { tools } = workspace({}, { readOnly: true })
     const e = err(await tools.callTool('write_file', { path: 'a', content: 'x' }))
     expect(e.message).toBe('Unknown tool: write_file')
     expect(e.hidden_by).toBe('readOnly')
     expect(e.hint).toMatch(/read-only mode offers only the read tools/)
   })
 
-  it('without extras is the bare contract envelope, even for a tool extras would offer', async () => {
+  it('hidden because extras are off says so', async () => {
     const { tools } = workspace()
-    for (const name of ['monitor_send', 'read_fil']) {
-      expect(err(await tools.callTool(name, { id: 'm', input: 'x' }))).toEqual({
-        error: 'not_found',
-        message: `Unknown tool: ${name}`,
-      })
-    }
+    const e = err(await tools.callTool('monitor_send', { id: 'm', input: 'x' }))
+    expect(e.message).toBe('Unknown tool: monitor_send')
+    expect(e.hidden_by).toBe('extras')
+    expect(e.hint).toMatch(/extras: true/)
   })
 
   it('the seed entry keeps the bare envelope', async () => {
@@ -49,17 +46,13 @@ describe('an unknown tool', () => {
 })
 
 describe('an unknown option key', () => {
-  it('is ignored, as the contract says, and with extras named in the warn sink with the real option', async () => {
+  it('is ignored, as the contract says, and named in the warn sink with the real option', async () => {
     const lines: string[] = []
     setWarnSink((line) => lines.push(line))
     const { root } = workspace()
-    const quiet = createAgentTools({ workspaceRoot: root, readonly: true } as never)
-    expect(lines).toEqual([])
-    const tools = createAgentTools({ workspaceRoot: root, readonly: true, extras: true } as never)
+    const tools = createAgentTools({ workspaceRoot: root, readonly: true } as never)
     // Ignored: every write tool is still on.
-    for (const t of [quiet, tools]) {
-      expect(t.listTools().map((t) => t.name)).toContain('write_file')
-    }
+    expect(tools.listTools().map((t) => t.name)).toContain('write_file')
     expect(lines).toEqual([
       'clarvis-agent-tools: unknown option "readonly" is ignored; did you mean "readOnly"?\n',
     ])

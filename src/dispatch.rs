@@ -85,13 +85,15 @@ fn find(name: &str, config: &Config) -> ToolResult<&'static ToolSpec> {
     tools::find(name, config).ok_or_else(|| unknown_tool_in(name, config))
 }
 
-/// The contract's `not_found` `Unknown tool: <name>`, and with `extras` the help beside it:
+/// The contract's `not_found` `Unknown tool: <name>`, and at the root the help beside it:
 /// which setting hides a tool that exists (`hidden_by`, with a `hint` on turning it on), or
-/// else the closest offered name (`closest`) and every offered name (`available`). Both
-/// contracts' envelopes are bare (CONTRACT-v0.5-wording §11: "no fields").
+/// else the closest offered name (`closest`) and every offered name (`available`). The
+/// message stays the contract's exactly; the help rides in extra fields, as issue 28 decided
+/// (CONTRACT-v0.5-wording §11 shows the envelope without them). The seed contract's envelope
+/// stays bare.
 fn unknown_tool_in(name: &str, config: &Config) -> ToolError {
     let err = unknown_tool(name);
-    if config.profile == Profile::Seed || config.contract_exact() {
+    if config.profile == Profile::Seed {
         return err;
     }
     if let Some(tool) = tools::REGISTRY.iter().find(|t| t.name == name) {
@@ -227,38 +229,24 @@ mod tests {
     }
 
     #[test]
-    fn unknown_tool_says_what_exists_or_what_hides_it_with_extras_only() {
+    fn unknown_tool_says_what_exists_or_what_hides_it_at_the_root_only() {
         let dir = tempfile::tempdir().unwrap();
         let envelope = |name: &str, c: &Config| -> Value {
             serde_json::from_str(&run(name, json!({}), c).text()).unwrap()
         };
-        // The root without extras: the contract's bare envelope (wording §11, "no fields").
-        let bare = config(dir.path(), false);
-        for name in ["read_fil", "monitor_send"] {
-            let e = envelope(name, &bare);
-            assert_eq!(
-                e,
-                json!({"error": "not_found", "message": format!("Unknown tool: {name}")})
-            );
-        }
-        let c = Config {
-            extras: true,
-            ..config(dir.path(), false)
-        };
+        let c = config(dir.path(), false);
         let e = envelope("read_fil", &c);
         assert_eq!(e["message"], "Unknown tool: read_fil");
         assert_eq!(e["closest"], "read_file");
-        assert!(e["available"].as_array().unwrap().len() > 25);
+        assert_eq!(e["available"].as_array().unwrap().len(), 25);
         assert!(envelope("launch_rocket", &c).get("closest").is_none());
 
-        let ro = Config {
-            extras: true,
-            ..config(dir.path(), true)
-        };
+        let ro = config(dir.path(), true);
         let e = envelope("write_file", &ro);
         assert_eq!(e["message"], "Unknown tool: write_file");
         assert_eq!(e["hidden_by"], "readOnly");
         assert!(e["hint"].as_str().unwrap().contains("--read-only"));
+        assert_eq!(envelope("monitor_send", &c)["hidden_by"], "extras");
 
         let seed = Config {
             profile: Profile::Seed,

@@ -462,6 +462,24 @@ where
     }
 }
 
+/// `f` of each of `items`, in their order, computed on the walk pool's threads one item at a
+/// time (for work that is heavy per item, such as parsing a file; a thread that finishes early
+/// takes the next item), or here when there is no pool.
+pub fn par_map<T, R, F>(items: Vec<T>, f: F) -> Vec<R>
+where
+    T: Send,
+    R: Send,
+    F: Fn(T) -> R + Sync + Send,
+{
+    use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+    match POOL.as_ref() {
+        Some(pool) if items.len() > 1 => {
+            pool.install(|| items.into_par_iter().with_max_len(1).map(f).collect())
+        }
+        _ => items.into_iter().map(f).collect(),
+    }
+}
+
 /// One thread's visitor and what it kept.
 struct Slot<T, V> {
     visitor: Option<V>,
@@ -898,6 +916,20 @@ mod tests {
 
     use super::*;
     use std::fs;
+
+    #[test]
+    fn par_map_keeps_the_order_and_maps_every_item() {
+        let items: Vec<u64> = (0..1000).collect();
+        let threads = std::sync::Mutex::new(std::collections::HashSet::new());
+        let out = par_map(items, |i| {
+            threads.lock().unwrap().insert(std::thread::current().id());
+            i * 2
+        });
+        assert_eq!(out, (0..1000).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(!threads.lock().unwrap().is_empty());
+        assert_eq!(par_map(vec![7u8], |i| i + 1), [8]);
+        assert!(par_map(Vec::<u8>::new(), |i| i).is_empty());
+    }
 
     use crate::testutil::config_at as config;
 

@@ -6,12 +6,14 @@
 //! - [`syntax`]: ERROR / MISSING issues, check_syntax's JSON and the write-warning line;
 //! - [`indent`]: the indentation-aware block read (exact where a grammar exists);
 //! - [`tags`], [`nav`]: definitions and references (tags queries), the walk and reads of the
-//!   navigation tools, and the tags cache;
+//!   navigation tools, and the tags cache; [`bodies`]: the C function bodies navigation parses
+//!   around;
 //! - [`structural`]: ast-grep patterns over these grammars.
 //!
 //! The tools (`tools/outline.rs`, `tools/check_syntax.rs`) and the write tools' warnings call
 //! the functions here; nothing in this module formats a tool result beyond those texts.
 
+pub mod bodies;
 pub mod indent;
 pub mod lang;
 pub mod nav;

@@ -2,7 +2,9 @@
 //! which files are source files, how they are read, and the walk that visits them.
 //!
 //! Files are found with the shared walk policy ([`crate::walk`]: ignore rules, hidden files,
-//! links inside the workspace) on its pool, and opened by the walk, never by path. A file is a
+//! links inside the workspace) on its pool, and opened by the walk, never by path; each file
+//! is then read and parsed on the pool on its own ([`crate::walk::par_map`]), so that a
+//! directory of many files is shared by all the pool's threads. A file is a
 //! source file when its extension has a grammar; it is skipped when it is over `maxFileBytes`
 //! or the 2,000,000-byte parse limit, binary, or not UTF-8 (a UTF-8 BOM is ignored), as grep
 //! skips what it cannot search.
@@ -78,9 +80,9 @@ impl Candidate {
         if let Some(t) = tags::cached(&self.abs, &self.stamp) {
             return Ok(Some(t));
         }
-        match parse::parse(self.grammar, text, parse::TOOL_BUDGET, cancelled) {
-            Ok(tree) => {
-                let t = Arc::new(tags::file_tags(self.grammar, &tree, text));
+        match tags::parse_tags(self.grammar, text, parse::TOOL_BUDGET, cancelled) {
+            Ok(t) => {
+                let t = Arc::new(t);
                 tags::remember(&self.abs, self.stamp, t.clone());
                 Ok(Some(t))
             }
@@ -211,49 +213,64 @@ where
     let (walker, root) = Walk::new(config, &base.abs, dir, &options);
     let prefix = base.display_prefix();
     let stop = || cancelled();
-    let collected = if internal {
+    // First the source files' paths (a cheap walk), then their visits one file at a time on
+    // the pool: parsing is the work, and a directory of many files must not fall to one thread.
+    let mut found = if internal {
         walk::Collected {
             items: Vec::new(),
             stopped_early: false,
             aborted: false,
         }
     } else {
-        walk::collect_files(&walker, root, cap, &stop, || {
-            |entry: &mut FileEntry<'_>| -> Option<Result<(String, T), Cancelled>> {
+        walk::collect_files(&walker, root, usize::MAX, &stop, || {
+            |entry: &mut FileEntry<'_>| -> Option<(String, PathBuf, &'static Grammar)> {
                 let rel = entry.rel();
                 let grammar = grammar_of(rel, accept)?;
-                let rel = rel.to_path_buf();
-                let file = entry.open().ok()?;
-                let stamp = Stamp::of(&file.metadata().ok()?);
-                let display = format!("{prefix}{}", paths::slash_join(&rel));
-                let mut c = Candidate {
-                    abs: base.abs.join(&rel),
-                    display,
-                    rel,
-                    grammar,
-                    stamp,
-                    file,
-                    max,
-                };
-                match visit(&mut c) {
-                    Ok(Some(item)) => Some(Ok((c.display, item))),
-                    Ok(None) => None,
-                    Err(Cancelled) => Some(Err(Cancelled)),
-                }
+                let display = format!("{prefix}{}", paths::slash_join(rel));
+                Some((display, rel.to_path_buf(), grammar))
             }
         })
     };
-    if collected.aborted || cancelled() {
+    if found.aborted || cancelled() {
         return Err(aborted());
     }
-    let mut items = Vec::with_capacity(collected.items.len());
-    for item in collected.items {
+    walk::par_sort_unstable_by(&mut found.items, |a, b| walk::cmp_paths(&a.0, &b.0));
+    let visited = walk::par_map(found.items, |(display, rel, grammar)| {
+        if cancelled() {
+            return Some(Err(Cancelled));
+        }
+        let file = walker.open_rel(&rel).ok()?;
+        let stamp = Stamp::of(&file.metadata().ok()?);
+        let mut c = Candidate {
+            abs: base.abs.join(&rel),
+            display,
+            rel,
+            grammar,
+            stamp,
+            file,
+            max,
+        };
+        match visit(&mut c) {
+            Ok(Some(item)) => Some(Ok((c.display, item))),
+            Ok(None) => None,
+            Err(Cancelled) => Some(Err(Cancelled)),
+        }
+    });
+    if cancelled() {
+        return Err(aborted());
+    }
+    let mut items = Vec::new();
+    let mut stopped_early = false;
+    for item in visited.into_iter().flatten() {
+        if items.len() == cap {
+            stopped_early = true;
+            break;
+        }
         items.push(item.map_err(|Cancelled| aborted())?);
     }
-    walk::par_sort_unstable_by(&mut items, |a, b| walk::cmp_paths(&a.0, &b.0));
     Ok(Scanned {
         items,
-        stopped_early: collected.stopped_early,
+        stopped_early,
         source: Reopen::Tree(Box::new(walker)),
     })
 }

@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tree_sitter::{InputEdit, ParseOptions, Parser, Point, Tree};
+use tree_sitter::{InputEdit, ParseOptions, Parser, Point, Range, Tree};
 
 use super::lang::Grammar;
 
@@ -135,11 +135,11 @@ pub fn parse_edited(
         }
         Some(tree)
     });
-    let mut tree = parse_uncached(grammar, text, budget, cancelled, old.as_ref())?;
+    let mut tree = parse_uncached(grammar, text, &[], budget, cancelled, old.as_ref())?;
     if old.is_some() && tree.root_node().has_error() {
         // Error recovery can take another turn in an incremental parse: a broken text gets
         // the tree (and so the issues) a fresh parse gives.
-        tree = parse_uncached(grammar, text, budget, cancelled, None)?;
+        tree = parse_uncached(grammar, text, &[], budget, cancelled, None)?;
     }
     TreeCache::with(|c| c.put(grammar.name, text, &tree));
     Ok(tree)
@@ -220,9 +220,27 @@ fn line_edits(before: &str, after: &str) -> Vec<InputEdit> {
     edits
 }
 
+/// [`parse`] of the parts `ranges` of `text` only (all of it when `ranges` is empty), not
+/// looked up in or kept in the tree cache: tree-sitter's included ranges, where the parser
+/// sees the ranges' text as if the rest were not there and every node keeps its place in the
+/// whole text. Navigation parses many files once each, and C files around their bodies.
+pub fn parse_ranges(
+    grammar: &'static Grammar,
+    text: &str,
+    ranges: &[Range],
+    budget: Duration,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Tree, ParseFailure> {
+    if cancelled() {
+        return Err(ParseFailure::Aborted);
+    }
+    parse_uncached(grammar, text, ranges, budget, cancelled, None)
+}
+
 fn parse_uncached(
     grammar: &'static Grammar,
     text: &str,
+    ranges: &[Range],
     budget: Duration,
     cancelled: &dyn Fn() -> bool,
     old: Option<&Tree>,
@@ -254,11 +272,20 @@ fn parse_uncached(
         };
         let bytes = text.as_bytes();
         let mut read = |offset: usize, _| &bytes[offset.min(bytes.len())..];
+        if !ranges.is_empty() {
+            parser
+                .set_included_ranges(ranges)
+                .map_err(|e| ParseFailure::Runtime(format!("bad included range {}", e.0)))?;
+        }
         let tree = parser.parse_with_options(
             &mut read,
             old,
             Some(ParseOptions::new().progress_callback(&mut progress)),
         );
+        if !ranges.is_empty() {
+            // The parser is the thread's for every later parse: back to the whole text.
+            let _ = parser.set_included_ranges(&[]);
+        }
         match tree {
             Some(tree) => Ok(tree),
             None => {
@@ -274,6 +301,44 @@ fn parse_uncached(
 mod tests {
     use super::*;
     use crate::code::lang::by_name;
+
+    #[test]
+    fn included_ranges_parse_only_them_and_the_parser_forgets_them() {
+        let cpp = by_name("cpp").unwrap();
+        let never = || false;
+        let text = "int f(void) { g(); h(); }\nint k;\n";
+        // Leave out ` g(); h(); ` but its last `;`.
+        let open = text.find('{').unwrap() + 1;
+        let semi = text.find("; }").unwrap();
+        let point = |at: usize| Point::new(0, at);
+        let range = |a: usize, b: usize| Range {
+            start_byte: a,
+            end_byte: b,
+            start_point: point(a),
+            end_point: if b == text.len() {
+                Point::new(2, 0)
+            } else {
+                point(b)
+            },
+        };
+        let around = parse_ranges(
+            cpp,
+            text,
+            &[range(0, open), range(semi, text.len())],
+            TOOL_BUDGET,
+            &never,
+        )
+        .unwrap();
+        let sexp = around.root_node().to_sexp();
+        assert!(!sexp.contains("call_expression"), "{sexp}");
+        assert!(
+            sexp.contains("body: (compound_statement (expression_statement))"),
+            "{sexp}"
+        );
+        // The next parse on this thread sees the whole text again.
+        let whole = parse_ranges(cpp, text, &[], TOOL_BUDGET, &never).unwrap();
+        assert!(whole.root_node().to_sexp().contains("call_expression"));
+    }
 
     #[test]
     fn parses_and_reuses_the_thread_parser() {
@@ -369,14 +434,14 @@ mod tests {
                     before.push_str("let last = 1;");
                 }
             }
-            let old = parse_uncached(ts, &before, TOOL_BUDGET, &never, None).unwrap();
+            let old = parse_uncached(ts, &before, &[], TOOL_BUDGET, &never, None).unwrap();
             let mut edited = old.clone();
             for edit in line_edits(&before, &after) {
                 edited.edit(&edit);
             }
             let incremental =
-                parse_uncached(ts, &after, TOOL_BUDGET, &never, Some(&edited)).unwrap();
-            let fresh = parse_uncached(ts, &after, TOOL_BUDGET, &never, None).unwrap();
+                parse_uncached(ts, &after, &[], TOOL_BUDGET, &never, Some(&edited)).unwrap();
+            let fresh = parse_uncached(ts, &after, &[], TOOL_BUDGET, &never, None).unwrap();
             if !incremental.root_node().has_error() {
                 clean += 1;
                 assert_eq!(
@@ -390,7 +455,7 @@ mod tests {
             // The kept tree itself is untouched by the edits of its copy.
             assert_eq!(
                 old.root_node().to_sexp(),
-                parse_uncached(ts, &before, TOOL_BUDGET, &never, None)
+                parse_uncached(ts, &before, &[], TOOL_BUDGET, &never, None)
                     .unwrap()
                     .root_node()
                     .to_sexp()

@@ -10,7 +10,7 @@
 //! the budget are shown (a focus file's own definitions also share its rank), grouped by file, files in rank order, definitions in line order.
 //! Ties are broken by path and line, so the same tree always gives the same map.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -80,7 +80,7 @@ type DefRef = (u32, u32);
 pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -> String {
     let n = files.len();
     // Which files define each name.
-    let mut definers: HashMap<&str, Vec<u32>> = HashMap::new();
+    let mut definers: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
     for (i, (_, t)) in files.iter().enumerate() {
         for d in &t.defs {
             let list = definers.entry(&d.name).or_default();
@@ -160,7 +160,7 @@ pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -
         rank = next;
     }
     // Each file's rank flows along its links to the definitions of the linked names.
-    let mut flow: HashMap<(u32, &str), f64> = HashMap::new();
+    let mut flow: FxHashMap<(u32, &str), f64> = FxHashMap::default();
     for &(from, to, name, w) in &links {
         *flow.entry((to, name)).or_default() += rank[from as usize] * w / out_weight[from as usize];
     }
