@@ -16,7 +16,9 @@ use std::time::SystemTime;
 
 use crate::config::{lexical_absolute, Config};
 use crate::confine::{RootSlot, WorkPath};
-use crate::error::{is_escape, ErrorCode, ToolError, ToolResult};
+#[cfg(unix)]
+use crate::error::is_escape;
+use crate::error::{ErrorCode, ToolError, ToolResult};
 
 /// Resolves `raw` against the workspace and enforces confinement when it is on.
 /// An empty string names the workspace root.

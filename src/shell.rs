@@ -135,7 +135,9 @@ mod unix {
     use std::collections::BTreeSet;
     use std::fs;
     use std::io::{self, Read, Write};
-    use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+    #[cfg(target_os = "linux")]
+    use std::os::fd::FromRawFd;
+    use std::os::fd::{AsFd, AsRawFd, OwnedFd};
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
     use std::sync::atomic::{AtomicU64, Ordering};
