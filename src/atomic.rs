@@ -391,46 +391,17 @@ fn sync_staged(staged: &mut [(At, Option<Staged>)]) -> ToolResult<()> {
     })
 }
 
-/// Runs `work` on every item, from up to eight threads at once (this one and up to seven
-/// helpers taking items from one queue) when there are several: for steps that mostly wait
-/// for the disk or the filesystem's journal, whose waits then overlap. If the system refuses
-/// a thread, the others (this one at least) take its share. Every item is worked on, also
-/// after a failure; if any failed, one of their errors is returned.
+/// Runs `work` on every item, several at once on the wait pool ([`crate::pool::overlap_waits`])
+/// when there are several: for steps that mostly wait for the disk or the filesystem's
+/// journal, whose waits then overlap. Every item is worked on, also after a failure; if any
+/// failed, one of their errors is returned.
 fn in_parallel<T: Send>(
     items: Vec<T>,
-    work: impl Fn(T) -> ToolResult<()> + Sync,
+    work: impl Fn(T) -> ToolResult<()> + Sync + Send,
 ) -> ToolResult<()> {
-    if items.len() < 2 {
-        return items.into_iter().try_for_each(work);
-    }
-    const HELPERS: usize = 7;
-    let helpers = HELPERS.min(items.len() - 1);
-    let queue = Mutex::new(items);
-    let drain = || -> ToolResult<()> {
-        let mut result = Ok(());
-        loop {
-            let next = queue.lock().unwrap_or_else(PoisonError::into_inner).pop();
-            match next {
-                Some(item) => result = result.and(work(item)),
-                None => return result,
-            }
-        }
-    };
-    std::thread::scope(|scope| {
-        let spawned: Vec<_> = (0..helpers)
-            .filter_map(|_| {
-                std::thread::Builder::new()
-                    .stack_size(64 * 1024)
-                    .spawn_scoped(scope, drain)
-                    .ok()
-            })
-            .collect();
-        let mine = drain();
-        spawned
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(ToolError::internal())))
-            .fold(mine, |acc, r| acc.and(r))
-    })
+    crate::pool::overlap_waits(items, work)
+        .into_iter()
+        .fold(Ok(()), ToolResult::and)
 }
 
 fn install_all(

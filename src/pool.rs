@@ -126,6 +126,37 @@ where
         .flatten()
 }
 
+/// Threads for steps that mostly wait on the disk (a commit's fsyncs, removals that wait for
+/// the filesystem's journal): started on first use and kept, so overlapping those waits costs
+/// no thread starts per call. More than the cores, since they sleep, not compute.
+const WAITERS: usize = 8;
+static WAIT_POOL: LazyLock<Option<rayon::ThreadPool>> = LazyLock::new(|| {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(WAITERS)
+        .thread_name(|i| format!("atn-wait-{i}"))
+        .stack_size(256 * 1024)
+        .build()
+        .ok()
+});
+
+/// `work` of every item, in the items' order, run on the wait pool one item at a time so that
+/// their waits overlap (here, one after another, when there is one item or no pool). Every
+/// item is worked on.
+pub fn overlap_waits<T, R, F>(items: Vec<T>, work: F) -> Vec<R>
+where
+    T: Send,
+    R: Send,
+    F: Fn(T) -> R + Sync + Send,
+{
+    use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+    match WAIT_POOL.as_ref() {
+        Some(pool) if items.len() > 1 => {
+            pool.install(|| items.into_par_iter().with_max_len(1).map(&work).collect())
+        }
+        _ => items.into_iter().map(work).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
