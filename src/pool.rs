@@ -148,12 +148,24 @@ where
     R: Send,
     F: Fn(T) -> R + Sync + Send,
 {
+    map_each_on(WAIT_POOL.as_ref(), items, work)
+}
+
+/// `f` of each of `items`, in their order, computed on `pool`'s threads one item at a time (a
+/// thread that finishes early takes the next item), or here when there is no pool or only one
+/// item.
+pub fn map_each_on<T, R, F>(pool: Option<&rayon::ThreadPool>, items: Vec<T>, f: F) -> Vec<R>
+where
+    T: Send,
+    R: Send,
+    F: Fn(T) -> R + Sync + Send,
+{
     use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
-    match WAIT_POOL.as_ref() {
+    match pool {
         Some(pool) if items.len() > 1 => {
-            pool.install(|| items.into_par_iter().with_max_len(1).map(&work).collect())
+            pool.install(|| items.into_par_iter().with_max_len(1).map(f).collect())
         }
-        _ => items.into_iter().map(work).collect(),
+        _ => items.into_iter().map(f).collect(),
     }
 }
 

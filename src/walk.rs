@@ -471,13 +471,7 @@ where
     R: Send,
     F: Fn(T) -> R + Sync + Send,
 {
-    use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
-    match POOL.as_ref() {
-        Some(pool) if items.len() > 1 => {
-            pool.install(|| items.into_par_iter().with_max_len(1).map(f).collect())
-        }
-        _ => items.into_iter().map(f).collect(),
-    }
+    crate::pool::map_each_on(POOL.as_ref(), items, f)
 }
 
 /// One thread's visitor and what it kept.
