@@ -28,6 +28,24 @@ describe('list_dir', () => {
     )
   })
 
+  it('a large directory (stated in batches) lists every entry with its own type and size', async () => {
+    // 700 files, 100 directories and links among them: more than one stat batch.
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 700; i++) files[`f${String(i).padStart(3, '0')}.txt`] = 'x'.repeat(i % 37)
+    const { root, tools } = workspace(files)
+    for (let i = 0; i < 100; i++) mkdirSync(join(root, `d${String(i).padStart(3, '0')}`))
+    symlinkSync('d007', join(root, 'link-to-dir'))
+    symlinkSync('f010.txt', join(root, 'link-to-file'))
+    symlinkSync('nowhere', join(root, 'link-broken'))
+    const dirs = Array.from({ length: 100 }, (_, i) => `d${String(i).padStart(3, '0')}/`)
+    const names = [...Object.keys(files), 'link-broken', 'link-to-file'].sort()
+    const size = (n: string) =>
+      n === 'link-broken' ? 0 : n === 'link-to-file' ? 10 % 37 : Number(n.slice(1, 4)) % 37
+    expect(ok(await tools.callTool('list_dir', {}))).toBe(
+      [...dirs, 'link-to-dir/', ...names.map((n) => `${n}\t${size(n)}`)].join('\n'),
+    )
+  })
+
   it('says (empty directory)', async () => {
     const { root, tools } = workspace()
     mkdirSync(join(root, 'empty'))

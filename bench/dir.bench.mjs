@@ -4,7 +4,7 @@
 // `stat` of every entry (symlinks followed for type and size; all at once through libuv's pool),
 // directories first then files, each sorted by name, `name/` or `name<TAB><bytes>`, and the
 // output bound. Outputs are checked equal first; the root, /v0.1 and the reference take turns,
-// 21 rounds, median wall and CPU (this whole process) each.
+// 41 rounds after 5 warm-up calls each, median wall and CPU (this whole process) each.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { readdir, realpath, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -63,13 +63,18 @@ assertSame('list_dir /v0.1', outs[1], outs[2])
 const wall = contenders.map(() => [])
 const cpu = contenders.map(() => [])
 // The order turns every round, and garbage is collected before each call (run with
-// --expose-gc, as `npm run bench` does): whoever follows the reference would otherwise pay for
-// the garbage of its 1,721 stat promises.
-for (let round = 0; round < 21; round++) {
+// --expose-gc, as `npm run bench` does), then a short pause so that V8's concurrent sweeping
+// (on its helper threads, counted in this process's CPU) is over: whoever follows the
+// reference would otherwise pay for the garbage of its 1,721 stat promises. Each contender is
+// warmed up with a few calls first.
+const settle = () => new Promise((done) => setTimeout(done, 20))
+for (let i = 0; i < 5; i++) for (const c of contenders) await c()
+for (let round = 0; round < 41; round++) {
   for (let j = 0; j < contenders.length; j++) {
     const k = (round + j) % contenders.length
     const c = contenders[k]
     globalThis.gc?.()
+    await settle()
     const c0 = process.cpuUsage()
     const t0 = process.hrtime.bigint()
     await c()

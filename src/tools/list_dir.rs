@@ -10,6 +10,9 @@ use crate::error::{io_err, ToolError, ToolResult};
 use crate::output::Output;
 use crate::{confine, paths};
 
+/// Entries stated in one batch: a directory of fewer is stated on the calling thread.
+const STAT_BATCH: usize = 256;
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Args {
@@ -43,10 +46,18 @@ impl Tool for ListDir {
         })?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
-        for name in handle.entries().map_err(|e| io_err(e, &dir.input))? {
-            // Symlinks are followed for type and size; an entry whose stat fails (a dangling
-            // link) is listed as a file of size 0 (CONTRACT-v0.5-wording §5).
-            let meta = handle.stat_follow(&name).ok();
+        // Symlinks are followed for type and size; an entry whose stat fails (a dangling
+        // link) is listed as a file of size 0 (CONTRACT-v0.5-wording §5). A large directory's
+        // stats are shared out over the walk pool in batches.
+        let names = handle.entries().map_err(|e| io_err(e, &dir.input))?;
+        let batches: Vec<&[std::ffi::OsString]> = names.chunks(STAT_BATCH).collect();
+        let stats = crate::walk::par_map(batches, |batch| {
+            batch
+                .iter()
+                .map(|name| handle.stat_follow(name).ok())
+                .collect::<Vec<_>>()
+        });
+        for (name, meta) in names.iter().zip(stats.into_iter().flatten()) {
             let name = name.to_string_lossy().into_owned();
             match meta {
                 Some(meta) if meta.is_dir() => dirs.push(name),
