@@ -13,7 +13,10 @@
 
 use std::ops::Range;
 
-use super::tags::is_word_byte;
+/// Whether `b` can be part of an identifier (bytes of non-ASCII characters count).
+pub fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
 
 /// What a skipped pair of braces holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,6 +19,7 @@ pub mod lang;
 pub mod nav;
 pub mod outline;
 pub mod parse;
+pub mod query;
 pub mod structural;
 pub mod syntax;
 pub mod tags;

@@ -14,6 +14,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::bodies::is_word_byte;
 use super::lang::{self, Grammar};
 use super::parse::{self, ParseFailure};
 use super::tags::{self, FileTags, Stamp};
@@ -294,7 +295,7 @@ pub fn lines_of(text: &str, offsets: &[usize]) -> Vec<u32> {
 pub fn check_name(name: &str) -> ToolResult<()> {
     let ok = !name.is_empty()
         && name.len() <= 1024
-        && name.bytes().all(tags::is_word_byte)
+        && name.bytes().all(is_word_byte)
         && !name.as_bytes()[0].is_ascii_digit();
     if ok {
         return Ok(());

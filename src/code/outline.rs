@@ -16,6 +16,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
 use super::lang::{Grammar, GRAMMARS};
+use super::query;
 
 /// Symbols listed before the rest are summarized.
 pub const MAX_SYMBOLS: usize = 2000;
@@ -35,7 +36,7 @@ struct OutlineQuery {
     query: Query,
     roles: Vec<Option<Role>>,
     /// By node kind id: whether some pattern starts at a node of that kind (see
-    /// [`pattern_roots`]); `None` when that could not be told, and every node is matched.
+    /// [`query::root_table`]); `None` when that could not be told, and every node is matched.
     roots: Option<Vec<bool>>,
 }
 
@@ -65,87 +66,12 @@ fn compile(grammar: &Grammar) -> Option<OutlineQuery> {
             _ => None,
         })
         .collect();
-    let language = grammar.language();
-    let roots = pattern_roots(source).map(|names| {
-        (0..language.node_kind_count() as u16)
-            .map(|id| {
-                language.node_kind_is_named(id)
-                    && language
-                        .node_kind_for_id(id)
-                        .is_some_and(|kind| names.iter().any(|n| n == kind))
-            })
-            .collect()
-    });
+    let roots = query::root_table(&grammar.language(), source);
     Some(OutlineQuery {
         query,
         roles,
         roots,
     })
-}
-
-/// The node kinds the patterns of a query start at, read from its source: the kind of every
-/// pattern at the top level, of each alternative of a top-level `[ … ]`, and inside a grouping
-/// `( … )` of patterns (predicates such as `(#eq? …)` skipped). `None` when a pattern starts
-/// at something else (a wildcard `_`, an anonymous `"…"` node) or the source is not understood:
-/// then every node must be matched. The walk matches only nodes of these kinds; a node of any
-/// other kind can start no pattern, so matching it finds nothing.
-fn pattern_roots(source: &str) -> Option<Vec<String>> {
-    /// An open bracket: a node `(kind …)` (its insides are no roots), or a `[ … ]` or a
-    /// grouping `( … )` (whose direct patterns are).
-    #[derive(PartialEq)]
-    enum Open {
-        Node,
-        Group,
-    }
-    let mut roots = Vec::new();
-    let mut open: Vec<Open> = Vec::new();
-    let mut chars = source.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        let at_root = open.iter().all(|o| *o == Open::Group);
-        match c {
-            ';' => while chars.next_if(|&(_, c)| c != '\n').is_some() {},
-            '"' => {
-                if at_root {
-                    return None;
-                }
-                let mut escaped = false;
-                for (_, c) in chars.by_ref() {
-                    match c {
-                        '\\' if !escaped => escaped = true,
-                        '"' if !escaped => break,
-                        _ => escaped = false,
-                    }
-                }
-            }
-            '[' => open.push(if at_root { Open::Group } else { Open::Node }),
-            '(' => {
-                if !at_root {
-                    open.push(Open::Node);
-                    continue;
-                }
-                let rest = source[at + 1..].trim_start();
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
-                    .collect();
-                if rest.starts_with(['(', '[']) {
-                    open.push(Open::Group);
-                } else if rest.starts_with('#') {
-                    open.push(Open::Node);
-                } else if name.is_empty() || name == "_" {
-                    return None;
-                } else {
-                    roots.push(name);
-                    open.push(Open::Node);
-                }
-            }
-            ')' | ']' => {
-                open.pop()?;
-            }
-            _ => {}
-        }
-    }
-    (open.is_empty() && !roots.is_empty()).then_some(roots)
 }
 
 /// The compiled query of a grammar, built once per process.
@@ -518,14 +444,14 @@ mod tests {
     }
 
     /// Every outline query's pattern roots are read, and each names a node kind its grammar
-    /// has; the reader gives up (None) on what it does not understand.
+    /// has.
     #[test]
     fn pattern_roots_of_every_outline_query() {
         for g in GRAMMARS.iter() {
             let Some(source) = g.outline_query else {
                 continue;
             };
-            let roots = pattern_roots(source).unwrap_or_else(|| panic!("{}", g.name));
+            let roots = query::pattern_roots(source).unwrap_or_else(|| panic!("{}", g.name));
             let language = g.language();
             for name in &roots {
                 assert_ne!(
@@ -538,14 +464,6 @@ mod tests {
             let q = query_for(g).unwrap();
             assert!(q.roots.as_ref().unwrap().iter().any(|&r| r), "{}", g.name);
         }
-        let ts = pattern_roots(
-            "; c\n[(a) (b)] @s\n((c (d)) @t (#eq? @t \"x\"))\n(e\n  x: [(f) (g)]) @p",
-        )
-        .unwrap();
-        assert_eq!(ts, ["a", "b", "c", "e"]);
-        assert_eq!(pattern_roots("(_) @x"), None);
-        assert_eq!(pattern_roots("\"fn\" @k"), None);
-        assert_eq!(pattern_roots("((a) @x"), None);
     }
 
     #[test]

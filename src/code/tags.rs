@@ -18,9 +18,10 @@ use rustc_hash::FxHashMap;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
-use super::bodies::{self, Body, Holds};
+use super::bodies::{self, is_word_byte, Body, Holds};
 use super::lang::{Grammar, GRAMMARS};
 use super::parse::{self, ParseFailure};
+use super::query;
 
 /// What a definition is; `find_symbol`'s `kind` filter takes these names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -202,14 +203,7 @@ fn compile(grammar: &Grammar) -> Option<TagsQuery> {
             }
         })
         .collect();
-    let roots = root_kinds(source(grammar)?).map(|kinds| {
-        (0..language.node_kind_count() as u16)
-            .map(|id| {
-                language.node_kind_is_named(id)
-                    && kinds.contains(&language.node_kind_for_id(id).unwrap_or(""))
-            })
-            .collect()
-    });
+    let roots = query::root_table(&language, source(grammar)?);
     Some(TagsQuery {
         query,
         name,
@@ -217,46 +211,6 @@ fn compile(grammar: &Grammar) -> Option<TagsQuery> {
         roots,
         token,
     })
-}
-
-/// The node kinds the patterns of a query source start at, or `None` when a pattern does not
-/// name one (a `[...]` alternation or a `(_)` at the top).
-fn root_kinds(source: &str) -> Option<Vec<&str>> {
-    let b = source.as_bytes();
-    let (mut depth, mut i, mut kinds) = (0usize, 0usize, Vec::new());
-    while i < b.len() {
-        match b[i] {
-            b';' => {
-                i += memchr::memchr(b'\n', &b[i..]).unwrap_or(b.len() - i);
-                continue;
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'(' => {
-                if depth == 0 {
-                    let kind = &source[i + 1..];
-                    let len = kind
-                        .bytes()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
-                        .count();
-                    if len == 0 || &kind[..len] == "_" {
-                        return None;
-                    }
-                    kinds.push(&kind[..len]);
-                }
-                depth += 1;
-            }
-            b')' => depth = depth.checked_sub(1)?,
-            b'[' if depth == 0 => return None,
-            _ => {}
-        }
-        i += 1;
-    }
-    Some(kinds)
 }
 
 fn query_for(grammar: &'static Grammar) -> Option<&'static TagsQuery> {
@@ -610,11 +564,6 @@ fn body_start(node: Node) -> Option<usize> {
     })
 }
 
-/// Whether `b` can be part of an identifier (bytes of non-ASCII characters count).
-pub fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
-}
-
 /// The byte offsets where `name` occurs in `text` as a whole word.
 pub fn word_occurrences(text: &str, name: &str) -> Vec<usize> {
     let bytes = text.as_bytes();
@@ -882,12 +831,6 @@ mod tests {
             assert!(!whole.is_empty(), "{lang}");
             assert_eq!(at_roots, whole, "{lang}");
         }
-        assert_eq!(
-            root_kinds("; c\n(a (b) @x) @y\n(c name: \"(\" ) @z").unwrap(),
-            ["a", "c"]
-        );
-        assert_eq!(root_kinds("[(a) (b)] @x"), None);
-        assert_eq!(root_kinds("(_ (a)) @x"), None);
     }
 
     #[test]
