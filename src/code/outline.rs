@@ -133,26 +133,8 @@ pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol
         if may_start {
             match_at(node, &mut roles);
         }
-        let role = roles.get(&node.id()).copied();
         // The root is walked like a child of an imaginary parent at depth 0.
-        let descend_at = match role {
-            Some(Role::Symbol) => {
-                out.push(symbol(node, depth, text));
-                Some(depth + 1)
-            }
-            Some(Role::Leaf) => {
-                out.push(symbol(node, depth, text));
-                None
-            }
-            Some(Role::Top) => {
-                if depth == 0 {
-                    out.push(symbol(node, depth, text));
-                }
-                None
-            }
-            Some(Role::Pass) => Some(depth),
-            None => None,
-        };
+        let descend_at = visit(roles.get(&node.id()).copied(), node, depth, text, &mut out);
         if let Some(child_depth) = descend_at {
             let at = stack.len();
             stack.extend(node.named_children(&mut walker).map(|c| (c, child_depth)));
@@ -160,6 +142,35 @@ pub fn symbols(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec<Symbol
         }
     }
     out
+}
+
+/// What a node of `role` at `depth` adds to the outline, and the depth its named children are
+/// walked at (`None`: they are not walked).
+fn visit(
+    role: Option<Role>,
+    node: Node,
+    depth: usize,
+    text: &str,
+    out: &mut Vec<Symbol>,
+) -> Option<usize> {
+    match role {
+        Some(Role::Symbol) => {
+            out.push(symbol(node, depth, text));
+            Some(depth + 1)
+        }
+        Some(Role::Leaf) => {
+            out.push(symbol(node, depth, text));
+            None
+        }
+        Some(Role::Top) => {
+            if depth == 0 {
+                out.push(symbol(node, depth, text));
+            }
+            None
+        }
+        Some(Role::Pass) => Some(depth),
+        None => None,
+    }
 }
 
 /// The whole-tree query the walk replaced, kept as the oracle of the tests.
@@ -182,24 +193,7 @@ fn symbols_whole_tree(grammar: &'static Grammar, tree: &Tree, text: &str) -> Vec
     let mut out = Vec::new();
     let mut stack: Vec<(Node, usize)> = vec![(root, 0)];
     while let Some((node, depth)) = stack.pop() {
-        let descend_at = match roles.get(&node.id()).copied() {
-            Some(Role::Symbol) => {
-                out.push(symbol(node, depth, text));
-                Some(depth + 1)
-            }
-            Some(Role::Leaf) => {
-                out.push(symbol(node, depth, text));
-                None
-            }
-            Some(Role::Top) => {
-                if depth == 0 {
-                    out.push(symbol(node, depth, text));
-                }
-                None
-            }
-            Some(Role::Pass) => Some(depth),
-            None => None,
-        };
+        let descend_at = visit(roles.get(&node.id()).copied(), node, depth, text, &mut out);
         if let Some(child_depth) = descend_at {
             let mut walker = node.walk();
             let children: Vec<Node> = node.named_children(&mut walker).collect();
