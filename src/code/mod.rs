@@ -64,7 +64,7 @@ pub fn prepare(
     let ext = lang::extname(input);
     // The root without `extras` knows exactly the contract's languages (CONTRACT-v0.5 §4 and
     // -wording §6): no `#!` detection, no further grammars or outlines.
-    let contract_only = contract_only(config);
+    let contract_only = config.contract_exact();
     let grammar = match lang::for_extension_in(&ext, contract_only) {
         Some(g) => Some(g),
         None if ext.is_empty() && !contract_only => shebang_grammar(&path),
@@ -160,12 +160,6 @@ fn tree_sitter_on(config: &Config) -> bool {
     config.tree_sitter_available && config.profile == Profile::Current
 }
 
-/// Whether the call knows only the contract's languages: the root without `extras`
-/// (CONTRACT-v0.5 §4 and -wording §6: no `#!` detection, no further grammars or outlines).
-fn contract_only(config: &Config) -> bool {
-    config.contract_exact()
-}
-
 /// Whether writes get syntax warnings: `treeSitterAvailable` was given as true (a caller-built
 /// config without it gets none, as the contract says), and the newest contract is served (the
 /// seed contract has no warnings).
@@ -205,7 +199,7 @@ fn grammar_for_write(path: &str, text: &str, contract_only: bool) -> Option<&'st
 /// The grammar a write is checked with under `config`: none when writes get no warnings.
 fn warned_grammar(config: &Config, path: &str, text: &str) -> Option<&'static Grammar> {
     warnings_on(config)
-        .then(|| grammar_for_write(path, text, contract_only(config)))
+        .then(|| grammar_for_write(path, text, config.contract_exact()))
         .flatten()
 }
 
@@ -221,7 +215,7 @@ pub fn keep_before(config: &Config, display: &str, text: &str) -> Option<String>
 pub fn read_before(config: &Config, path: &WorkPath) -> Option<String> {
     let ext = lang::extname(&path.display);
     if !warnings_on(config)
-        || (lang::for_extension_in(&ext, contract_only(config)).is_none() && !ext.is_empty())
+        || (lang::for_extension_in(&ext, config.contract_exact()).is_none() && !ext.is_empty())
     {
         return None;
     }
@@ -278,7 +272,7 @@ fn warning(
     let mut line = syntax::warning_line(grammar.name, display, first);
     // The note on text already broken is the engine's, given with `extras`: the root's
     // warning is the contract's line exactly (CONTRACT-v0.5 §4), and parses nothing more.
-    let broken_before = !contract_only(config)
+    let broken_before = !config.contract_exact()
         && before().is_some_and(|b| {
             b.len() <= parse::WARNING_LIMIT
                 && parse::parse(grammar, &b, parse::WARNING_BUDGET, &never)
@@ -316,7 +310,7 @@ impl Warnings {
             return;
         };
         if self.checked >= MAX_WARNED_FILES
-            || grammar_for_write(display, after, contract_only(config)).is_none()
+            || grammar_for_write(display, after, config.contract_exact()).is_none()
         {
             return;
         }
