@@ -46,9 +46,9 @@ impl Tool for Mkdir {
             Ok(m) if m.is_dir() => {
                 return Ok(format!("Directory already exists: {}.", path.display).into())
             }
-            Ok(_) => return Err(not_a_dir(&args.path, "Path exists and is not a directory")),
+            Ok(_) => return Err(exists_not_a_dir(&args.path)),
             Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-                return Err(not_a_dir(&args.path, "Not a directory"))
+                return Err(ToolError::not_a_directory(&args.path))
             }
             Err(_) => {}
         }
@@ -69,15 +69,19 @@ impl Tool for Mkdir {
                 if e.kind() == std::io::ErrorKind::NotADirectory
                     || e.kind() == std::io::ErrorKind::AlreadyExists =>
             {
-                Err(not_a_dir(&args.path, "Not a directory"))
+                Err(ToolError::not_a_directory(&args.path))
             }
             Err(e) => Err(io_err(e, &args.path)),
         }
     }
 }
 
-fn not_a_dir(input: &str, what: &str) -> ToolError {
-    ToolError::new(ErrorCode::NotAFile, format!("{what}: {input}")).with("path", input)
+fn exists_not_a_dir(input: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::NotAFile,
+        format!("Path exists and is not a directory: {input}"),
+    )
+    .with("path", input)
 }
 
 #[cfg(test)]
