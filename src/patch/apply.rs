@@ -56,22 +56,34 @@ impl<'a> Target<'a> {
     pub fn with_breaks(bytes: &'a [u8], breaks: Breaks) -> Target<'a> {
         let bom = bytes.starts_with(UTF8_BOM);
         let body = if bom { &bytes[UTF8_BOM.len()..] } else { bytes };
+        let count = body.iter().filter(|&&b| b == b'\n').count() + 1;
         let mut t = Target {
             bom,
-            lines: Vec::new(),
-            terms: Vec::new(),
-            text: Vec::new(),
+            lines: Vec::with_capacity(count),
+            terms: Vec::with_capacity(count),
+            text: Vec::with_capacity(count),
             lossy: false,
         };
+        // One UTF-8 check of the whole file (a line boundary is an ASCII byte, so each line
+        // of valid text is valid text); only a file that fails it is checked line by line.
+        let whole = std::str::from_utf8(body).ok();
         match breaks {
-            Breaks::Lf => split_lf_lines(body).for_each(|(l, term)| t.push(l, term)),
-            Breaks::All => split_byte_lines(body).for_each(|(l, term)| t.push(l, term)),
+            Breaks::Lf => split_lf_lines(body).for_each(|(l, term)| t.push(l, term, whole)),
+            Breaks::All => split_byte_lines(body).for_each(|(l, term)| t.push(l, term, whole)),
         }
         t
     }
 
-    fn push(&mut self, line: &'a [u8], term: &'a [u8]) {
-        let text = String::from_utf8_lossy(line);
+    /// Adds `line` (a slice of the file body, which is `whole` when it is valid UTF-8).
+    fn push(&mut self, line: &'a [u8], term: &'a [u8], whole: Option<&'a str>) {
+        let valid = whole.and_then(|w| {
+            let start = line.as_ptr() as usize - w.as_ptr() as usize;
+            w.get(start..start + line.len())
+        });
+        let text = match valid {
+            Some(text) => Cow::Borrowed(text),
+            None => String::from_utf8_lossy(line),
+        };
         self.lossy |= matches!(text, Cow::Owned(_));
         self.lines.push(line);
         self.terms.push(term);
