@@ -459,7 +459,7 @@ fn canonical_root(root: &Path) -> PathBuf {
     canon
 }
 
-pub use imp::{Dir, Followed};
+pub use imp::{Dir, Followed, Held};
 
 #[cfg(test)]
 thread_local! {
@@ -501,6 +501,10 @@ mod imp {
     use rustix::fs::FileType;
 
     use super::{escape, single, Created, Kind, RawEntry, Root, Stat, MAX_LINK_FOLLOWS};
+
+    /// A file kept alive past the removal of its last name ([`Dir::stat_held`]).
+    #[derive(Debug)]
+    pub struct Held(#[allow(dead_code)] OwnedFd);
 
     /// A directory file descriptor. Every method acts on one name inside it and never
     /// follows a final symlink (except [`Dir::stat_follow`] and [`Dir::open_follow`]).
@@ -630,6 +634,29 @@ mod imp {
                 name,
                 AtFlags::AT_SYMLINK_NOFOLLOW,
             )?))
+        }
+
+        /// [`Dir::stat`] of `name`, with a handle that keeps what was statted alive: when a
+        /// rename or unlink then drops the last name of that file, its blocks are freed only
+        /// when the handle is dropped (on Linux an `O_PATH` descriptor, which needs no
+        /// permission on the file; elsewhere no handle, and the name's removal frees them).
+        pub fn stat_held(&self, name: &OsStr) -> io::Result<(Stat, Option<Held>)> {
+            #[cfg(target_os = "linux")]
+            {
+                single(name)?;
+                let fd = openat(
+                    &self.fd,
+                    name,
+                    OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+                    Mode::empty(),
+                )?;
+                let st = to_stat(&fstat(&fd)?);
+                Ok((st, Some(Held(fd))))
+            }
+            #[cfg(not(target_os = "linux"))]
+            {
+                Ok((self.stat(name)?, None))
+            }
         }
 
         /// `name`, following a final symlink wherever it points (metadata only; list_dir
@@ -1272,6 +1299,10 @@ mod imp {
     //! confinement check is the lexical and canonical one in `paths::resolve`; nothing here
     //! closes the race between that check and the I/O.
 
+    /// Never made here ([`Dir::stat_held`]).
+    #[derive(Debug)]
+    pub enum Held {}
+
     use std::ffi::{OsStr, OsString};
     use std::fs::{self, File};
     use std::io;
@@ -1362,6 +1393,10 @@ mod imp {
         }
         pub fn stat(&self, name: &OsStr) -> io::Result<Stat> {
             Ok(to_stat(&fs::symlink_metadata(self.at(name)?)?))
+        }
+        /// No handle here: an open file would block its own replacement on Windows.
+        pub fn stat_held(&self, name: &OsStr) -> io::Result<(Stat, Option<Held>)> {
+            Ok((self.stat(name)?, None))
         }
         pub fn stat_follow(&self, name: &OsStr) -> io::Result<Stat> {
             Ok(to_stat(&fs::metadata(self.at(name)?)?))

@@ -139,6 +139,18 @@ static WAIT_POOL: LazyLock<Option<rayon::ThreadPool>> = LazyLock::new(|| {
         .ok()
 });
 
+/// Runs `work` on the wait pool without waiting for it (here, when there is no pool): for
+/// cleanup whose cost nobody needs to wait for, such as freeing the blocks of a file a commit
+/// replaced (which on a file system mounted with `discard` waits for the device).
+pub fn later(work: impl FnOnce() + Send + 'static) {
+    match WAIT_POOL.as_ref() {
+        Some(pool) => pool.spawn(move || {
+            let _ = catch_unwind(AssertUnwindSafe(work));
+        }),
+        None => work(),
+    }
+}
+
 /// `work` of every item, in the items' order, run on the wait pool one item at a time so that
 /// their waits overlap (here, one after another, when there is one item or no pool). Every
 /// item is worked on.
