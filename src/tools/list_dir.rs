@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::call::Ctx;
 use crate::config::Config;
+use crate::confine::{Kind, RawEntry};
 use crate::error::{io_err, ToolError, ToolResult};
 use crate::output::Output;
 use crate::{confine, paths};
@@ -44,37 +45,58 @@ impl Tool for ListDir {
                 io_err(e, &dir.input)
             }
         })?;
-        let mut dirs = Vec::new();
-        let mut files = Vec::new();
+        let mut listed = Vec::new();
+        handle
+            .list(&mut listed)
+            .map_err(|e| io_err(e, &dir.input))?;
+        if listed.is_empty() {
+            return Ok(Output::text("(empty directory)"));
+        }
         // Symlinks are followed for type and size; an entry whose stat fails (a dangling
-        // link) is listed as a file of size 0 (CONTRACT-v0.5-wording §5). A large directory's
-        // stats are shared out over the walk pool in batches.
-        let names = handle.entries().map_err(|e| io_err(e, &dir.input))?;
-        let batches: Vec<&[std::ffi::OsString]> = names.chunks(STAT_BATCH).collect();
-        let stats = crate::walk::par_map(batches, |batch| {
+        // link) is listed as a file of size 0 (CONTRACT-v0.5-wording §5). An entry the
+        // listing already calls a directory needs no stat (no size is shown for it, and it is
+        // not a link). A large directory's stats are shared out over the walk pool in batches.
+        let batches: Vec<&[RawEntry]> = listed.chunks(STAT_BATCH).collect();
+        let kinds = crate::walk::par_map(batches, |batch| {
             batch
                 .iter()
-                .map(|name| handle.stat_follow(name).ok())
+                .map(|entry| match entry.kind {
+                    Some(Kind::Dir) => Some(None),
+                    _ => handle
+                        .stat_follow(&entry.name)
+                        .ok()
+                        .map(|st| (!st.is_dir()).then_some(st.len)),
+                })
                 .collect::<Vec<_>>()
         });
-        for (name, meta) in names.iter().zip(stats.into_iter().flatten()) {
-            let name = name.to_string_lossy().into_owned();
-            match meta {
-                Some(meta) if meta.is_dir() => dirs.push(name),
-                Some(meta) => files.push((name, meta.len)),
+        let mut dirs: Vec<String> = Vec::new();
+        let mut files: Vec<(String, u64)> = Vec::new();
+        for (entry, kind) in listed.into_iter().zip(kinds.into_iter().flatten()) {
+            let name = entry
+                .name
+                .into_string()
+                .unwrap_or_else(|name| name.to_string_lossy().into_owned());
+            match kind {
+                Some(None) => dirs.push(name),
+                Some(Some(len)) => files.push((name, len)),
                 None => files.push((name, 0)),
             }
         }
-        if dirs.is_empty() && files.is_empty() {
-            return Ok(Output::text("(empty directory)"));
+        dirs.sort_unstable();
+        files.sort_unstable();
+        let mut out = String::with_capacity(
+            dirs.iter().map(|d| d.len() + 2).sum::<usize>()
+                + files.iter().map(|(f, _)| f.len() + 12).sum::<usize>(),
+        );
+        for d in &dirs {
+            out.push_str(d);
+            out.push_str("/\n");
         }
-        dirs.sort();
-        files.sort();
-        let rows: Vec<String> = dirs
-            .into_iter()
-            .map(|d| format!("{d}/"))
-            .chain(files.into_iter().map(|(f, size)| format!("{f}\t{size}")))
-            .collect();
-        Ok(rows.join("\n").into())
+        for (f, size) in &files {
+            use std::fmt::Write as _;
+            let _ = writeln!(out, "{f}\t{size}");
+        }
+        out.pop();
+        Ok(out.into())
     }
 }
