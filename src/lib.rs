@@ -18,6 +18,7 @@ pub mod json_text;
 pub mod matching;
 pub mod monitor;
 pub mod output;
+pub mod paging;
 pub mod patch;
 pub mod paths;
 pub mod pattern;

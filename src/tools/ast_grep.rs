@@ -8,7 +8,6 @@ use ast_grep_core::Pattern;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::grep::cut_line;
 use super::replace;
 use super::Tool;
 use crate::bound::bound;
@@ -18,6 +17,7 @@ use crate::code::{nav, parse, structural};
 use crate::confine::WorkPath;
 use crate::error::{ToolError, ToolResult};
 use crate::output::Output;
+use crate::paging::{cut_line, render_page};
 use crate::paths;
 
 /// Matches a search keeps before it reports an incomplete result.
@@ -90,7 +90,7 @@ impl Tool for AstGrep {
                         .map(move |(line, first)| format!("{display}:{line}: {first}"))
                 })
                 .collect();
-            let text = super::grep::render_page(
+            let text = render_page(
                 rows.len() as u64,
                 args.offset.unwrap_or(0),
                 args.head_limit,

@@ -10,13 +10,13 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::grep::cut_line;
 use super::Tool;
 use crate::bound::bound;
 use crate::call::Ctx;
 use crate::code::{nav, tags};
 use crate::error::ToolResult;
 use crate::output::Output;
+use crate::paging::{cut_line, render_page};
 use crate::paths;
 
 /// Files with references a search keeps before it reports an incomplete result.
@@ -77,7 +77,7 @@ impl Tool for FindReferences {
         let mut first_of_file = 0u64;
         let mut current: Option<(usize, Vec<String>)> = None;
         let budget = ctx.max_output_bytes as usize;
-        let text = super::grep::render_page(
+        let text = render_page(
             total,
             args.offset.unwrap_or(0),
             args.head_limit,

@@ -86,7 +86,7 @@ impl Tool for FindSymbol {
             })
             .collect();
         let budget = ctx.max_output_bytes as usize;
-        let text = super::grep::render_page(
+        let text = crate::paging::render_page(
             rows.len() as u64,
             args.offset.unwrap_or(0),
             args.head_limit,

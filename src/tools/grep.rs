@@ -32,29 +32,21 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
-use crate::bound::{bound, floor_char_boundary};
+use crate::bound::bound;
 use crate::call::Ctx;
 use crate::config::{Config, Profile};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
+use crate::paging::{cut_line, strip_eol, Page, INCOMPLETE, MAX_ROW_CHARS};
 use crate::paths;
 use crate::text;
 use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
 
-/// Characters of one line shown in a content row; the rest is cut with a marker.
-pub const MAX_ROW_CHARS: usize = 500;
-/// Characters kept before the match when a long line is shown around its match.
-const LEAD_CHARS: usize = 100;
-/// Bytes kept free for the footer while rows are added.
-const FOOTER_ROOM: usize = 256;
 /// Bytes read from a file before its size is asked for: most source files fit, and a file that
 /// does not is streamed.
 const FIRST_READ: usize = 256 * 1024;
 /// Matching files a scan keeps before it stops and reports an incomplete result.
 pub const MAX_MATCHING_FILES: usize = 2_000_000;
-/// The footer of a scan cut by its budget ([`ScanBudget`], or [`MAX_MATCHING_FILES`]); it
-/// offers no paging (CONTRACT-v0.5-wording §1 (a), at both entries).
-pub const INCOMPLETE: &str = "[... search incomplete: the scan hit its output cap; some matching files were not scanned. Narrow the pattern, path, or glob for complete results. ...]";
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -809,139 +801,6 @@ impl Sink for Counter<'_> {
     }
 }
 
-/// The requested page of `total` results as grep pages them (the navigation tools' paging): rows `offset..offset+limit` from
-/// `row(i)` while they fit `budget` bytes, then grep's footer. `(no matches)` when there are
-/// none.
-pub(crate) fn render_page(
-    total: u64,
-    offset: u64,
-    limit: Option<u64>,
-    budget: usize,
-    stopped_early: bool,
-    mut row: impl FnMut(u64) -> String,
-) -> String {
-    if total == 0 {
-        return "(no matches)".to_string();
-    }
-    if offset >= total {
-        return format!("(no results at offset {offset}; {total} total)");
-    }
-    let end = offset
-        .saturating_add(limit.filter(|&l| l > 0).unwrap_or(u64::MAX))
-        .min(total);
-    let mut page = Page::new(budget);
-    for i in offset..end {
-        if !page.push_result(Vec::new(), row(i)) {
-            break;
-        }
-    }
-    page.finish(offset, total, stopped_early)
-}
-
-/// The output being built: rows within a byte budget, and how many results it shows. Shared
-/// by the tools that page results as grep does (the navigation tools).
-pub(crate) struct Page {
-    text: String,
-    budget: usize,
-    /// Results (files, file counts, or matches) shown.
-    pub(crate) shown: u64,
-    /// A row did not fit: the page was cut by the byte budget.
-    full: bool,
-    /// Rows are not adjacent to what was shown last: the next row is preceded by `--`.
-    gap: bool,
-}
-
-impl Page {
-    /// The page text with its footer: `A..B` where A is the offset and B = A + the results
-    /// shown (the offset to ask for next); [`INCOMPLETE`] when the scan stopped at its cap.
-    pub(crate) fn finish(self, offset: u64, total: u64, stopped_early: bool) -> String {
-        let (from, to) = (offset, offset + self.shown);
-        let footer = if stopped_early {
-            Some(INCOMPLETE.to_string())
-        } else if self.full {
-            Some(format!(
-                "[... showing {from}..{to} of {total}; the output limit cut this page short: call again with offset={to} and a lower head_limit ...]"
-            ))
-        } else if to < total {
-            Some(format!(
-                "[... showing {from}..{to} of {total}; call again with offset={to} for more ...]"
-            ))
-        } else {
-            None
-        };
-        let mut text = self.text;
-        if let Some(footer) = footer {
-            text.push('\n');
-            text.push_str(&footer);
-        }
-        text
-    }
-
-    pub(crate) fn new(budget: usize) -> Page {
-        Page {
-            text: String::new(),
-            budget,
-            shown: 0,
-            full: false,
-            gap: false,
-        }
-    }
-
-    /// Adds rows unless they would overflow the budget; `false` (and `full`) when they do not fit.
-    fn push_rows(&mut self, rows: &[String]) -> bool {
-        let sep = usize::from(self.gap && !self.text.is_empty()) * 3;
-        let needed: usize = rows.iter().map(|r| r.len() + 1).sum::<usize>() + sep;
-        if self.text.len() + needed + FOOTER_ROOM > self.budget {
-            self.full = true;
-            return false;
-        }
-        if sep > 0 {
-            self.push_line("--");
-        }
-        self.gap = false;
-        for row in rows {
-            self.push_line(row);
-        }
-        true
-    }
-
-    /// Adds one result with the context rows leading to it. The first result is always shown:
-    /// if it does not fit, it goes alone, cut to the budget.
-    pub(crate) fn push_result(&mut self, mut lead: Vec<String>, row: String) -> bool {
-        lead.push(row);
-        if self.push_rows(&lead) {
-            self.shown += 1;
-            return true;
-        }
-        if self.shown > 0 {
-            return false;
-        }
-        self.full = false;
-        let row = lead.pop().unwrap_or_default();
-        let room = self.budget.saturating_sub(FOOTER_ROOM + 64);
-        if row.len() <= room {
-            self.push_line(&row);
-        } else {
-            let cut = floor_char_boundary(&row, room);
-            self.push_line(&format!(
-                "{} [... {} more bytes of this result cut at the output limit ...]",
-                &row[..cut],
-                row.len() - cut
-            ));
-        }
-        self.gap = false;
-        self.shown = 1;
-        true
-    }
-
-    fn push_line(&mut self, row: &str) {
-        if !self.text.is_empty() {
-            self.text.push('\n');
-        }
-        self.text.push_str(row);
-    }
-}
-
 /// Pass-2 sink: renders the rows of one file's share of the page.
 struct Rows<'a> {
     query: &'a Query,
@@ -1073,61 +932,6 @@ impl Query {
         }
         format!("{display}{sep}{line}{sep}{}", cut_line(bytes, focus, line))
     }
-}
-
-/// A line's text without its terminator, cut to [`MAX_ROW_CHARS`] characters. When the cut
-/// would hide the match (`focus`, a byte offset), the shown window starts a little before it.
-/// Every cut is marked with the number of characters it removed.
-pub(crate) fn cut_line(bytes: &[u8], focus: Option<usize>, line: u64) -> String {
-    let bytes = strip_eol(bytes);
-    let text = String::from_utf8_lossy(bytes);
-    if text.len() <= MAX_ROW_CHARS {
-        return text.into_owned();
-    }
-    let total = text.chars().count();
-    if total <= MAX_ROW_CHARS {
-        return text.into_owned();
-    }
-    let focus_char = focus
-        .map(|b| {
-            String::from_utf8_lossy(&bytes[..floor_byte(bytes, b)])
-                .chars()
-                .count()
-        })
-        .unwrap_or(0);
-    let start = if focus_char + 50 > MAX_ROW_CHARS {
-        focus_char
-            .saturating_sub(LEAD_CHARS)
-            .min(total - MAX_ROW_CHARS)
-    } else {
-        0
-    };
-    let kept: String = text.chars().skip(start).take(MAX_ROW_CHARS).collect();
-    let after = total - start - MAX_ROW_CHARS;
-    let mut out = String::with_capacity(kept.len() + 128);
-    if start > 0 {
-        out.push_str(&format!("[... {start} characters cut ...] "));
-    }
-    out.push_str(&kept);
-    if after > 0 {
-        out.push_str(&format!(" [... {after} characters cut"));
-    } else {
-        out.push_str(" [...");
-    }
-    out.push_str(&format!(
-        "; line {line} is {total} characters: read_file with offset={line} shows it ...]"
-    ));
-    out
-}
-
-/// `index` clamped to `bytes` (a match offset is always inside, but never trust it blindly).
-fn floor_byte(bytes: &[u8], index: usize) -> usize {
-    index.min(bytes.len())
-}
-
-fn strip_eol(bytes: &[u8]) -> &[u8] {
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    bytes.strip_suffix(b"\r").unwrap_or(bytes)
 }
 
 #[cfg(test)]
@@ -1398,11 +1202,6 @@ mod tests {
         assert!(out.ends_with(
             " [... 1606 characters cut; line 1 is 5006 characters: read_file with offset=1 shows it ...]"
         ), "{out}");
-        let short = cut_line(b"short\r\n", None, 3);
-        assert_eq!(short, "short");
-        let head = cut_line("é".repeat(600).as_bytes(), None, 2);
-        assert!(head.starts_with(&"é".repeat(500)));
-        assert!(head.contains("100 characters cut"));
     }
 
     #[test]
