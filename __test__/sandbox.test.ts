@@ -277,6 +277,26 @@ print(libc.ptrace(16, ${process.pid}, 0, 0), ctypes.get_errno())"; kill -0 ${pro
       )
       expect(report.stdout).toBe('-1 Operation not permitted\n-1 1\nrefused\n')
     })
+
+    it("keeps the host's kernel keyrings out of reach, and bpf and perf_event_open", async () => {
+      // A key added to the user keyring (@u) would be the host's: the keyring is the uid's,
+      // shared with every process of it. Judged by the host's own /proc/keys.
+      const probe = `atn-sandbox-probe-${process.pid}-${counter++}`
+      const report = await bash(
+        tools,
+        `python3 -c "
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+arm = os.uname().machine == 'aarch64'
+add_key, perf_event_open = (217, 241) if arm else (248, 298)
+r = libc.syscall(add_key, b'user', b'${probe}', b'secret', 6, ctypes.c_int(-4))
+print('add_key', r, ctypes.get_errno())
+r = libc.syscall(perf_event_open, None, 0, -1, -1, 0)
+print('perf_event_open', r, ctypes.get_errno())"`,
+      )
+      expect(report.stdout, report.stderr).toBe('add_key -1 1\nperf_event_open -1 1\n')
+      expect(readFileSync('/proc/keys', 'utf8')).not.toContain(probe)
+    })
   },
 )
 

@@ -244,8 +244,10 @@ fn ruleset_fd(policy: &Policy, abi: ABI) -> Result<Option<OwnedFd>, Box<dyn std:
     Ok(created.into())
 }
 
-/// The seccomp program: io_uring, the mount calls and kernel-module / kexec / reboot calls are
-/// refused (`EPERM`) in every mode; with the network off, sockets other than Unix-domain
+/// The seccomp program: io_uring, the mount calls, kernel-module / kexec / reboot calls, and
+/// (as Docker's default profile does) `bpf`, `perf_event_open`, `userfaultfd` and the kernel
+/// keyring calls are refused (`EPERM`) in every mode: the keyrings a command inherits are the
+/// host's, outside any directory rule; with the network off, sockets other than Unix-domain
 /// ones; without Landlock (which scopes them), `ptrace` and `process_vm_*`.
 // `c_long` is `i64` here but `i32` on 32-bit targets: the conversions are kept.
 #[allow(clippy::useless_conversion)]
@@ -271,6 +273,12 @@ fn program(network: bool, landlock: bool) -> Result<BpfProgram, seccompiler::Bac
         libc::SYS_reboot,
         libc::SYS_swapon,
         libc::SYS_swapoff,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_keyctl,
     ];
     if !landlock {
         refused.extend([
