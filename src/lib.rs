@@ -16,6 +16,7 @@ pub mod error;
 pub mod ignore_rules;
 pub mod json_text;
 pub mod matching;
+pub mod memory;
 pub mod monitor;
 pub mod output;
 pub mod paging;

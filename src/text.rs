@@ -161,7 +161,7 @@ fn read_sized(mut file: fs::File, len: u64, max: u64) -> io::Result<Vec<u8>> {
     let cap = max.saturating_add(1);
     if len >= SMALL_FILE {
         let mut bytes = Vec::with_capacity(len.min(cap) as usize);
-        huge_pages(&mut bytes);
+        crate::memory::huge_pages(&mut bytes);
         file.take(cap).read_to_end(&mut bytes)?;
         return Ok(bytes);
     }
@@ -187,32 +187,6 @@ fn read_sized(mut file: fs::File, len: u64, max: u64) -> io::Result<Vec<u8>> {
     }
     bytes.truncate(got);
     Ok(bytes)
-}
-
-/// Asks for transparent huge pages under the fresh buffer a large file is about to be read
-/// into (Linux, where they are given on request): filling 15 MB then takes 8 page faults
-/// instead of 3,800, which was most of a 100-line page's cost after the read itself.
-fn huge_pages(bytes: &mut Vec<u8>) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = bytes.as_mut_ptr() as usize;
-        let end = start + bytes.capacity();
-        let (first, last) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-        if last > first {
-            // SAFETY: the range lies inside this vector's own allocation, and the advice only
-            // changes how its pages are backed, never their contents.
-            let _ = unsafe {
-                rustix::mm::madvise(
-                    first as *mut std::ffi::c_void,
-                    last - first,
-                    rustix::mm::Advice::LinuxHugepage,
-                )
-            };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = bytes;
 }
 
 /// Opens for reading without ever blocking: opening a FIFO with no writer would otherwise

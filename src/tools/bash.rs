@@ -351,14 +351,19 @@ impl Spiller {
     }
 }
 
+/// `bytes` as text, invalid UTF-8 as U+FFFD. Strict validation has a fast path for ASCII that
+/// the lossy decoder lacks (on 50 MB of output it was 6% of the call), so it goes first.
+fn decode(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// A stream as shown: lossily decoded, long lines cut. Returns whether any line was cut.
 /// Valid UTF-8 without long lines is borrowed, not copied.
 fn display(bytes: &[u8]) -> (Cow<'_, str>, bool) {
-    // Strict validation has a fast path for ASCII that the lossy decoder lacks.
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    };
+    let text = decode(bytes);
     if !has_line_longer_than(text.as_bytes(), MAX_LINE_CHARS) {
         return (text, false);
     }
@@ -461,7 +466,7 @@ fn fit_tails(
     let shown = [0, 1].map(|i| {
         let bytes = raw[i];
         if bytes.len() <= share[i] {
-            return String::from_utf8_lossy(bytes).into_owned();
+            return decode(bytes).into_owned();
         }
         let mut start = bytes.len() - share[i];
         while start < bytes.len() && bytes[start] & 0xC0 == 0x80 {
@@ -469,7 +474,7 @@ fn fit_tails(
         }
         let note = spiller.note(streams[i], bytes);
         let mut out = bound::tail_marker(bytes.len() - start, bytes.len(), note.as_deref());
-        out.push_str(&String::from_utf8_lossy(&bytes[start..]));
+        out.push_str(&decode(&bytes[start..]));
         out
     });
     frame(&shown[0], &shown[1])
