@@ -790,7 +790,6 @@ mod tests {
         }
     }
 
-    /// `in_parallel` works on every item, whatever fails, and returns an error if any failed.
     /// The replaced files are held only until the commit has returned: none stays open.
     #[cfg(target_os = "linux")]
     #[test]
@@ -826,6 +825,7 @@ mod tests {
         assert!(!root.join("gone.txt").exists());
     }
 
+    /// `in_parallel` works on every item, whatever fails, and returns an error if any failed.
     #[test]
     fn in_parallel_works_on_every_item() {
         let done = Mutex::new(Vec::new());
