@@ -1,7 +1,7 @@
 //! Dispatch: find the tool in the active surface, validate, run with panics caught, bound the
 //! text, and turn every failure into an envelope. It never fails itself.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{LazyLock, Mutex, PoisonError};
 
@@ -166,7 +166,9 @@ pub fn decode_call(
 fn parse_config(json: &str) -> ToolResult<Config> {
     /// Distinct configs kept; past that the cache starts over.
     const KEPT: usize = 32;
-    static PARSED: LazyLock<Mutex<HashMap<Box<str>, Config>>> = LazyLock::new(Default::default);
+    // FxHash: the key is a kilobyte of JSON hashed on every call; SipHash's flood resistance
+    // buys nothing for the host's own configs.
+    static PARSED: LazyLock<Mutex<FxHashMap<Box<str>, Config>>> = LazyLock::new(Default::default);
     let cache = || PARSED.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(config) = cache().get(json) {
         return Ok(config.clone());
