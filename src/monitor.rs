@@ -408,13 +408,20 @@ fn now_ms() -> u64 {
 /// The monitor is running when its exit file is absent and its shell is alive (and is still
 /// the process that was started, when its start time is known).
 pub fn status(store: &Store, meta: &Meta) -> Status {
+    let alive = || os::same_process(meta.pid, meta.pid_start) == Liveness::Alive;
     match store.read_exit(&meta.id) {
+        // The exit trap creates the file, then writes the status into it: a file without a
+        // status while the shell still lives is one being written, not a final answer.
+        Some(None) if alive() => Status {
+            running: true,
+            exit_code: None,
+        },
         Some(code) => Status {
             running: false,
             exit_code: code,
         },
         None => Status {
-            running: os::same_process(meta.pid, meta.pid_start) == Liveness::Alive,
+            running: alive(),
             exit_code: None,
         },
     }
@@ -1347,6 +1354,48 @@ mod tests {
             std::thread::sleep(Duration::from_millis(25));
         }
         panic!("monitor {id} did not exit");
+    }
+
+    /// An exit file the trap has created but not yet written is not an exit while the shell
+    /// lives (the start once answered `running: false, exit_code: null` in that window).
+    #[cfg(unix)]
+    #[test]
+    fn an_exit_file_being_written_is_not_an_exit() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::create(dir.path()).unwrap();
+        let id = new_id();
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let meta = Meta {
+            id: id.clone(),
+            command: "sleep 30".into(),
+            cwd: dir.path().display().to_string(),
+            pid: i64::from(child.id()),
+            started_at: now_ms(),
+            ready_when: None,
+            pid_start: None,
+            relay_pid: None,
+            relay_start: None,
+            holder_pid: None,
+            holder_start: None,
+            stdin: false,
+            pty: false,
+        };
+        let exit = store.path.join(Store::name(&id, "exit"));
+        std::fs::write(&exit, "").unwrap();
+        let st = status(&store, &meta);
+        assert_eq!((st.running, st.exit_code), (true, None));
+        std::fs::write(&exit, "4").unwrap();
+        let st = status(&store, &meta);
+        assert_eq!((st.running, st.exit_code), (false, Some(4)));
+        // Killed between creating and writing it: the shell is gone, the answer final.
+        std::fs::write(&exit, "").unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let st = status(&store, &meta);
+        assert_eq!((st.running, st.exit_code), (false, None));
     }
 
     #[test]
