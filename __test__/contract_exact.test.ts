@@ -922,3 +922,74 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     ])
   })
 })
+
+describe('apply_patch reads a unified diff as jsdiff 9 does (wording §7, second audit)', () => {
+  // "Any jsdiff parse error → `invalid_input` `Malformed patch: <jsdiff message>` (no fields)";
+  // "the text after `Malformed patch: ` is jsdiff 9's own". Each expected text below is what
+  // jsdiff 9.0.0's `parsePatch` throws for that patch.
+  const cases: [string, string][] = [
+    // The header is trimmed before the tab split, and a quoted name is unquoted.
+    ['--- \ta/x.ts\n', 'Missing "+++ ..." file header for a/x.ts'],
+    ['--- "a/x.ts"\n+++\n', 'Missing "+++ ..." file header for a/x.ts'],
+    // "A lone `+++` gives `Malformed patch: Missing "--- ..." file header for <new name>`".
+    ['+++ b/x.ts\n', 'Missing "--- ..." file header for b/x.ts'],
+    // Counts the body does not meet, which our own reader would have tolerated.
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1,2 +1,3 @@\n-a\n+A\n b',
+      'Added line count did not match for hunk at line 3',
+    ],
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1,3 +1,2 @@\n-a\n+A\n b',
+      'Removed line count did not match for hunk at line 3',
+    ],
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+A\n+B\n',
+      'Hunk at line 3 has more lines than expected (expected 1 old lines and 1 new lines)',
+    ],
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1,2 +1,2 @@\n-a\n+A\nb\n c\n',
+      'Hunk at line 3 contained invalid line b',
+    ],
+    // The final empty string after the last `\n` is no context line.
+    ['--- a/x.ts\n+++ b/x.ts\n@@ -1,3 +1,3 @@\n-a\n+A\n', 'Hunk at line 3 contained invalid line '],
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+A\n--- a/y.ts\n+++ b/y.ts\n@@ -1,2 +1,2 @@\n-b\n+B\n',
+      'Hunk at line 8 contained invalid line ',
+    ],
+  ]
+  for (const [patch, jsdiff] of cases) {
+    it(`${JSON.stringify(patch).slice(0, 48)} → ${jsdiff}`, async () => {
+      const { root: dir, tools } = workspace({ 'x.ts': 'a\nb\nc\n', 'y.ts': 'b\nc\n' })
+      expect(envelopeText(await tools.callTool('apply_patch', { patch }))).toBe(
+        JSON.stringify({ error: 'invalid_input', message: `Malformed patch: ${jsdiff}` }),
+      )
+      expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('a\nb\nc\n')
+    })
+  }
+
+  it('with extras the engine still reads counts leniently', async () => {
+    const { root: dir, tools } = workspace({ 'x.ts': 'a\nb\nc\n' }, { extras: true })
+    const patch = '--- a/x.ts\n+++ b/x.ts\n@@ -1,3 +1,3 @@\n-a\n+A\n'
+    expect(ok(await tools.callTool('apply_patch', { patch }))).toBe(
+      'Applied patch:\n  M x.ts (+1 -1)',
+    )
+    expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('A\nb\nc\n')
+  })
+
+  it('an earlier block’s error wins over a later block with no valid file path', async () => {
+    // "Blocks are handled in order, so an earlier block's error (e.g. `not_found`) wins."
+    const { root: dir, tools } = workspace({ 'x.ts': 'a\n' })
+    const nullBlock = '--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n'
+    const missing = '--- a/nope.ts\n+++ b/nope.ts\n@@ -1 +1 @@\n-a\n+b\n'
+    const fine = '--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+A\n'
+    expect(envelopeText(await tools.callTool('apply_patch', { patch: missing + nullBlock }))).toBe(
+      '{"error":"not_found","message":"No such file: nope.ts","path":"nope.ts"}',
+    )
+    for (const patch of [nullBlock + missing, fine + nullBlock, fine + nullBlock + missing]) {
+      expect(envelopeText(await tools.callTool('apply_patch', { patch }))).toBe(
+        '{"error":"invalid_input","message":"Patch is missing a valid file path"}',
+      )
+    }
+    expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('a\n')
+  })
+})
