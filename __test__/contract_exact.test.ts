@@ -993,3 +993,50 @@ describe('apply_patch reads a unified diff as jsdiff 9 does (wording §7, second
     expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('a\n')
   })
 })
+
+describe('outline and the guard, second audit (wording §6, §9)', () => {
+  it('cuts a header at 150 characters as JavaScript counts them', async () => {
+    // Wording §6: "over 150 characters → first 150 + `...`": `length` counts an astral
+    // character (an emoji) as two.
+    const line = `function f() { return 'x${'😀'.repeat(100)}' }`
+    const { tools } = workspace({ 'e.ts': `${line}\n` })
+    const row = ok(await tools.callTool('outline', { path: 'e.ts' })).split('\n')[1]
+    const header = line.slice(0, 150)
+    expect(header.length).toBe(150)
+    expect(row).toBe(`  ${header}... (1-1)`)
+  })
+
+  it('an unknown tool name gives no paths; replace adds . only for a missing or empty path', () => {
+    // Wording §9: "A missing or non-string argument adds nothing ... **Exception:** `replace`
+    // with `path` missing or `""` adds `.` (the root) ... an unknown tool name gives
+    // `paths: []`."
+    const config = root.resolveConfig({ workspaceRoot: tempDir() })
+    const raw = (tool: string, args: Record<string, unknown>) =>
+      root.buildGuardContext(tool, args, config).paths.map((p) => p.raw)
+    expect(raw('no_such_tool', { path: 'a.txt' })).toEqual([])
+    expect(raw('Read_file', { path: 'a.txt' })).toEqual([])
+    expect(raw('read_file', { path: 'a.txt' })).toEqual(['a.txt'])
+    expect(raw('replace', {})).toEqual(['.'])
+    expect(raw('replace', { path: '' })).toEqual(['.'])
+    expect(raw('replace', { path: 7 })).toEqual([])
+    expect(raw('replace', { path: 'src' })).toEqual(['src'])
+  })
+
+  it('keeps a substitution in double quotes as one token', () => {
+    // Wording §9: "`"$(cat /x)"` is one token `$(cat /x)` with metacharacters: not listed."
+    expect(root.analyzeBash('echo "$(cat /x)"')).toEqual({
+      paths: [],
+      undecidable: true,
+      segments: [
+        {
+          command: 'echo "$(cat /x)"',
+          argv: ['echo', '$(cat /x)'],
+          normalized: 'echo $(cat /x)',
+          decidable: false,
+        },
+      ],
+    })
+    // Outside quotes its contents are dropped, as before.
+    expect(root.analyzeBash('cat $(cat /x) /y').segments[0].argv).toEqual(['cat', '/y'])
+  })
+})

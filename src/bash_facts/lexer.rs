@@ -245,7 +245,8 @@ fn is_glob_char(c: char) -> bool {
 }
 
 /// Splits a segment into tokens: on whitespace and parentheses, quotes removed (content kept),
-/// backtick and `$(…)`/`<(…)`/`>(…)` contents dropped. Also says whether its quotes balance.
+/// backtick and `$(…)`/`<(…)`/`>(…)` contents dropped outside quotes. Also says whether its
+/// quotes balance.
 pub fn tokenize(chars: &[char]) -> (Vec<Token>, bool) {
     let mut tokens = Vec::new();
     let mut cur = String::new();
@@ -293,14 +294,9 @@ pub fn tokenize(chars: &[char]) -> (Vec<Token>, bool) {
                         i += 2;
                         continue;
                     }
-                    '`' => {
-                        i = skip_backticks(chars, i);
-                        continue;
-                    }
-                    '$' if next == Some('(') => {
-                        i = skip_parens(chars, i + 1);
-                        continue;
-                    }
+                    // Inside double quotes a substitution is kept as written (CONTRACT-v0.5-
+                    // wording §9: `"$(cat /x)"` is one token `$(cat /x)`); the segment is
+                    // undecidable for it all the same.
                     _ => {
                         cur.push(c);
                         cur_len += 1;
@@ -592,6 +588,16 @@ mod tests {
         assert_eq!(argv("timeout 1.5 stdbuf -oL time x"), ["x"]);
         assert_eq!(argv("echo \"a b\" 'c'"), ["echo", "a b", "c"]);
         assert_eq!(argv("echo $(date) `id` x"), ["echo", "x"]);
+    }
+
+    #[test]
+    fn substitutions_in_double_quotes_stay_in_their_token() {
+        // CONTRACT-v0.5-wording §9: "`"$(cat /x)"` is one token `$(cat /x)` with
+        // metacharacters: not listed."
+        let f = lex("echo \"$(cat /x)\" \"`id` y\"");
+        assert_eq!(f.segments[0].argv, ["echo", "$(cat /x)", "`id` y"]);
+        assert!(f.paths.is_empty());
+        assert!(f.undecidable && !f.segments[0].decidable);
     }
 
     #[test]
