@@ -1039,4 +1039,17 @@ describe('outline and the guard, second audit (wording §6, §9)', () => {
     // Outside quotes its contents are dropped, as before.
     expect(root.analyzeBash('cat $(cat /x) /y').segments[0].argv).toEqual(['cat', '/y'])
   })
+
+  it('a variable is $ or ${ followed by a letter or _', () => {
+    // Wording §9: "`$` + letter/`_` (`$X`, `${X`)" makes a segment undecidable.
+    const decidable = (c: string) => root.analyzeBash(c).segments[0].decidable
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell commands, not templates
+    for (const c of ['echo $X', 'echo ${X}', 'echo ${_x}', 'echo "$HOME"']) {
+      expect([c, decidable(c)]).toEqual([c, false])
+    }
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell commands, not templates
+    for (const c of ['echo $1', 'echo ${1}', "echo '$X'"]) {
+      expect([c, decidable(c)]).toEqual([c, true])
+    }
+  })
 })

@@ -404,6 +404,11 @@ fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
+/// The first character of a shell variable's name.
+fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
 /// The first dynamic construct in a segment's text (single-quoted parts removed), if any.
 fn dynamic_trigger(chars: &[char]) -> Option<String> {
     // Remove single-quoted parts (single quotes inside double quotes are literal).
@@ -446,10 +451,11 @@ fn dynamic_trigger(chars: &[char]) -> Option<String> {
         match c {
             '`' => return Some("`".into()),
             '$' if next == Some('(') => return Some("$(".into()),
-            '$' if next == Some('{') => return Some("${".into()),
-            '$' if next.is_some_and(|n| n == '_' || n.is_ascii_alphabetic()) => {
-                return Some("$name".into())
+            // `$name` or `${name` (CONTRACT-v0.5 §5): `$1`, `${1}` or `${#}` name no variable.
+            '$' if next == Some('{') && text.get(i + 2).is_some_and(|&n| is_name_start(n)) => {
+                return Some("${".into())
             }
+            '$' if next.is_some_and(is_name_start) => return Some("$name".into()),
             '<' | '>' if next == Some('(') => return Some(format!("{c}(")),
             _ => {}
         }
@@ -607,6 +613,7 @@ mod tests {
             "echo `id`",
             "echo $HOME",
             "echo ${X}",
+            "echo ${_x}",
             "eval x",
             "sh -c 'ls'",
             "bash -c ls",
@@ -616,7 +623,13 @@ mod tests {
         ] {
             assert!(lex(c).undecidable, "{c}");
         }
-        for c in ["echo '$HOME'", "ls -la", "cat environment.txt", "echo $1"] {
+        for c in [
+            "echo '$HOME'",
+            "ls -la",
+            "cat environment.txt",
+            "echo $1",
+            "echo ${1}",
+        ] {
             assert!(!lex(c).undecidable, "{c}");
         }
     }
