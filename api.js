@@ -791,7 +791,8 @@ function surfaceGuardView(surface, name, args) {
   if (name === 'str_replace_based_edit_tool') {
     return { tool: a.command === 'view' ? 'read_file' : 'edit_file', args: { path: a.path } }
   }
-  return { tool: SURFACE_GUARD_TOOL[name] ?? name, args: { path } }
+  // Any other surface tool names its one path as read_file does.
+  return { tool: SURFACE_GUARD_TOOL[name] ?? 'read_file', args: { path } }
 }
 
 /** `askGuard` for a surface call (see `surfaceGuardView`). */

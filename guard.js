@@ -101,6 +101,32 @@ function patchPaths(patch) {
 
 const str = (v) => (typeof v === 'string' ? [v] : [])
 
+/**
+ * The tools whose one path is their `path` argument: the contract's table (CONTRACT-v0.5 §5),
+ * then the extras that take a `path`. Any other name is not a tool of this library, and
+ * names no path (CONTRACT-v0.5-wording §9: "an unknown tool name gives `paths: []`").
+ */
+const PATH_TOOLS = new Set([
+  'read_file',
+  'write_file',
+  'edit_file',
+  'multi_edit',
+  'read_image',
+  'list_dir',
+  'glob',
+  'grep',
+  'file_stat',
+  'tree',
+  'outline',
+  'check_syntax',
+  'mkdir',
+  'remove',
+  'ast_grep',
+  'find_references',
+  'find_symbol',
+  'repo_map',
+])
+
 /** The raw paths a tool call names, per the contract's table. */
 function rawPaths(tool, args) {
   switch (tool) {
@@ -114,13 +140,10 @@ function rawPaths(tool, args) {
     case 'diff':
       return [...str(args.from), ...str(args.to)]
     case 'replace':
-      return [typeof args.path === 'string' && args.path !== '' ? args.path : '.']
-    case 'monitor_poll':
-    case 'monitor_stop':
-    case 'monitor_list':
-      return []
+      // "`replace` with `path` missing or `""` adds `.`"; another non-string adds nothing.
+      return args.path === undefined || args.path === '' ? ['.'] : str(args.path)
     default:
-      return str(args.path)
+      return PATH_TOOLS.has(tool) ? str(args.path) : []
   }
 }
 

@@ -922,3 +922,134 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     ])
   })
 })
+
+describe('apply_patch reads a unified diff as jsdiff 9 does (wording §7, second audit)', () => {
+  // "Any jsdiff parse error → `invalid_input` `Malformed patch: <jsdiff message>` (no fields)";
+  // "the text after `Malformed patch: ` is jsdiff 9's own". Each expected text below is what
+  // jsdiff 9.0.0's `parsePatch` throws for that patch.
+  const cases: [string, string][] = [
+    // The header is trimmed before the tab split, and a quoted name is unquoted.
+    ['--- \ta/x.ts\n', 'Missing "+++ ..." file header for a/x.ts'],
+    ['--- "a/x.ts"\n+++\n', 'Missing "+++ ..." file header for a/x.ts'],
+    // "A lone `+++` gives `Malformed patch: Missing "--- ..." file header for <new name>`".
+    ['+++ b/x.ts\n', 'Missing "--- ..." file header for b/x.ts'],
+    // Counts the body does not meet, which our own reader would have tolerated.
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1,2 +1,3 @@\n-a\n+A\n b',
+      'Added line count did not match for hunk at line 3',
+    ],
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1,3 +1,2 @@\n-a\n+A\n b',
+      'Removed line count did not match for hunk at line 3',
+    ],
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+A\n+B\n',
+      'Hunk at line 3 has more lines than expected (expected 1 old lines and 1 new lines)',
+    ],
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1,2 +1,2 @@\n-a\n+A\nb\n c\n',
+      'Hunk at line 3 contained invalid line b',
+    ],
+    // The final empty string after the last `\n` is no context line.
+    ['--- a/x.ts\n+++ b/x.ts\n@@ -1,3 +1,3 @@\n-a\n+A\n', 'Hunk at line 3 contained invalid line '],
+    [
+      '--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+A\n--- a/y.ts\n+++ b/y.ts\n@@ -1,2 +1,2 @@\n-b\n+B\n',
+      'Hunk at line 8 contained invalid line ',
+    ],
+  ]
+  for (const [patch, jsdiff] of cases) {
+    it(`${JSON.stringify(patch).slice(0, 48)} → ${jsdiff}`, async () => {
+      const { root: dir, tools } = workspace({ 'x.ts': 'a\nb\nc\n', 'y.ts': 'b\nc\n' })
+      expect(envelopeText(await tools.callTool('apply_patch', { patch }))).toBe(
+        JSON.stringify({ error: 'invalid_input', message: `Malformed patch: ${jsdiff}` }),
+      )
+      expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('a\nb\nc\n')
+    })
+  }
+
+  it('with extras the engine still reads counts leniently', async () => {
+    const { root: dir, tools } = workspace({ 'x.ts': 'a\nb\nc\n' }, { extras: true })
+    const patch = '--- a/x.ts\n+++ b/x.ts\n@@ -1,3 +1,3 @@\n-a\n+A\n'
+    expect(ok(await tools.callTool('apply_patch', { patch }))).toBe(
+      'Applied patch:\n  M x.ts (+1 -1)',
+    )
+    expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('A\nb\nc\n')
+  })
+
+  it('an earlier block’s error wins over a later block with no valid file path', async () => {
+    // "Blocks are handled in order, so an earlier block's error (e.g. `not_found`) wins."
+    const { root: dir, tools } = workspace({ 'x.ts': 'a\n' })
+    const nullBlock = '--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n'
+    const missing = '--- a/nope.ts\n+++ b/nope.ts\n@@ -1 +1 @@\n-a\n+b\n'
+    const fine = '--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+A\n'
+    expect(envelopeText(await tools.callTool('apply_patch', { patch: missing + nullBlock }))).toBe(
+      '{"error":"not_found","message":"No such file: nope.ts","path":"nope.ts"}',
+    )
+    for (const patch of [nullBlock + missing, fine + nullBlock, fine + nullBlock + missing]) {
+      expect(envelopeText(await tools.callTool('apply_patch', { patch }))).toBe(
+        '{"error":"invalid_input","message":"Patch is missing a valid file path"}',
+      )
+    }
+    expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('a\n')
+  })
+})
+
+describe('outline and the guard, second audit (wording §6, §9)', () => {
+  it('cuts a header at 150 characters as JavaScript counts them', async () => {
+    // Wording §6: "over 150 characters → first 150 + `...`": `length` counts an astral
+    // character (an emoji) as two.
+    const line = `function f() { return 'x${'😀'.repeat(100)}' }`
+    const { tools } = workspace({ 'e.ts': `${line}\n` })
+    const row = ok(await tools.callTool('outline', { path: 'e.ts' })).split('\n')[1]
+    const header = line.slice(0, 150)
+    expect(header.length).toBe(150)
+    expect(row).toBe(`  ${header}... (1-1)`)
+  })
+
+  it('an unknown tool name gives no paths; replace adds . only for a missing or empty path', () => {
+    // Wording §9: "A missing or non-string argument adds nothing ... **Exception:** `replace`
+    // with `path` missing or `""` adds `.` (the root) ... an unknown tool name gives
+    // `paths: []`."
+    const config = root.resolveConfig({ workspaceRoot: tempDir() })
+    const raw = (tool: string, args: Record<string, unknown>) =>
+      root.buildGuardContext(tool, args, config).paths.map((p) => p.raw)
+    expect(raw('no_such_tool', { path: 'a.txt' })).toEqual([])
+    expect(raw('Read_file', { path: 'a.txt' })).toEqual([])
+    expect(raw('read_file', { path: 'a.txt' })).toEqual(['a.txt'])
+    expect(raw('replace', {})).toEqual(['.'])
+    expect(raw('replace', { path: '' })).toEqual(['.'])
+    expect(raw('replace', { path: 7 })).toEqual([])
+    expect(raw('replace', { path: 'src' })).toEqual(['src'])
+  })
+
+  it('keeps a substitution in double quotes as one token', () => {
+    // Wording §9: "`"$(cat /x)"` is one token `$(cat /x)` with metacharacters: not listed."
+    expect(root.analyzeBash('echo "$(cat /x)"')).toEqual({
+      paths: [],
+      undecidable: true,
+      segments: [
+        {
+          command: 'echo "$(cat /x)"',
+          argv: ['echo', '$(cat /x)'],
+          normalized: 'echo $(cat /x)',
+          decidable: false,
+        },
+      ],
+    })
+    // Outside quotes its contents are dropped, as before.
+    expect(root.analyzeBash('cat $(cat /x) /y').segments[0].argv).toEqual(['cat', '/y'])
+  })
+
+  it('a variable is $ or ${ followed by a letter or _', () => {
+    // Wording §9: "`$` + letter/`_` (`$X`, `${X`)" makes a segment undecidable.
+    const decidable = (c: string) => root.analyzeBash(c).segments[0].decidable
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell commands, not templates
+    for (const c of ['echo $X', 'echo ${X}', 'echo ${_x}', 'echo "$HOME"']) {
+      expect([c, decidable(c)]).toEqual([c, false])
+    }
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell commands, not templates
+    for (const c of ['echo $1', 'echo ${1}', "echo '$X'"]) {
+      expect([c, decidable(c)]).toEqual([c, true])
+    }
+  })
+})

@@ -469,7 +469,7 @@ fn js_string(v: &Value) -> String {
 
 /// A finite number as JavaScript's `String(number)` writes it: integers below 1e21 in full
 /// (`100000000000000000000`), exponents with a sign (`1e+21`, `1e-7`), the shortest digits.
-fn js_number(f: f64) -> String {
+pub(crate) fn js_number(f: f64) -> String {
     let abs = f.abs();
     if f == 0.0 {
         return "0".into();

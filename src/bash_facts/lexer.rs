@@ -245,7 +245,8 @@ fn is_glob_char(c: char) -> bool {
 }
 
 /// Splits a segment into tokens: on whitespace and parentheses, quotes removed (content kept),
-/// backtick and `$(…)`/`<(…)`/`>(…)` contents dropped. Also says whether its quotes balance.
+/// backtick and `$(…)`/`<(…)`/`>(…)` contents dropped outside quotes. Also says whether its
+/// quotes balance.
 pub fn tokenize(chars: &[char]) -> (Vec<Token>, bool) {
     let mut tokens = Vec::new();
     let mut cur = String::new();
@@ -293,14 +294,9 @@ pub fn tokenize(chars: &[char]) -> (Vec<Token>, bool) {
                         i += 2;
                         continue;
                     }
-                    '`' => {
-                        i = skip_backticks(chars, i);
-                        continue;
-                    }
-                    '$' if next == Some('(') => {
-                        i = skip_parens(chars, i + 1);
-                        continue;
-                    }
+                    // Inside double quotes a substitution is kept as written (CONTRACT-v0.5-
+                    // wording §9: `"$(cat /x)"` is one token `$(cat /x)`); the segment is
+                    // undecidable for it all the same.
                     _ => {
                         cur.push(c);
                         cur_len += 1;
@@ -408,6 +404,11 @@ fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
+/// The first character of a shell variable's name.
+fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
 /// The first dynamic construct in a segment's text (single-quoted parts removed), if any.
 fn dynamic_trigger(chars: &[char]) -> Option<String> {
     // Remove single-quoted parts (single quotes inside double quotes are literal).
@@ -450,10 +451,11 @@ fn dynamic_trigger(chars: &[char]) -> Option<String> {
         match c {
             '`' => return Some("`".into()),
             '$' if next == Some('(') => return Some("$(".into()),
-            '$' if next == Some('{') => return Some("${".into()),
-            '$' if next.is_some_and(|n| n == '_' || n.is_ascii_alphabetic()) => {
-                return Some("$name".into())
+            // `$name` or `${name` (CONTRACT-v0.5 §5): `$1`, `${1}` or `${#}` name no variable.
+            '$' if next == Some('{') && text.get(i + 2).is_some_and(|&n| is_name_start(n)) => {
+                return Some("${".into())
             }
+            '$' if next.is_some_and(is_name_start) => return Some("$name".into()),
             '<' | '>' if next == Some('(') => return Some(format!("{c}(")),
             _ => {}
         }
@@ -595,12 +597,23 @@ mod tests {
     }
 
     #[test]
+    fn substitutions_in_double_quotes_stay_in_their_token() {
+        // CONTRACT-v0.5-wording §9: "`"$(cat /x)"` is one token `$(cat /x)` with
+        // metacharacters: not listed."
+        let f = lex("echo \"$(cat /x)\" \"`id` y\"");
+        assert_eq!(f.segments[0].argv, ["echo", "$(cat /x)", "`id` y"]);
+        assert!(f.paths.is_empty());
+        assert!(f.undecidable && !f.segments[0].decidable);
+    }
+
+    #[test]
     fn decidable_triggers() {
         for c in [
             "echo $(date)",
             "echo `id`",
             "echo $HOME",
             "echo ${X}",
+            "echo ${_x}",
             "eval x",
             "sh -c 'ls'",
             "bash -c ls",
@@ -610,7 +623,13 @@ mod tests {
         ] {
             assert!(lex(c).undecidable, "{c}");
         }
-        for c in ["echo '$HOME'", "ls -la", "cat environment.txt", "echo $1"] {
+        for c in [
+            "echo '$HOME'",
+            "ls -la",
+            "cat environment.txt",
+            "echo $1",
+            "echo ${1}",
+        ] {
             assert!(!lex(c).undecidable, "{c}");
         }
     }

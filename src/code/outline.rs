@@ -218,16 +218,17 @@ fn symbol(node: Node, depth: usize, text: &str) -> Symbol {
 }
 
 /// The node's first line, trimmed, without one trailing `{` or `:` (nor the whitespace before
-/// it), cut at 150 characters.
+/// it), cut at 150 characters as JavaScript counts them (UTF-16 units, CONTRACT-v0.5-wording
+/// §6: "over 150 characters → first 150 + `...`"; a pair the cut would split stays out whole).
 fn header(first_line: &str) -> String {
     let trimmed = first_line.trim();
     let stripped = trimmed
         .strip_suffix('{')
         .or_else(|| trimmed.strip_suffix(':'))
         .map_or(trimmed, str::trim_end);
-    match stripped.char_indices().nth(MAX_HEADER_CHARS) {
-        Some((i, _)) => format!("{}...", &stripped[..i]),
-        None => stripped.to_string(),
+    match crate::text::cut_utf16_units(stripped, MAX_HEADER_CHARS) {
+        (kept, true) => format!("{kept}..."),
+        (_, false) => stripped.to_string(),
     }
 }
 
@@ -468,6 +469,12 @@ mod tests {
         assert_eq!(header("a {{"), "a {");
         let long = "x".repeat(200);
         assert_eq!(header(&long), format!("{}...", "x".repeat(150)));
+        assert_eq!(header(&"x".repeat(150)), "x".repeat(150));
+        // An astral character is two units, as JavaScript's `length` counts.
+        let emoji = "\u{1F600}".repeat(80);
+        assert_eq!(header(&emoji), format!("{}...", "\u{1F600}".repeat(75)));
+        let odd = format!("x{emoji}");
+        assert_eq!(header(&odd), format!("x{}...", "\u{1F600}".repeat(74)));
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //!
 //! - [`unified`]: unified diffs (`---` / `+++` / `@@`), including git's extended headers.
 //! - [`codex`]: the `*** Begin Patch` … `*** End Patch` format.
+//! - [`jsdiff`]: the errors jsdiff 9's `parsePatch` throws on a unified diff (the newest
+//!   contract's `Malformed patch:` texts).
 //!
 //! [`parse`] detects the format: a line that is exactly `*** Begin Patch` before any unified
 //! file header means the Begin-Patch format; otherwise a `--- ` / `diff --git ` / `@@` line
@@ -16,6 +18,7 @@
 
 pub mod apply;
 pub mod codex;
+pub mod jsdiff;
 pub mod seek;
 pub mod unified;
 
@@ -36,6 +39,10 @@ pub struct Patch {
     /// The directory of a `cd <dir> && apply_patch <<'EOF'` wrapper: relative paths in the
     /// patch are relative to it.
     pub base: Option<String>,
+    /// After `files`, the patch has a block with hunks but no valid file path (only from
+    /// [`parse_exact`]): once `files` are checked, the patch fails with
+    /// `Patch is missing a valid file path`.
+    pub no_path: bool,
 }
 
 /// One file's block.
@@ -268,6 +275,32 @@ pub fn detect(lines: &[&str]) -> Option<Format> {
 pub fn parse(input: &str, newest: bool) -> ToolResult<Patch> {
     let (lines, first_line, base) = patch_text(input);
     let format = detect(&lines);
+    parse_lines(&lines, first_line, base, format, newest, false)
+}
+
+/// [`parse`] as the newest contract's exact texts need it (the root without extras): a
+/// unified diff that jsdiff 9's `parsePatch` throws on is refused with its text
+/// (CONTRACT-v0.5-wording §7: `Malformed patch: <jsdiff message>`, no fields) before our own,
+/// more lenient parser reads it. A Begin-Patch block is not a unified diff.
+pub fn parse_exact(input: &str) -> ToolResult<Patch> {
+    let (lines, first_line, base) = patch_text(input);
+    let format = detect(&lines);
+    if format != Some(Format::BeginPatch) {
+        if let Some(message) = jsdiff::parse_error(input) {
+            return Err(unified::contract::malformed(message));
+        }
+    }
+    parse_lines(&lines, first_line, base, format, true, true)
+}
+
+fn parse_lines(
+    lines: &[&str],
+    first_line: usize,
+    base: Option<&str>,
+    format: Option<Format>,
+    newest: bool,
+    exact: bool,
+) -> ToolResult<Patch> {
     if newest && format.is_none() {
         return Err(ToolError::invalid_input(unified::contract::NO_HUNKS));
     }
@@ -277,9 +310,11 @@ pub fn parse(input: &str, newest: bool) -> ToolResult<Patch> {
              '*** Begin Patch' … '*** End Patch' block",
         )
     })?;
+    let mut no_path = false;
     let (files, mode_only) = match format {
         Format::Unified => {
-            let parsed = unified::parse(&lines, first_line, newest)?;
+            let parsed = unified::parse_with(lines, first_line, newest, exact)?;
+            no_path = parsed.no_path;
             // Nothing to apply: no block has hunks, and none is a rename. A create or delete
             // block without hunks counts too (CONTRACT-v0.5-wording §7: a lone hunk-less
             // block is "no applicable hunks" whatever its names).
@@ -288,13 +323,16 @@ pub fn parse(input: &str, newest: bool) -> ToolResult<Patch> {
                 FileOp::Add { lines, .. } => lines.is_empty(),
                 FileOp::Delete { expect, .. } => expect.as_ref().is_some_and(Vec::is_empty),
             };
-            if newest && parsed.files.iter().all(inert) {
+            if newest && !no_path && parsed.files.iter().all(inert) {
                 return Err(ToolError::invalid_input(unified::contract::NO_HUNKS));
             }
             (parsed.files, parsed.mode_only)
         }
-        Format::BeginPatch => (codex::parse(&lines, first_line)?, Vec::new()),
+        Format::BeginPatch => (codex::parse(lines, first_line)?, Vec::new()),
     };
+    if no_path && files.is_empty() {
+        return Err(ToolError::invalid_input(unified::contract::NO_PATH));
+    }
     if files.is_empty() && !mode_only.is_empty() {
         return Err(ToolError::invalid_input(format!(
             "the patch only changes file modes ('old mode' / 'new mode' with no hunks, for {}); \
@@ -315,6 +353,7 @@ pub fn parse(input: &str, newest: bool) -> ToolResult<Patch> {
         format,
         files,
         base: base.map(str::to_string),
+        no_path,
     })
 }
 

@@ -83,6 +83,9 @@ pub struct Parsed {
     /// The paths of the skipped blocks that only change a file's mode (`old mode` /
     /// `new mode` with no hunks).
     pub mode_only: Vec<String>,
+    /// The parse stopped at a block with hunks but no valid file path (see [`parse_with`]):
+    /// `files` are the blocks before it.
+    pub no_path: bool,
 }
 
 /// The newest contract's messages for a malformed unified diff (CONTRACT-v0.5-wording §7):
@@ -108,22 +111,43 @@ pub mod contract {
 /// malformed input gets the newest contract's messages ([`contract`]), and a block with no
 /// hunks (or `/dev/null` on both sides without hunks) is left out rather than refused.
 pub fn parse(lines: &[&str], first_line: usize, newest: bool) -> ToolResult<Parsed> {
+    parse_with(lines, first_line, newest, false)
+}
+
+/// [`parse`] for the root without extras (`exact`), after [`super::jsdiff`] has accepted the
+/// patch: a `---` without `+++` (or a lone `+++`) is not refused here (jsdiff reads header
+/// pairs its own way), and a block with no valid file path ends the parse in
+/// [`Parsed::no_path`] instead of failing it, so that the blocks before it are checked first
+/// (CONTRACT-v0.5-wording §7: "Blocks are handled in order, so an earlier block's error
+/// wins").
+pub fn parse_with(
+    lines: &[&str],
+    first_line: usize,
+    newest: bool,
+    exact: bool,
+) -> ToolResult<Parsed> {
+    let missing_headers = newest && !exact;
     let mut p = Parser {
         lines,
         first_line,
         i: 0,
         mode_only: Vec::new(),
         newest,
+        exact,
+        no_path: false,
     };
     let mut files = Vec::new();
     while let Some(line) = p.peek() {
-        if newest && line.starts_with("--- ") && !p.at_file_header() {
+        if p.no_path {
+            break;
+        }
+        if missing_headers && line.starts_with("--- ") && !p.at_file_header() {
             return Err(contract::malformed(format!(
                 "Missing \"+++ ...\" file header for {}",
                 contract::header_name(line)
             )));
         }
-        if newest && line.starts_with("+++ ") {
+        if missing_headers && line.starts_with("+++ ") {
             return Err(contract::malformed(format!(
                 "Missing \"--- ...\" file header for {}",
                 contract::header_name(line)
@@ -137,6 +161,10 @@ pub fn parse(lines: &[&str], first_line: usize, newest: bool) -> ToolResult<Pars
             // `diff -r` / `diff -ru` say this of a binary file, outside any git block.
             return Err(binary_diff(p.lineno()));
         } else if line.starts_with("@@") {
+            if exact {
+                p.no_path = true;
+                break;
+            }
             if newest {
                 return Err(crate::error::ToolError::invalid_input(contract::NO_PATH));
             }
@@ -152,6 +180,7 @@ pub fn parse(lines: &[&str], first_line: usize, newest: bool) -> ToolResult<Pars
     Ok(Parsed {
         files,
         mode_only: p.mode_only,
+        no_path: p.no_path,
     })
 }
 
@@ -186,6 +215,10 @@ struct Parser<'a> {
     mode_only: Vec<String>,
     /// The newest contract's messages and hunk-less blocks (see [`parse`]).
     newest: bool,
+    /// The root without extras (see [`parse_with`]).
+    exact: bool,
+    /// A block with no valid file path was met (with `exact`).
+    no_path: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -419,6 +452,16 @@ impl<'a> Parser<'a> {
         matches!(line.chars().next(), Some(' ' | '-' | '+'))
     }
 
+    /// A block with hunks but no valid file path: the end of the parse with `exact` (see
+    /// [`parse_with`]), otherwise the contract's error right away.
+    fn no_valid_path(&mut self) -> ToolResult<Option<FileOp>> {
+        if self.exact {
+            self.no_path = true;
+            return Ok(None);
+        }
+        Err(crate::error::ToolError::invalid_input(contract::NO_PATH))
+    }
+
     /// Turns a block's headers and hunks into an operation.
     fn op(&mut self, start: usize, h: Headers, hunks: Vec<Hunk>) -> ToolResult<Option<FileOp>> {
         let (old, new) = block_paths(&h);
@@ -429,7 +472,7 @@ impl<'a> Parser<'a> {
                 if hunks.is_empty() {
                     return Ok(None);
                 }
-                return Err(crate::error::ToolError::invalid_input(contract::NO_PATH));
+                return self.no_valid_path();
             }
             return Err(syntax_error(
                 start,
@@ -512,7 +555,7 @@ impl<'a> Parser<'a> {
                 return Ok(None);
             }
             if self.newest {
-                return Err(crate::error::ToolError::invalid_input(contract::NO_PATH));
+                return self.no_valid_path();
             }
             return Err(syntax_error(
                 start,

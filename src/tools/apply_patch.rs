@@ -50,7 +50,11 @@ impl Tool for ApplyPatch {
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
         let newest = config.profile == crate::config::Profile::Current;
-        let patch = patch::parse(&args.patch, newest)?;
+        let patch = if config.contract_exact() {
+            patch::parse_exact(&args.patch)?
+        } else {
+            patch::parse(&args.patch, newest)?
+        };
         let blocks = resolve_blocks(&patch, config)?;
         let mut lock_paths: Vec<&std::path::Path> = Vec::new();
         for b in &blocks {
@@ -65,6 +69,10 @@ impl Tool for ApplyPatch {
         let mut warnings = code::Warnings::default();
         for block in &blocks {
             rows.push(plan(block, config, &mut tx, &mut warnings)?);
+        }
+        if patch.no_path {
+            // The blocks before it had no error of their own (CONTRACT-v0.5-wording §7).
+            return Err(ToolError::invalid_input(patch::unified::contract::NO_PATH));
         }
         // The syntax checks parse while the commit waits for the disk (on a thread of their
         // own only when there is a file to parse: never at the seed entry).
