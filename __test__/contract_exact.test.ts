@@ -922,3 +922,67 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     ])
   })
 })
+
+describe('the second close-reading audit (wording §1-§5)', () => {
+  it('grep rows show whole lines; paths sort by UTF-16 code units', async () => {
+    // Wording §1: rows are `<rel>:<line>:<text>` (only a final `\r?\n` stripped), units
+    // "code-unit sorted" (JavaScript's default sort).
+    const names = ['a/x.txt', 'a-b.txt', 'a.txt', '\uFF41', '\u{1F600}']
+    const long = `${'x'.repeat(700)}needle`
+    for (const rg of [true, false]) {
+      const files: Record<string, string> = { 'long.txt': `${long}\n` }
+      for (const n of names) files[n] = 'needle\n'
+      const { tools } = workspace(files, { probeRipgrep: () => rg })
+      const sorted = [...names, 'long.txt'].sort()
+      expect(ok(await tools.callTool('grep', { pattern: 'needle' }))).toBe(sorted.join('\n'))
+      expect(ok(await tools.callTool('grep', { pattern: 'x{700}', output_mode: 'content' }))).toBe(
+        `long.txt:1:${long}`,
+      )
+    }
+  })
+
+  it('grep: UTF-16 and lone CR as each path of the contract reads them', async () => {
+    // Wording §1: a single-file target that is binary by the NUL check "with no UTF-16-BOM
+    // exception" has no matches; the in-process path skips UTF-16 files and decodes
+    // "CRLF/CR → LF"; the ripgrep path searches them as rg does.
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('needle\n', 'utf16le')])
+    const files = { 'u.txt': utf16, 'c.txt': 'a\rneedle\r\nb\n' }
+    const rg = workspace(files, { probeRipgrep: () => true }).tools
+    const inProcess = workspace(files, { probeRipgrep: () => false }).tools
+    for (const tools of [rg, inProcess]) {
+      expect(ok(await tools.callTool('grep', { pattern: 'needle', path: 'u.txt' }))).toBe(
+        '(no matches)',
+      )
+    }
+    const content = { pattern: 'needle', output_mode: 'content' }
+    expect(ok(await rg.callTool('grep', content))).toBe('c.txt:1:a\rneedle\nu.txt:1:needle')
+    expect(ok(await inProcess.callTool('grep', content))).toBe('c.txt:2:needle')
+  })
+
+  it('in-process multiline: a run of single-line matches is one row per line', async () => {
+    // Wording §1: "a run containing any multi-line match is one match row ...; a run of
+    // single-line matches is one row per line".
+    const { tools } = workspace({ 'n.txt': 'x1\nx2\ny\nz\n' }, { probeRipgrep: () => false })
+    const grep = (pattern: string, output_mode: string) =>
+      tools.callTool('grep', { pattern, multiline: true, output_mode })
+    expect(ok(await grep('x\\d\\n', 'content'))).toBe('n.txt:1:x1\nn.txt:2:x2')
+    expect(ok(await grep('x\\d\\n', 'count'))).toBe('n.txt:2')
+    expect(ok(await grep('x2\\ny|z', 'content'))).toBe('n.txt:2:x2\ny\nz')
+  })
+
+  it('grep context: only context rows near an anchor on the page, -- where lines jump', async () => {
+    // Wording §1: "a unit is a match row ... A context row is shown only if within
+    // before/after of an anchor on the current page"; a match row off the page is not shown.
+    const { tools } = workspace({ 'f.txt': 'c1\nm2\nc3\nm4\nc5\nc6\nm7\nc8\n' })
+    const grep = (args: Record<string, unknown>) =>
+      tools.callTool('grep', { pattern: '^m', output_mode: 'content', ...args })
+    // Before m7 (offset 2): c5 and c6, not the match m4 of the page before.
+    expect(ok(await grep({ before_context: 3, offset: 2, head_limit: 1 }))).toBe(
+      'f.txt-5-c5\nf.txt-6-c6\nf.txt:7:m7',
+    )
+    // After m2 (page 0..1): c3, then c5 across the next page's m4, so `--` between them.
+    expect(ok(await grep({ after_context: 3, head_limit: 1 }))).toBe(
+      'f.txt:2:m2\nf.txt-3-c3\n--\nf.txt-5-c5\n[... showing 0..1 of 3; call again with offset=1 for more ...]',
+    )
+  })
+})

@@ -64,9 +64,12 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 /// [`looks_binary`] of a file known by its start (`head`) and its end (`tail`): only the first
 /// and last [`BINARY_PROBE_BYTES`] bytes are looked at.
 pub fn looks_binary_ends(head: &[u8], tail: &[u8]) -> bool {
-    if Encoding::detect(head).is_utf16() {
-        return false;
-    }
+    !Encoding::detect(head).is_utf16() && has_nul_ends(head, tail)
+}
+
+/// A NUL byte in the first or last [`BINARY_PROBE_BYTES`] bytes, whatever the file starts
+/// with: the NUL check with no UTF-16 exception (a UTF-16 file with ASCII text is binary by it).
+pub fn has_nul_ends(head: &[u8], tail: &[u8]) -> bool {
     let head = &head[..head.len().min(BINARY_PROBE_BYTES)];
     let tail = &tail[tail.len().saturating_sub(BINARY_PROBE_BYTES)..];
     head.contains(&0) || tail.contains(&0)
