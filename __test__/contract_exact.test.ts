@@ -986,3 +986,19 @@ describe('the second close-reading audit (wording §1-§5)', () => {
     )
   })
 })
+
+describe('the second close-reading audit: list_dir, configuration, fsError (wording §3-§5)', () => {
+  it('list_dir sorts names by UTF-16 code units', async () => {
+    // Wording §5: "Directories first, then name in UTF-16 code-unit order".
+    const { tools } = workspace({
+      '\uFF41': '1',
+      '\u{1F600}': '22',
+      b: '',
+      'd\uFF41/x': '',
+      'd\u{1F600}/x': '',
+    })
+    expect(ok(await tools.callTool('list_dir', {}))).toBe(
+      'd\u{1F600}/\nd\uFF41/\nb\t0\n\u{1F600}\t2\n\uFF41\t1',
+    )
+  })
+})

@@ -82,8 +82,14 @@ impl Tool for ListDir {
                 None => files.push((name, 0)),
             }
         }
-        dirs.sort_unstable();
-        files.sort_unstable();
+        if config.contract_exact() {
+            // "name in UTF-16 code-unit order" (CONTRACT-v0.5-wording §5).
+            dirs.sort_unstable_by(|a, b| crate::walk::cmp_utf16(a, b));
+            files.sort_unstable_by(|a, b| crate::walk::cmp_utf16(&a.0, &b.0));
+        } else {
+            dirs.sort_unstable();
+            files.sort_unstable();
+        }
         let mut out = String::with_capacity(
             dirs.iter().map(|d| d.len() + 2).sum::<usize>()
                 + files.iter().map(|(f, _)| f.len() + 12).sum::<usize>(),
