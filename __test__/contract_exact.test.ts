@@ -1001,4 +1001,34 @@ describe('the second close-reading audit: list_dir, configuration, fsError (word
       'd\u{1F600}/\nd\uFF41/\nb\t0\n\u{1F600}\t2\n\uFF41\t1',
     )
   })
+
+  const message = (f: () => unknown) => {
+    try {
+      f()
+    } catch (e) {
+      expect(e).toBeInstanceOf(root.StartupError)
+      return (e as Error).message
+    }
+    throw new Error('expected a StartupError')
+  }
+
+  it('NaN and Infinity are not safe integers; the first --workspace wins', () => {
+    // Wording §3: "`<name> must be an integer >= <min>, got: <value>` (under the floor or not
+    // a safe integer)"; "The first `--workspace`/`--workspace=` in order wins"; "neither argv
+    // nor `WORKSPACE_ROOT` (empty counts as absent)".
+    const dir = tempDir()
+    expect(
+      message(() => root.resolveConfig({ workspaceRoot: dir, maxOutputBytes: Number.NaN })),
+    ).toBe('maxOutputBytes must be an integer >= 1024, got: NaN')
+    expect(
+      message(() =>
+        root.resolveConfig({ workspaceRoot: dir, maxMonitors: Number.POSITIVE_INFINITY }),
+      ),
+    ).toBe('maxMonitors must be an integer >= 1, got: Infinity')
+    expect(root.buildConfig(['--workspace', dir, '--workspace'], {}).workspaceRoot).toBe(dir)
+    expect(root.buildConfig([`--workspace=${dir}`, '--workspace='], {}).workspaceRoot).toBe(dir)
+    expect(message(() => root.buildConfig(['--workspace', ''], {}))).toBe(
+      'No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.',
+    )
+  })
 })
