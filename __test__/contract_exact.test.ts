@@ -1031,4 +1031,25 @@ describe('the second close-reading audit: list_dir, configuration, fsError (word
       'No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.',
     )
   })
+
+  it("an fs failure other than ENOENT/EISDIR/ENOTDIR quotes Node's own message", async () => {
+    // Wording §4: "`<err.code>: <err.message>` ... e.g. `ENAMETOOLONG: ENAMETOOLONG: name too
+    // long, stat '/abs/…'`"; grep passes its absolute search root.
+    const { root: dir, tools } = workspace()
+    const name = 'n'.repeat(300)
+    const abs = join(dir, name)
+    const node = `ENAMETOOLONG: ENAMETOOLONG: name too long, stat '${abs}'`
+    for (const tool of ['read_file', 'list_dir']) {
+      expect(err(await tools.callTool(tool, { path: name }))).toEqual({
+        error: 'io_error',
+        message: node,
+        path: name,
+      })
+    }
+    expect(err(await tools.callTool('grep', { pattern: 'x', path: name }))).toEqual({
+      error: 'io_error',
+      message: node,
+      path: abs,
+    })
+  })
 })

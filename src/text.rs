@@ -118,9 +118,14 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     // Open first and judge the opened file: one stat, and no window in which the path could
     // be swapped for a FIFO or device between the check and the read.
     let file = crate::confine::open_read(path).map_err(|e| {
+        let stat = crate::confine::stat(path);
         // Some platforms refuse to open a directory at all; it is still `not_a_file`.
-        if crate::confine::stat(path).is_ok_and(|m| m.is_dir()) {
+        if stat.as_ref().is_ok_and(|m| m.is_dir()) {
             ToolError::is_a_directory(&path.input)
+        } else if let (Err(st), true) = (&stat, config.contract_exact()) {
+            // The reference stats the file first and words that failure as fsError does
+            // (CONTRACT-v0.5-wording §4).
+            crate::error::node_fs_error(st, &path.input, "stat", &path.abs)
         } else {
             io_err(e, &path.input)
         }

@@ -115,6 +115,9 @@ impl Tool for Grep {
                 let abs = base.abs.to_string_lossy();
                 ToolError::new(ErrorCode::NotFound, format!("No such file: {abs}"))
                     .with("path", abs.as_ref())
+            } else if config.contract_exact() {
+                // fsError of the absolute search root (wording §4).
+                crate::error::node_fs_error(&e, &base.abs.to_string_lossy(), "stat", &base.abs)
             } else {
                 io_err(e, &base.display)
             }

@@ -41,6 +41,13 @@ impl Tool for ListDir {
                 && confine::stat(&dir).is_ok_and(|st| !st.is_dir());
             if names_file {
                 ToolError::not_a_directory(&dir.input)
+            } else if config.contract_exact() {
+                // fsError as the reference words it (wording §4): its stat first, then the
+                // directory read (`scandir`), e.g. a directory it may not list.
+                match confine::stat(&dir) {
+                    Err(st) => crate::error::node_fs_error(&st, &dir.input, "stat", &dir.abs),
+                    Ok(_) => crate::error::node_fs_error(&e, &dir.input, "scandir", &dir.abs),
+                }
             } else {
                 io_err(e, &dir.input)
             }
