@@ -2,7 +2,7 @@
 // /work/shared/CONTRACT-v0.5-wording.md (or CONTRACT-v0.5.md) whose marker, message or rule it
 // checks. The seed entry's search-incomplete marker is checked here too.
 import { execFileSync, spawn } from 'node:child_process'
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as root from '../index.js'
@@ -1052,4 +1052,66 @@ describe('the second close-reading audit: list_dir, configuration, fsError (word
       path: abs,
     })
   })
+})
+
+describe('fsError without permission (wording §4)', () => {
+  /** Runs `script` (CommonJS, `root` and `dir` bound) as a user without root's bypass. */
+  function unprivileged(dir: string, script: string): unknown {
+    const entry = join(__dirname, '..', 'index.js')
+    const code = `const root = require(${JSON.stringify(entry)}); const dir = ${JSON.stringify(dir)};
+      (async () => { ${script} })().then((r) => process.stdout.write(JSON.stringify(r)))`
+    const asRoot = process.getuid?.() === 0
+    const [cmd, args] = asRoot
+      ? [
+          'setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', code],
+        ]
+      : [process.execPath, ['-e', code]]
+    return JSON.parse(execFileSync(cmd, args as string[], { encoding: 'utf8' }))
+  }
+
+  it.runIf(process.platform === 'linux')(
+    'a directory that may not be read is scandir; a file that stats but cannot be opened is internal',
+    () => {
+      // "`EACCES: EACCES: permission denied, scandir '/abs/d'`"; "A file that stats but cannot
+      // be opened (e.g. mode 000 → EACCES) makes `read_file`, ... return
+      // `{"error":"internal","message":"internal error"}`; `read_files` ... the whole batch is
+      // `internal`"; grep (in-process) skips the file.
+      const dir = tempDir()
+      chmodSync(dir, 0o777)
+      writeTree(dir, { 'secret.txt': 'x\n', 'd/a': 'a', 'ok.txt': 'x\n' })
+      chmodSync(join(dir, 'secret.txt'), 0)
+      chmodSync(join(dir, 'd'), 0)
+      const results = unprivileged(
+        dir,
+        `const lines = []; root.setWarnSink((m) => lines.push(m))
+        const t = root.createAgentTools({ workspaceRoot: dir, probeRipgrep: () => false })
+        const out = []
+        for (const [tool, args] of [
+          ['list_dir', { path: 'd' }],
+          ['read_file', { path: 'secret.txt' }],
+          ['read_files', { paths: ['ok.txt', 'secret.txt'] }],
+          ['edit_file', { path: 'secret.txt', old_string: 'x', new_string: 'y' }],
+          ['grep', { pattern: 'x', path: 'secret.txt' }],
+        ]) out.push(root.contentText((await t.callTool(tool, args)).content))
+        return { out, lines }`,
+      ) as { out: string[]; lines: string[] }
+      chmodSync(join(dir, 'd'), 0o755)
+      const internal = '{"error":"internal","message":"internal error"}'
+      expect(results.out).toEqual([
+        JSON.stringify({
+          error: 'io_error',
+          message: `EACCES: EACCES: permission denied, scandir '${join(dir, 'd')}'`,
+          path: 'd',
+        }),
+        internal,
+        internal,
+        internal,
+        '(no matches)',
+      ])
+      expect(results.lines[0]).toBe(
+        `clarvis-agent-tools: internal error: Error: EACCES: permission denied, open '${join(dir, 'secret.txt')}'\n`,
+      )
+    },
+  )
 })

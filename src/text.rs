@@ -114,6 +114,12 @@ pub fn decode(bytes: &[u8]) -> Decoded {
 
 /// Reads a regular file under the `maxFileBytes` cap.
 /// Errors: `not_found`, `not_a_file` (a directory), `too_large` (with `size` and `limit`).
+/// An open refused for lack of permission by the system (`EACCES` / `EPERM`), not by the
+/// workspace's own link policy.
+fn is_access_denied(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::PermissionDenied && err.raw_os_error().is_some()
+}
+
 pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     // Open first and judge the opened file: one stat, and no window in which the path could
     // be swapped for a FIFO or device between the check and the read.
@@ -126,6 +132,18 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
             // The reference stats the file first and words that failure as fsError does
             // (CONTRACT-v0.5-wording §4).
             crate::error::node_fs_error(st, &path.input, "stat", &path.abs)
+        } else if config.contract_exact() && is_access_denied(&e) {
+            // A file that stats but may not be opened: the reference wraps only its stat in
+            // fsError, so its open failure is not a ToolError: `internal`, the detail in the
+            // warn sink (wording §4).
+            crate::warn::emit(format!(
+                "internal error: Error: {}",
+                crate::error::node_fs_error(&e, &path.input, "open", &path.abs)
+                    .message
+                    .split_once(": ")
+                    .map_or("", |(_, node)| node)
+            ));
+            ToolError::internal()
         } else {
             io_err(e, &path.input)
         }

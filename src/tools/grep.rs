@@ -704,7 +704,18 @@ impl Query {
     /// names it with `is_binary`.
     fn scan_file(&self, config: &Config, path: &crate::confine::WorkPath) -> ToolResult<Scan> {
         let (abs, display) = (&path.abs, path.display.as_str());
-        let file = crate::confine::open_read(path).map_err(|e| io_err(e, display))?;
+        let file = match crate::confine::open_read(path) {
+            Ok(file) => file,
+            // The in-process path skips a file it cannot read (CONTRACT-v0.5-wording §1, §4).
+            Err(e)
+                if self.tree_rules.lone_cr
+                    && e.kind() == io::ErrorKind::PermissionDenied
+                    && e.raw_os_error().is_some() =>
+            {
+                return Ok(Scan::default())
+            }
+            Err(e) => return Err(io_err(e, display)),
+        };
         let searched = file.try_clone().and_then(|f| {
             let path_len = display.len() as u64;
             let rules = self.file_rules();
