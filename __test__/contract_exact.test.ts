@@ -1079,8 +1079,9 @@ describe('fsError without permission (wording §4)', () => {
       // `internal`"; grep (in-process) skips the file.
       const dir = tempDir()
       chmodSync(dir, 0o777)
-      writeTree(dir, { 'secret.txt': 'x\n', 'd/a': 'a', 'ok.txt': 'x\n' })
+      writeTree(dir, { 'secret.txt': 'x\n', 'd/a': 'a', 'ok.txt': 'x\n', 'i.png': 'x' })
       chmodSync(join(dir, 'secret.txt'), 0)
+      chmodSync(join(dir, 'i.png'), 0)
       chmodSync(join(dir, 'd'), 0)
       const results = unprivileged(
         dir,
@@ -1093,6 +1094,7 @@ describe('fsError without permission (wording §4)', () => {
           ['read_files', { paths: ['ok.txt', 'secret.txt'] }],
           ['edit_file', { path: 'secret.txt', old_string: 'x', new_string: 'y' }],
           ['grep', { pattern: 'x', path: 'secret.txt' }],
+          ['read_image', { path: 'i.png' }],
         ]) out.push(root.contentText((await t.callTool(tool, args)).content))
         return { out, lines }`,
       ) as { out: string[]; lines: string[] }
@@ -1108,6 +1110,7 @@ describe('fsError without permission (wording §4)', () => {
         internal,
         internal,
         '(no matches)',
+        internal,
       ])
       expect(results.lines[0]).toBe(
         `clarvis-agent-tools: internal error: Error: EACCES: permission denied, open '${join(dir, 'secret.txt')}'\n`,

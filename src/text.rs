@@ -114,6 +114,35 @@ pub fn decode(bytes: &[u8]) -> Decoded {
 
 /// Reads a regular file under the `maxFileBytes` cap.
 /// Errors: `not_found`, `not_a_file` (a directory), `too_large` (with `size` and `limit`).
+/// What a failed open of a file to read is, as the shared reader reports it: a directory is
+/// `not_a_file`; at the root, a failed stat is fsError's text and a file that stats but may not
+/// be opened is `internal` (CONTRACT-v0.5-wording §4).
+pub fn open_failure(config: &Config, path: &WorkPath, e: &io::Error) -> ToolError {
+    let stat = crate::confine::stat(path);
+    // Some platforms refuse to open a directory at all; it is still `not_a_file`.
+    if stat.as_ref().is_ok_and(|m| m.is_dir()) {
+        ToolError::is_a_directory(&path.input)
+    } else if let (Err(st), true) = (&stat, config.contract_exact()) {
+        // The reference stats the file first and words that failure as fsError does
+        // (CONTRACT-v0.5-wording §4).
+        crate::error::node_fs_error(st, &path.input, "stat", &path.abs)
+    } else if config.contract_exact() && is_access_denied(e) {
+        // A file that stats but may not be opened: the reference wraps only its stat in
+        // fsError, so its open failure is not a ToolError: `internal`, the detail in the
+        // warn sink (wording §4).
+        crate::warn::emit(format!(
+            "internal error: Error: {}",
+            crate::error::node_fs_error(e, &path.input, "open", &path.abs)
+                .message
+                .split_once(": ")
+                .map_or("", |(_, node)| node)
+        ));
+        ToolError::internal()
+    } else {
+        crate::error::ToolError::from_io(e, &path.input)
+    }
+}
+
 /// An open refused for lack of permission by the system (`EACCES` / `EPERM`), not by the
 /// workspace's own link policy.
 fn is_access_denied(err: &io::Error) -> bool {
@@ -123,31 +152,7 @@ fn is_access_denied(err: &io::Error) -> bool {
 pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     // Open first and judge the opened file: one stat, and no window in which the path could
     // be swapped for a FIFO or device between the check and the read.
-    let file = crate::confine::open_read(path).map_err(|e| {
-        let stat = crate::confine::stat(path);
-        // Some platforms refuse to open a directory at all; it is still `not_a_file`.
-        if stat.as_ref().is_ok_and(|m| m.is_dir()) {
-            ToolError::is_a_directory(&path.input)
-        } else if let (Err(st), true) = (&stat, config.contract_exact()) {
-            // The reference stats the file first and words that failure as fsError does
-            // (CONTRACT-v0.5-wording §4).
-            crate::error::node_fs_error(st, &path.input, "stat", &path.abs)
-        } else if config.contract_exact() && is_access_denied(&e) {
-            // A file that stats but may not be opened: the reference wraps only its stat in
-            // fsError, so its open failure is not a ToolError: `internal`, the detail in the
-            // warn sink (wording §4).
-            crate::warn::emit(format!(
-                "internal error: Error: {}",
-                crate::error::node_fs_error(&e, &path.input, "open", &path.abs)
-                    .message
-                    .split_once(": ")
-                    .map_or("", |(_, node)| node)
-            ));
-            ToolError::internal()
-        } else {
-            io_err(e, &path.input)
-        }
-    })?;
+    let file = crate::confine::open_read(path).map_err(|e| open_failure(config, path, &e))?;
     let meta = file.metadata().map_err(|e| io_err(e, &path.input))?;
     if meta.is_dir() {
         return Err(ToolError::is_a_directory(&path.input));
