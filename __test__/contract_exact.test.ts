@@ -1002,6 +1002,15 @@ describe('the second close-reading audit: list_dir, configuration, fsError (word
     )
   })
 
+  it('list_dir: a name that is not UTF-8 names no file, so its stat fails (size 0)', async () => {
+    // Wording §5: "Every non-directory entry and every symlink is `stat`ed ... (same for any
+    // entry whose stat fails)": Node reads the name with U+FFFD, which names no entry (as
+    // wording §1 says of grep's walker: "a non-UTF-8 name no longer names a real file").
+    const { root: dir, tools } = workspace({ 'a.txt': 'abc' })
+    writeFileSync(Buffer.concat([Buffer.from(join(dir, 'x')), Buffer.from([0xff])]), 'hello')
+    expect(ok(await tools.callTool('list_dir', {}))).toBe('a.txt\t3\nx\uFFFD\t0')
+  })
+
   const message = (f: () => unknown) => {
     try {
       f()

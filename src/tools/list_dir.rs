@@ -64,11 +64,15 @@ impl Tool for ListDir {
         // listing already calls a directory needs no stat (no size is shown for it, and it is
         // not a link). A large directory's stats are shared out over the walk pool in batches.
         let batches: Vec<&[RawEntry]> = listed.chunks(STAT_BATCH).collect();
+        // At the root the reference stats the name as Node decoded it (U+FFFD for bytes that
+        // are not UTF-8), which names no entry: such a name's stat fails (wording §5).
+        let lossy_stat_fails = config.contract_exact();
         let kinds = crate::walk::par_map(batches, |batch| {
             batch
                 .iter()
                 .map(|entry| match entry.kind {
                     Some(Kind::Dir) => Some(None),
+                    _ if lossy_stat_fails && entry.name.to_str().is_none() => None,
                     _ => handle
                         .stat_follow(&entry.name)
                         .ok()
