@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { createSocket } from 'node:dgram'
 import {
   chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -299,6 +300,70 @@ print('perf_event_open', r, ctypes.get_errno())"`,
     })
   },
 )
+
+// The sandbox as most users run it: not as root. A user namespace made by an unprivileged
+// user maps only that user, and setgroups is denied first; judged by what lands on disk in a
+// directory that same user may write without the sandbox.
+const nobody = (() => {
+  if (!linux || process.getuid?.() !== 0) return null
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).trim())
+    const gid = Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' }).trim())
+    execFileSync('runuser', ['-u', 'nobody', '--', process.execPath, '-e', '0'])
+    return { uid, gid }
+  } catch {
+    return null
+  }
+})()
+
+describe.skipIf(!nobody)('as an unprivileged user', () => {
+  it('refuses a write outside the workspace that the same user may make without it', () => {
+    const user = nobody as { uid: number; gid: number }
+    // A copy of the package that the user can read (the checkout may sit in a private dir).
+    const pkg = fresh('nonroot')
+    chmodSync(base, 0o755)
+    chmodSync(pkg, 0o755)
+    const repo = join(__dirname, '..')
+    for (const name of readdirSync(repo)) {
+      if (name === 'package.json' || name.endsWith('.js') || name.endsWith('.node')) {
+        writeFileSync(join(pkg, name), readFileSync(join(repo, name)))
+      }
+    }
+    const outside = join(pkg, 'outside')
+    mkdirSync(outside)
+    chmodSync(outside, 0o777)
+    const results: Record<string, string> = {}
+    for (const mechanism of ['namespaces', 'landlock', 'off']) {
+      const ws = join(pkg, `ws-${mechanism}`)
+      mkdirSync(ws)
+      chownSync(ws, user.uid, user.gid)
+      const script = join(pkg, `run-${mechanism}.cjs`)
+      const options =
+        mechanism === 'off'
+          ? { workspaceRoot: ws }
+          : { workspaceRoot: ws, sandbox: 'workspace-write', sandboxMechanism: mechanism }
+      writeFileSync(
+        script,
+        `const { createAgentTools } = require(${JSON.stringify(join(pkg, 'index.js'))})
+createAgentTools(${JSON.stringify(options)})
+  .callTool('bash', { command: 'id -u; echo in > inside.txt; echo out > ${outside}/${mechanism}.txt' })
+  .then((r) => process.stdout.write(r.text))`,
+      )
+      const out = execFileSync('runuser', ['-u', 'nobody', '--', process.execPath, script], {
+        encoding: 'utf8',
+      })
+      results[mechanism] = JSON.parse(out).stdout
+      expect(readFileSync(join(ws, 'inside.txt'), 'utf8')).toBe('in\n')
+    }
+    expect(results).toEqual({
+      namespaces: `${user.uid}\n`,
+      landlock: `${user.uid}\n`,
+      off: `${user.uid}\n`,
+    })
+    // Without the sandbox the same user wrote there; with it, neither mechanism let it.
+    expect(readdirSync(outside).sort()).toEqual(['off.txt'])
+  })
+})
 
 describe.skipIf(!linux)('network', () => {
   let ws: string
