@@ -637,6 +637,18 @@ function makeApi(profile) {
     }
   }
 
+  /** The options resolveConfig checks as integers, in its order. */
+  const NUMERIC_OPTIONS = [
+    'bashTimeoutMs',
+    'bashTimeoutMaxMs',
+    'maxOutputBytes',
+    'maxBashOutputBytes',
+    'maxFileBytes',
+    'maxImageBytes',
+    'monitorReadyTimeoutMs',
+    'maxMonitors',
+  ]
+
   /** Applies defaults and floors to AgentToolsOptions; throws StartupError naming the setting. */
   function resolveConfig(options) {
     if (options === null || typeof options !== 'object') {
@@ -651,6 +663,16 @@ function makeApi(profile) {
     }
     // Every setting is checked before the probes run, each once (CONTRACT-v0.5-wording §3,
     // "then the two probes"); their answers are filled in after.
+    if (!seed) {
+      // JSON has no NaN or Infinity (it would write null, the default): such a number is
+      // passed as JavaScript writes it, so the floor check refuses it as not a safe integer
+      // and quotes it (CONTRACT-v0.5-wording §3, "<name> must be an integer >= <min>").
+      for (const key of NUMERIC_OPTIONS) {
+        if (typeof rest[key] === 'number' && !Number.isFinite(rest[key])) {
+          rest[key] = String(rest[key])
+        }
+      }
+    }
     const json = JSON.stringify({ ...rest, ripgrepAvailable: false, treeSitterAvailable: true })
     const resolved = callNativeConfig(() => native.resolveConfigJson(json, profile))
     const ripgrepAvailable = probeRipgrep(probe)

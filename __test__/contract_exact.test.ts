@@ -2,7 +2,7 @@
 // /work/shared/CONTRACT-v0.5-wording.md (or CONTRACT-v0.5.md) whose marker, message or rule it
 // checks. The seed entry's search-incomplete marker is checked here too.
 import { execFileSync, spawn } from 'node:child_process'
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as root from '../index.js'
@@ -1052,4 +1052,208 @@ describe('outline and the guard, second audit (wording §6, §9)', () => {
       expect([c, decidable(c)]).toEqual([c, true])
     }
   })
+})
+describe('the second close-reading audit (wording §1-§5)', () => {
+  it('grep rows show whole lines; paths sort by UTF-16 code units', async () => {
+    // Wording §1: rows are `<rel>:<line>:<text>` (only a final `\r?\n` stripped), units
+    // "code-unit sorted" (JavaScript's default sort).
+    const names = ['a/x.txt', 'a-b.txt', 'a.txt', '\uFF41', '\u{1F600}']
+    const long = `${'x'.repeat(700)}needle`
+    for (const rg of [true, false]) {
+      const files: Record<string, string> = { 'long.txt': `${long}\n` }
+      for (const n of names) files[n] = 'needle\n'
+      const { tools } = workspace(files, { probeRipgrep: () => rg })
+      const sorted = [...names, 'long.txt'].sort()
+      expect(ok(await tools.callTool('grep', { pattern: 'needle' }))).toBe(sorted.join('\n'))
+      expect(ok(await tools.callTool('grep', { pattern: 'x{700}', output_mode: 'content' }))).toBe(
+        `long.txt:1:${long}`,
+      )
+    }
+  })
+
+  it('grep: UTF-16 and lone CR as each path of the contract reads them', async () => {
+    // Wording §1: a single-file target that is binary by the NUL check "with no UTF-16-BOM
+    // exception" has no matches; the in-process path skips UTF-16 files and decodes
+    // "CRLF/CR → LF"; the ripgrep path searches them as rg does.
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('needle\n', 'utf16le')])
+    const files = { 'u.txt': utf16, 'c.txt': 'a\rneedle\r\nb\n' }
+    const rg = workspace(files, { probeRipgrep: () => true }).tools
+    const inProcess = workspace(files, { probeRipgrep: () => false }).tools
+    for (const tools of [rg, inProcess]) {
+      expect(ok(await tools.callTool('grep', { pattern: 'needle', path: 'u.txt' }))).toBe(
+        '(no matches)',
+      )
+    }
+    const content = { pattern: 'needle', output_mode: 'content' }
+    expect(ok(await rg.callTool('grep', content))).toBe('c.txt:1:a\rneedle\nu.txt:1:needle')
+    expect(ok(await inProcess.callTool('grep', content))).toBe('c.txt:2:needle')
+  })
+
+  it('in-process multiline: a run of single-line matches is one row per line', async () => {
+    // Wording §1: "a run containing any multi-line match is one match row ...; a run of
+    // single-line matches is one row per line".
+    const { tools } = workspace({ 'n.txt': 'x1\nx2\ny\nz\n' }, { probeRipgrep: () => false })
+    const grep = (pattern: string, output_mode: string) =>
+      tools.callTool('grep', { pattern, multiline: true, output_mode })
+    expect(ok(await grep('x\\d\\n', 'content'))).toBe('n.txt:1:x1\nn.txt:2:x2')
+    expect(ok(await grep('x\\d\\n', 'count'))).toBe('n.txt:2')
+    expect(ok(await grep('x2\\ny|z', 'content'))).toBe('n.txt:2:x2\ny\nz')
+  })
+
+  it('grep context: only context rows near an anchor on the page, -- where lines jump', async () => {
+    // Wording §1: "a unit is a match row ... A context row is shown only if within
+    // before/after of an anchor on the current page"; a match row off the page is not shown.
+    const { tools } = workspace({ 'f.txt': 'c1\nm2\nc3\nm4\nc5\nc6\nm7\nc8\n' })
+    const grep = (args: Record<string, unknown>) =>
+      tools.callTool('grep', { pattern: '^m', output_mode: 'content', ...args })
+    // Before m7 (offset 2): c5 and c6, not the match m4 of the page before.
+    expect(ok(await grep({ before_context: 3, offset: 2, head_limit: 1 }))).toBe(
+      'f.txt-5-c5\nf.txt-6-c6\nf.txt:7:m7',
+    )
+    // After m2 (page 0..1): c3, then c5 across the next page's m4, so `--` between them.
+    expect(ok(await grep({ after_context: 3, head_limit: 1 }))).toBe(
+      'f.txt:2:m2\nf.txt-3-c3\n--\nf.txt-5-c5\n[... showing 0..1 of 3; call again with offset=1 for more ...]',
+    )
+  })
+})
+
+describe('the second close-reading audit: list_dir, configuration, fsError (wording §3-§5)', () => {
+  it('list_dir sorts names by UTF-16 code units', async () => {
+    // Wording §5: "Directories first, then name in UTF-16 code-unit order".
+    const { tools } = workspace({
+      '\uFF41': '1',
+      '\u{1F600}': '22',
+      b: '',
+      'd\uFF41/x': '',
+      'd\u{1F600}/x': '',
+    })
+    expect(ok(await tools.callTool('list_dir', {}))).toBe(
+      'd\u{1F600}/\nd\uFF41/\nb\t0\n\u{1F600}\t2\n\uFF41\t1',
+    )
+  })
+
+  it('list_dir: a name that is not UTF-8 names no file, so its stat fails (size 0)', async () => {
+    // Wording §5: "Every non-directory entry and every symlink is `stat`ed ... (same for any
+    // entry whose stat fails)": Node reads the name with U+FFFD, which names no entry (as
+    // wording §1 says of grep's walker: "a non-UTF-8 name no longer names a real file").
+    const { root: dir, tools } = workspace({ 'a.txt': 'abc' })
+    writeFileSync(Buffer.concat([Buffer.from(join(dir, 'x')), Buffer.from([0xff])]), 'hello')
+    expect(ok(await tools.callTool('list_dir', {}))).toBe('a.txt\t3\nx\uFFFD\t0')
+  })
+
+  const message = (f: () => unknown) => {
+    try {
+      f()
+    } catch (e) {
+      expect(e).toBeInstanceOf(root.StartupError)
+      return (e as Error).message
+    }
+    throw new Error('expected a StartupError')
+  }
+
+  it('NaN and Infinity are not safe integers; the first --workspace wins', () => {
+    // Wording §3: "`<name> must be an integer >= <min>, got: <value>` (under the floor or not
+    // a safe integer)"; "The first `--workspace`/`--workspace=` in order wins"; "neither argv
+    // nor `WORKSPACE_ROOT` (empty counts as absent)".
+    const dir = tempDir()
+    expect(
+      message(() => root.resolveConfig({ workspaceRoot: dir, maxOutputBytes: Number.NaN })),
+    ).toBe('maxOutputBytes must be an integer >= 1024, got: NaN')
+    expect(
+      message(() =>
+        root.resolveConfig({ workspaceRoot: dir, maxMonitors: Number.POSITIVE_INFINITY }),
+      ),
+    ).toBe('maxMonitors must be an integer >= 1, got: Infinity')
+    expect(root.buildConfig(['--workspace', dir, '--workspace'], {}).workspaceRoot).toBe(dir)
+    expect(root.buildConfig([`--workspace=${dir}`, '--workspace='], {}).workspaceRoot).toBe(dir)
+    expect(message(() => root.buildConfig(['--workspace', ''], {}))).toBe(
+      'No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.',
+    )
+  })
+
+  it("an fs failure other than ENOENT/EISDIR/ENOTDIR quotes Node's own message", async () => {
+    // Wording §4: "`<err.code>: <err.message>` ... e.g. `ENAMETOOLONG: ENAMETOOLONG: name too
+    // long, stat '/abs/…'`"; grep passes its absolute search root.
+    const { root: dir, tools } = workspace()
+    const name = 'n'.repeat(300)
+    const abs = join(dir, name)
+    const node = `ENAMETOOLONG: ENAMETOOLONG: name too long, stat '${abs}'`
+    for (const tool of ['read_file', 'list_dir']) {
+      expect(err(await tools.callTool(tool, { path: name }))).toEqual({
+        error: 'io_error',
+        message: node,
+        path: name,
+      })
+    }
+    expect(err(await tools.callTool('grep', { pattern: 'x', path: name }))).toEqual({
+      error: 'io_error',
+      message: node,
+      path: abs,
+    })
+  })
+})
+
+describe('fsError without permission (wording §4)', () => {
+  /** Runs `script` (CommonJS, `root` and `dir` bound) as a user without root's bypass. */
+  function unprivileged(dir: string, script: string): unknown {
+    const entry = join(__dirname, '..', 'index.js')
+    const code = `const root = require(${JSON.stringify(entry)}); const dir = ${JSON.stringify(dir)};
+      (async () => { ${script} })().then((r) => process.stdout.write(JSON.stringify(r)))`
+    const asRoot = process.getuid?.() === 0
+    const [cmd, args] = asRoot
+      ? [
+          'setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', code],
+        ]
+      : [process.execPath, ['-e', code]]
+    return JSON.parse(execFileSync(cmd, args as string[], { encoding: 'utf8' }))
+  }
+
+  it.runIf(process.platform === 'linux')(
+    'a directory that may not be read is scandir; a file that stats but cannot be opened is internal',
+    () => {
+      // "`EACCES: EACCES: permission denied, scandir '/abs/d'`"; "A file that stats but cannot
+      // be opened (e.g. mode 000 → EACCES) makes `read_file`, ... return
+      // `{"error":"internal","message":"internal error"}`; `read_files` ... the whole batch is
+      // `internal`"; grep (in-process) skips the file.
+      const dir = tempDir()
+      chmodSync(dir, 0o777)
+      writeTree(dir, { 'secret.txt': 'x\n', 'd/a': 'a', 'ok.txt': 'x\n', 'i.png': 'x' })
+      chmodSync(join(dir, 'secret.txt'), 0)
+      chmodSync(join(dir, 'i.png'), 0)
+      chmodSync(join(dir, 'd'), 0)
+      const results = unprivileged(
+        dir,
+        `const lines = []; root.setWarnSink((m) => lines.push(m))
+        const t = root.createAgentTools({ workspaceRoot: dir, probeRipgrep: () => false })
+        const out = []
+        for (const [tool, args] of [
+          ['list_dir', { path: 'd' }],
+          ['read_file', { path: 'secret.txt' }],
+          ['read_files', { paths: ['ok.txt', 'secret.txt'] }],
+          ['edit_file', { path: 'secret.txt', old_string: 'x', new_string: 'y' }],
+          ['grep', { pattern: 'x', path: 'secret.txt' }],
+          ['read_image', { path: 'i.png' }],
+        ]) out.push(root.contentText((await t.callTool(tool, args)).content))
+        return { out, lines }`,
+      ) as { out: string[]; lines: string[] }
+      chmodSync(join(dir, 'd'), 0o755)
+      const internal = '{"error":"internal","message":"internal error"}'
+      expect(results.out).toEqual([
+        JSON.stringify({
+          error: 'io_error',
+          message: `EACCES: EACCES: permission denied, scandir '${join(dir, 'd')}'`,
+          path: 'd',
+        }),
+        internal,
+        internal,
+        internal,
+        '(no matches)',
+        internal,
+      ])
+      expect(results.lines[0]).toBe(
+        `clarvis-agent-tools: internal error: Error: EACCES: permission denied, open '${join(dir, 'secret.txt')}'\n`,
+      )
+    },
+  )
 })

@@ -810,19 +810,20 @@ pub fn newest_options_from_argv_env(
             i += 1;
             continue;
         };
-        if arg == "--workspace" {
+        // The first `--workspace` / `--workspace=` wins: later ones are not read at all.
+        if arg == "--workspace" && root.is_none() {
             match argv.get(i + 1).and_then(Option::as_deref) {
                 Some(v) if !v.starts_with("--") => {
-                    root.get_or_insert_with(|| v.to_string());
+                    root = Some(v.to_string());
                     i += 1;
                 }
                 _ => return fail(NEEDS_PATH.into()),
             }
-        } else if let Some(v) = arg.strip_prefix("--workspace=") {
+        } else if let Some(v) = arg.strip_prefix("--workspace=").filter(|_| root.is_none()) {
             if v.is_empty() {
                 return fail(NEEDS_PATH.into());
             }
-            root.get_or_insert_with(|| v.to_string());
+            root = Some(v.to_string());
         } else if arg == "--read-only" {
             out.insert("readOnly".into(), Value::Bool(true));
         } else if arg == "--allow-outside-workspace" {
@@ -849,7 +850,8 @@ pub fn newest_options_from_argv_env(
             .filter(|s| !s.is_empty())
             .map(str::to_string)
     });
-    let Some(root) = root else {
+    // An empty path from argv (`--workspace ""`) is no root either.
+    let Some(root) = root.filter(|r| !r.is_empty()) else {
         return fail("No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.".into());
     };
     out.insert("workspaceRoot".into(), Value::from(root));

@@ -241,6 +241,102 @@ pub fn io_err(err: io::Error, display_path: &str) -> ToolError {
     ToolError::from_io(&err, display_path)
 }
 
+/// An fs failure as the newest contract's `fsError` words it (CONTRACT-v0.5-wording §4):
+/// `ENOENT`, `EISDIR` and `ENOTDIR` as [`ToolError::from_io`] words them, anything else
+/// `io_error` `<code>: <Node's message>`, where Node's message is `<code>: <description>,
+/// <syscall> '<abs>'` (so the code appears twice), field `path` = `input`.
+pub fn node_fs_error(err: &io::Error, input: &str, syscall: &str, abs: &Path) -> ToolError {
+    match err.kind() {
+        io::ErrorKind::NotFound | io::ErrorKind::IsADirectory | io::ErrorKind::NotADirectory => {
+            return ToolError::from_io(err, input)
+        }
+        _ => {}
+    }
+    let mut code = errno_name(err);
+    if code == "EOPNOTSUPP" {
+        code = "ENOTSUP".into();
+    }
+    let description = uv_description(&code)
+        .map(str::to_string)
+        .unwrap_or_else(|| strip_os_suffix(err).to_lowercase());
+    let node = format!("{code}: {description}, {syscall} '{}'", abs.display());
+    ToolError::new(ErrorCode::IoError, format!("{code}: {node}")).with("path", input)
+}
+
+/// libuv's description of an errno, as Node's fs errors quote it (`util.getSystemErrorMap()`).
+fn uv_description(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "E2BIG" => "argument list too long",
+        "EACCES" => "permission denied",
+        "EADDRINUSE" => "address already in use",
+        "EADDRNOTAVAIL" => "address not available",
+        "EAFNOSUPPORT" => "address family not supported",
+        "EAGAIN" => "resource temporarily unavailable",
+        "EALREADY" => "connection already in progress",
+        "EBADF" => "bad file descriptor",
+        "EBUSY" => "resource busy or locked",
+        "ECANCELED" => "operation canceled",
+        "ECONNABORTED" => "software caused connection abort",
+        "ECONNREFUSED" => "connection refused",
+        "ECONNRESET" => "connection reset by peer",
+        "EDESTADDRREQ" => "destination address required",
+        "EEXIST" => "file already exists",
+        "EFAULT" => "bad address in system call argument",
+        "EFBIG" => "file too large",
+        "EHOSTUNREACH" => "host is unreachable",
+        "EINTR" => "interrupted system call",
+        "EINVAL" => "invalid argument",
+        "EIO" => "i/o error",
+        "EISCONN" => "socket is already connected",
+        "EISDIR" => "illegal operation on a directory",
+        "ELOOP" => "too many symbolic links encountered",
+        "EMFILE" => "too many open files",
+        "EMSGSIZE" => "message too long",
+        "ENAMETOOLONG" => "name too long",
+        "ENETDOWN" => "network is down",
+        "ENETUNREACH" => "network is unreachable",
+        "ENFILE" => "file table overflow",
+        "ENOBUFS" => "no buffer space available",
+        "ENODEV" => "no such device",
+        "ENOENT" => "no such file or directory",
+        "ENOMEM" => "not enough memory",
+        "ENONET" => "machine is not on the network",
+        "ENOPROTOOPT" => "protocol not available",
+        "ENOSPC" => "no space left on device",
+        "ENOSYS" => "function not implemented",
+        "ENOTCONN" => "socket is not connected",
+        "ENOTDIR" => "not a directory",
+        "ENOTEMPTY" => "directory not empty",
+        "ENOTSOCK" => "socket operation on non-socket",
+        "ENOTSUP" => "operation not supported on socket",
+        "EOVERFLOW" => "value too large for defined data type",
+        "EPERM" => "operation not permitted",
+        "EPIPE" => "broken pipe",
+        "EPROTO" => "protocol error",
+        "EPROTONOSUPPORT" => "protocol not supported",
+        "EPROTOTYPE" => "protocol wrong type for socket",
+        "ERANGE" => "result too large",
+        "EROFS" => "read-only file system",
+        "ESHUTDOWN" => "cannot send after transport endpoint shutdown",
+        "ESPIPE" => "invalid seek",
+        "ESRCH" => "no such process",
+        "ETIMEDOUT" => "connection timed out",
+        "ETXTBSY" => "text file is busy",
+        "EXDEV" => "cross-device link not permitted",
+        "ENXIO" => "no such device or address",
+        "EMLINK" => "too many links",
+        "EHOSTDOWN" => "host is down",
+        "EREMOTEIO" => "remote I/O error",
+        "ENOTTY" => "inappropriate ioctl for device",
+        "EILSEQ" => "illegal byte sequence",
+        "ESOCKTNOSUPPORT" => "socket type not supported",
+        "ENODATA" => "no data available",
+        "EUNATCH" => "protocol driver not attached",
+
+        _ => return None,
+    })
+}
+
 /// Converts a path to the string shown to the model.
 pub fn show(path: &Path) -> String {
     path.to_string_lossy().into_owned()
@@ -335,6 +431,27 @@ mod tests {
         let v: Value = serde_json::from_str(&short.envelope()).unwrap();
         assert_eq!(v["path"], "a.txt");
         assert_eq!(v["message"], "short");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn node_fs_error_quotes_node_message_with_the_code_twice() {
+        // CONTRACT-v0.5-wording §4: `<err.code>: <err.message>`.
+        let abs = Path::new("/abs/d");
+        let e = node_fs_error(&io::Error::from_raw_os_error(13), "d", "scandir", abs);
+        assert_eq!(e.code, ErrorCode::IoError);
+        assert_eq!(
+            e.message,
+            "EACCES: EACCES: permission denied, scandir '/abs/d'"
+        );
+        assert_eq!(e.fields["path"], "d");
+        let e = node_fs_error(&io::Error::from_raw_os_error(40), "x", "stat", abs);
+        assert_eq!(
+            e.message,
+            "ELOOP: ELOOP: too many symbolic links encountered, stat '/abs/d'"
+        );
+        let nf = node_fs_error(&io::Error::from(io::ErrorKind::NotFound), "x", "stat", abs);
+        assert_eq!(nf.message, "No such file: x");
     }
 
     #[test]

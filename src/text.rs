@@ -64,9 +64,12 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 /// [`looks_binary`] of a file known by its start (`head`) and its end (`tail`): only the first
 /// and last [`BINARY_PROBE_BYTES`] bytes are looked at.
 pub fn looks_binary_ends(head: &[u8], tail: &[u8]) -> bool {
-    if Encoding::detect(head).is_utf16() {
-        return false;
-    }
+    !Encoding::detect(head).is_utf16() && has_nul_ends(head, tail)
+}
+
+/// A NUL byte in the first or last [`BINARY_PROBE_BYTES`] bytes, whatever the file starts
+/// with: the NUL check with no UTF-16 exception (a UTF-16 file with ASCII text is binary by it).
+pub fn has_nul_ends(head: &[u8], tail: &[u8]) -> bool {
     let head = &head[..head.len().min(BINARY_PROBE_BYTES)];
     let tail = &tail[tail.len().saturating_sub(BINARY_PROBE_BYTES)..];
     head.contains(&0) || tail.contains(&0)
@@ -111,17 +114,45 @@ pub fn decode(bytes: &[u8]) -> Decoded {
 
 /// Reads a regular file under the `maxFileBytes` cap.
 /// Errors: `not_found`, `not_a_file` (a directory), `too_large` (with `size` and `limit`).
+/// What a failed open of a file to read is, as the shared reader reports it: a directory is
+/// `not_a_file`; at the root, a failed stat is fsError's text and a file that stats but may not
+/// be opened is `internal` (CONTRACT-v0.5-wording §4).
+pub fn open_failure(config: &Config, path: &WorkPath, e: &io::Error) -> ToolError {
+    let stat = crate::confine::stat(path);
+    // Some platforms refuse to open a directory at all; it is still `not_a_file`.
+    if stat.as_ref().is_ok_and(|m| m.is_dir()) {
+        ToolError::is_a_directory(&path.input)
+    } else if let (Err(st), true) = (&stat, config.contract_exact()) {
+        // The reference stats the file first and words that failure as fsError does
+        // (CONTRACT-v0.5-wording §4).
+        crate::error::node_fs_error(st, &path.input, "stat", &path.abs)
+    } else if config.contract_exact() && is_access_denied(e) {
+        // A file that stats but may not be opened: the reference wraps only its stat in
+        // fsError, so its open failure is not a ToolError: `internal`, the detail in the
+        // warn sink (wording §4).
+        crate::warn::emit(format!(
+            "internal error: Error: {}",
+            crate::error::node_fs_error(e, &path.input, "open", &path.abs)
+                .message
+                .split_once(": ")
+                .map_or("", |(_, node)| node)
+        ));
+        ToolError::internal()
+    } else {
+        crate::error::ToolError::from_io(e, &path.input)
+    }
+}
+
+/// An open refused for lack of permission by the system (`EACCES` / `EPERM`), not by the
+/// workspace's own link policy.
+fn is_access_denied(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::PermissionDenied && err.raw_os_error().is_some()
+}
+
 pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     // Open first and judge the opened file: one stat, and no window in which the path could
     // be swapped for a FIFO or device between the check and the read.
-    let file = crate::confine::open_read(path).map_err(|e| {
-        // Some platforms refuse to open a directory at all; it is still `not_a_file`.
-        if crate::confine::stat(path).is_ok_and(|m| m.is_dir()) {
-            ToolError::is_a_directory(&path.input)
-        } else {
-            io_err(e, &path.input)
-        }
-    })?;
+    let file = crate::confine::open_read(path).map_err(|e| open_failure(config, path, &e))?;
     let meta = file.metadata().map_err(|e| io_err(e, &path.input))?;
     if meta.is_dir() {
         return Err(ToolError::is_a_directory(&path.input));

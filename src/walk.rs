@@ -655,6 +655,16 @@ pub fn cmp_paths(a: &str, b: &str) -> Ordering {
     cmp_path_bytes(a.as_bytes(), b.as_bytes())
 }
 
+/// JavaScript's default string order: by UTF-16 code units. It is byte order except where a
+/// character at or past U+E000 meets one past U+FFFF (a surrogate pair sorts before U+E000).
+pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
+    let mut at = common_prefix(a.as_bytes(), b.as_bytes());
+    while !a.is_char_boundary(at) {
+        at -= 1;
+    }
+    a[at..].encode_utf16().cmp(b[at..].encode_utf16())
+}
+
 /// [`cmp_paths`] on the paths' bytes.
 pub fn cmp_path_bytes(a: &[u8], b: &[u8]) -> Ordering {
     // Equal bytes rank equally: only the first difference needs ranking (paths share long

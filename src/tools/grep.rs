@@ -115,6 +115,9 @@ impl Tool for Grep {
                 let abs = base.abs.to_string_lossy();
                 ToolError::new(ErrorCode::NotFound, format!("No such file: {abs}"))
                     .with("path", abs.as_ref())
+            } else if config.contract_exact() {
+                // fsError of the absolute search root (wording §4).
+                crate::error::node_fs_error(&e, &base.abs.to_string_lossy(), "stat", &base.abs)
             } else {
                 io_err(e, &base.display)
             }
@@ -148,7 +151,7 @@ impl Tool for Grep {
         if config.profile == Profile::Current {
             return Ok(query.compose(config, &scan, &page).into());
         }
-        let text = query.render(config, &scan, &page);
+        let text = query.render(&scan, &page);
         Ok(bound(text, config.max_output_bytes as usize).into())
     }
 }
@@ -217,18 +220,107 @@ fn read_at(mut file: &fs::File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     read
 }
 
-/// Searches an opened file with `sink`, unless it is binary or over `max` bytes. A file that
-/// fits one read into `buf` is searched as a slice; a larger one is sized, judged by its two
-/// ends, and streamed through the searcher's own buffers, so memory stays flat whatever the
-/// file's size.
+/// How a file is judged and read before it is searched.
+#[derive(Debug, Clone, Copy)]
+struct FileRules {
+    /// Files over this many bytes are skipped.
+    max: u64,
+    /// The NUL check has no UTF-16 exception (the newest contract's in-process path, and any
+    /// single-file target there): a UTF-16 file is binary by it.
+    strict_nul: bool,
+    /// A lone `\r` ends a line, as the newest contract's in-process path decodes CR to LF.
+    lone_cr: bool,
+}
+
+impl FileRules {
+    #[cfg(test)]
+    fn plain(max: u64) -> FileRules {
+        FileRules {
+            max,
+            strict_nul: false,
+            lone_cr: false,
+        }
+    }
+
+    fn binary(&self, head: &[u8], tail: &[u8]) -> bool {
+        if self.strict_nul {
+            text::has_nul_ends(head, tail)
+        } else {
+            text::looks_binary_ends(head, tail)
+        }
+    }
+}
+
+/// Every lone `\r` (one not followed by `\n`) of `buf` made a `\n`, in place; a `\r` at its
+/// end is lone when `last` (nothing follows it).
+fn lone_cr_to_lf(buf: &mut [u8], last: bool) {
+    let mut at = 0;
+    while let Some(i) = memchr::memchr(b'\r', &buf[at..]).map(|i| at + i) {
+        if buf.get(i + 1).map_or(last, |&next| next != b'\n') {
+            buf[i] = b'\n';
+        }
+        at = i + 1;
+    }
+}
+
+/// A reader whose lone `\r` bytes read as `\n` (a `\r` at the end of a read is held back
+/// until the byte after it is known).
+struct LoneCr<R> {
+    inner: R,
+    held: Option<u8>,
+}
+
+impl<R: Read> Read for LoneCr<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        let mut n = 0;
+        if let Some(b) = self.held.take() {
+            out[0] = b;
+            n = 1;
+        }
+        if n < out.len() {
+            n += self.inner.read(&mut out[n..])?;
+        }
+        if n > 0 && out[n - 1] == b'\r' {
+            let mut one = [0u8];
+            let more = loop {
+                match self.inner.read(&mut one) {
+                    Ok(k) => break k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            };
+            if more == 1 {
+                self.held = Some(one[0]);
+                if one[0] != b'\n' {
+                    out[n - 1] = b'\n';
+                }
+            } else {
+                out[n - 1] = b'\n';
+            }
+            lone_cr_to_lf(&mut out[..n - 1], false);
+        } else {
+            lone_cr_to_lf(&mut out[..n], false);
+        }
+        Ok(n)
+    }
+}
+
+/// Searches an opened file with `sink`, unless it is binary or over `rules.max` bytes. A file
+/// that fits one read into `buf` is searched as a slice; a larger one is sized, judged by its
+/// two ends, and streamed through the searcher's own buffers, so memory stays flat whatever
+/// the file's size.
 fn search_file<S: Sink<Error = io::Error>>(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
     mut file: fs::File,
-    max: u64,
+    rules: FileRules,
     buf: &mut Vec<u8>,
     sink: S,
 ) -> io::Result<Searched> {
+    let max = rules.max;
     buf.clear();
     let first = (FIRST_READ as u64).min(max.saturating_add(1));
     buf.reserve_exact((first as usize).saturating_sub(buf.capacity()));
@@ -237,8 +329,11 @@ fn search_file<S: Sink<Error = io::Error>>(
         return Ok(Searched::TooLarge);
     }
     if (buf.len() as u64) < first {
-        if text::looks_binary(buf) {
+        if rules.binary(buf, buf) {
             return Ok(Searched::Binary);
+        }
+        if rules.lone_cr {
+            lone_cr_to_lf(buf, true);
         }
         searcher.search_slice(matcher, buf, sink)?;
         return Ok(Searched::Text);
@@ -256,12 +351,21 @@ fn search_file<S: Sink<Error = io::Error>>(
             n => got += n,
         }
     }
-    if text::looks_binary_ends(buf, &tail[..got]) {
+    if rules.binary(buf, &tail[..got]) {
         return Ok(Searched::Binary);
     }
     // The rest, up to the cap: a file growing meanwhile is searched as far as the cap.
     let rest = file.take(max - buf.len() as u64);
-    searcher.search_reader(matcher, io::Cursor::new(&buf[..]).chain(rest), sink)?;
+    let reader = io::Cursor::new(&buf[..]).chain(rest);
+    if rules.lone_cr {
+        let reader = LoneCr {
+            inner: reader,
+            held: None,
+        };
+        searcher.search_reader(matcher, reader, sink)?;
+    } else {
+        searcher.search_reader(matcher, reader, sink)?;
+    }
     Ok(Searched::Text)
 }
 
@@ -272,7 +376,6 @@ struct Query {
     multiline: bool,
     before: usize,
     after: usize,
-    max_file_bytes: u64,
     /// What the scan may gather before it stops as incomplete.
     budget: ScanBudget,
     /// Rows follow the newest contract's ripgrep path: a line that is not valid UTF-8 shows
@@ -282,6 +385,13 @@ struct Query {
     skip_empty: bool,
     /// Names that are not valid UTF-8 are skipped (the newest contract, either path).
     utf8_names: bool,
+    /// The newest contract to the letter (the root without `extras`, CONTRACT-v0.5-wording
+    /// §1): rows show whole lines, paths sort by UTF-16 code units, a page's rows are chosen
+    /// by the reference's rules, and the in-process path splits a run of single-line
+    /// multiline matches into one row per line.
+    exact: bool,
+    /// How the files of a tree scan are judged and read.
+    tree_rules: FileRules,
 }
 
 /// The scan budget of the contract's two search paths (CONTRACT-v0.5-wording §1, "Scan
@@ -415,17 +525,26 @@ impl Query {
             usize::try_from(side.or(args.context).unwrap_or(0)).unwrap_or(usize::MAX)
         };
         let newest = config.profile == Profile::Current;
+        let exact = config.contract_exact();
+        // The reference's in-process path (no `rg`): its NUL check spares no UTF-16 file, and
+        // it decodes CR to LF (CONTRACT-v0.5-wording §1, "Text that is not valid UTF-8").
+        let in_process = exact && !config.ripgrep_available;
         Ok(Query {
             matcher,
             mode: args.output_mode,
             multiline,
             before: context(args.before_context),
             after: context(args.after_context),
-            max_file_bytes: config.max_file_bytes,
             budget: ScanBudget::of(config),
             rg_rows: newest && config.ripgrep_available,
             skip_empty: newest && multiline && !config.ripgrep_available,
             utf8_names: newest,
+            exact,
+            tree_rules: FileRules {
+                max: config.max_file_bytes,
+                strict_nul: in_process,
+                lone_cr: in_process,
+            },
         })
     }
 
@@ -455,6 +574,7 @@ impl Query {
         file: fs::File,
         buf: &mut Vec<u8>,
         path_len: u64,
+        rules: FileRules,
     ) -> io::Result<(Searched, u64, u64)> {
         let mut sink = Counter {
             n: 0,
@@ -462,20 +582,23 @@ impl Query {
             query: self,
             path_len,
         };
-        let searched = search_file(
-            searcher,
-            &self.matcher,
-            file,
-            self.max_file_bytes,
-            buf,
-            &mut sink,
-        )?;
+        let searched = search_file(searcher, &self.matcher, file, rules, buf, &mut sink)?;
         let cost = if sink.n > 0 {
             sink.cost + self.budget.file(path_len)
         } else {
             0
         };
         Ok((searched, sink.n, cost))
+    }
+
+    /// How the one file a search names is judged: under the newest contract exactly, binary by
+    /// the NUL check with no UTF-16 exception on either path (CONTRACT-v0.5-wording §1,
+    /// "Search root").
+    fn file_rules(&self) -> FileRules {
+        FileRules {
+            strict_nul: self.exact,
+            ..self.tree_rules
+        }
     }
 
     /// The pass-1 searcher: with the context the rows will show, since it costs budget too.
@@ -533,7 +656,13 @@ impl Query {
                 }
                 let path_len = (prefix.len() + entry.rel().as_os_str().len()) as u64;
                 let (_, count, cost) = self
-                    .count(&mut searcher, entry.open().ok()?, &mut buf, path_len)
+                    .count(
+                        &mut searcher,
+                        entry.open().ok()?,
+                        &mut buf,
+                        path_len,
+                        self.tree_rules,
+                    )
                     .ok()?;
                 if cost > 0
                     && used.fetch_add(cost, Relaxed).saturating_add(cost) > self.budget.limit
@@ -555,7 +684,13 @@ impl Query {
         for hit in &mut hits {
             hit.display = format!("{prefix}{}", rel_string(&hit.path));
         }
-        hits.sort_unstable_by(|a, b| walk::cmp_paths(&a.display, &b.display));
+        if self.exact {
+            // "code-unit sorted" (CONTRACT-v0.5-wording §1, "Units and rows"): JavaScript's
+            // default sort of the display paths.
+            hits.sort_unstable_by(|a, b| walk::cmp_utf16(&a.display, &b.display));
+        } else {
+            hits.sort_unstable_by(|a, b| walk::cmp_paths(&a.display, &b.display));
+        }
         Ok(Scan {
             hits,
             stopped_early: collected.stopped_early || spent,
@@ -569,10 +704,28 @@ impl Query {
     /// names it with `is_binary`.
     fn scan_file(&self, config: &Config, path: &crate::confine::WorkPath) -> ToolResult<Scan> {
         let (abs, display) = (&path.abs, path.display.as_str());
-        let file = crate::confine::open_read(path).map_err(|e| io_err(e, display))?;
+        let file = match crate::confine::open_read(path) {
+            Ok(file) => file,
+            // The in-process path skips a file it cannot read (CONTRACT-v0.5-wording §1, §4).
+            Err(e)
+                if self.tree_rules.lone_cr
+                    && e.kind() == io::ErrorKind::PermissionDenied
+                    && e.raw_os_error().is_some() =>
+            {
+                return Ok(Scan::default())
+            }
+            Err(e) => return Err(io_err(e, display)),
+        };
         let searched = file.try_clone().and_then(|f| {
             let path_len = display.len() as u64;
-            self.count(&mut self.counting_searcher(), f, &mut Vec::new(), path_len)
+            let rules = self.file_rules();
+            self.count(
+                &mut self.counting_searcher(),
+                f,
+                &mut Vec::new(),
+                path_len,
+                rules,
+            )
         });
         let (searched, count, cost) = searched.map_err(|e| io_err(e, display))?;
         if searched == Searched::Binary {
@@ -598,7 +751,7 @@ impl Query {
     }
 
     /// The result text for the requested page, with its footer.
-    fn render(&self, config: &Config, scan: &Scan, spec: &PageSpec) -> String {
+    fn render(&self, scan: &Scan, spec: &PageSpec) -> String {
         let total: u64 = match self.mode {
             OutputMode::Content => scan.hits.iter().map(|h| h.count).sum(),
             _ => scan.hits.len() as u64,
@@ -612,7 +765,7 @@ impl Query {
         let end = spec.offset.saturating_add(spec.limit).min(total);
         let mut page = Page::new(spec.budget);
         match self.mode {
-            OutputMode::Content => self.render_content(config, scan, spec.offset, end, &mut page),
+            OutputMode::Content => self.render_content(scan, spec.offset, end, &mut page),
             _ => {
                 for hit in &scan.hits[spec.offset as usize..end as usize] {
                     let row = match self.mode {
@@ -643,9 +796,7 @@ impl Query {
         let mut page = Page::new(usize::MAX);
         if spec.offset < total {
             match self.mode {
-                OutputMode::Content => {
-                    self.render_content(config, scan, spec.offset, end, &mut page)
-                }
+                OutputMode::Content => self.render_content(scan, spec.offset, end, &mut page),
                 _ => {
                     for hit in &scan.hits[spec.offset as usize..end as usize] {
                         let row = match self.mode {
@@ -685,7 +836,7 @@ impl Query {
     }
 
     /// Pass 2: search again only the files holding results `start..end` and render them.
-    fn render_content(&self, config: &Config, scan: &Scan, start: u64, end: u64, page: &mut Page) {
+    fn render_content(&self, scan: &Scan, start: u64, end: u64, page: &mut Page) {
         let mut searcher = self.searcher(true, true);
         let mut buf = Vec::new();
         let context = self.before > 0 || self.after > 0;
@@ -711,11 +862,32 @@ impl Query {
             if context {
                 page.gap = true;
             }
+            let rules = match &scan.source {
+                Some(Source::File(_)) => self.file_rules(),
+                _ => self.tree_rules,
+            };
+            let skip = from - (last - hit.count);
+            if self.exact {
+                let mut sink = Collect {
+                    query: self,
+                    items: Vec::new(),
+                };
+                let _ = search_file(
+                    &mut searcher,
+                    &self.matcher,
+                    file,
+                    rules,
+                    &mut buf,
+                    &mut sink,
+                );
+                self.emit_exact(page, &hit.display, &sink.items, skip, to - from);
+                continue;
+            }
             let sink = Rows {
                 query: self,
                 page,
                 display: &hit.display,
-                skip: from - (last - hit.count),
+                skip,
                 take: to - from,
                 seen: 0,
                 taken: 0,
@@ -723,14 +895,7 @@ impl Query {
                 after_until: None,
             };
             // A file changed since the first pass into one that is skipped shows nothing now.
-            let _ = search_file(
-                &mut searcher,
-                &self.matcher,
-                file,
-                config.max_file_bytes,
-                &mut buf,
-                sink,
-            );
+            let _ = search_file(&mut searcher, &self.matcher, file, rules, &mut buf, sink);
             if page.full {
                 break;
             }
@@ -788,7 +953,12 @@ impl Sink for Counter<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
-        if self.query.real_match(m.bytes()) {
+        if self.query.split_runs() {
+            for (_, range) in self.query.runs(m.bytes()) {
+                self.n += 1;
+                self.cost += self.query.budget.row(&m.bytes()[range], self.path_len);
+            }
+        } else if self.query.real_match(m.bytes()) {
             self.n += 1;
             self.cost += self.query.budget.row(m.bytes(), self.path_len);
         }
@@ -798,6 +968,150 @@ impl Sink for Counter<'_> {
     fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
         self.cost += self.query.budget.row(c.bytes(), self.path_len);
         Ok(true)
+    }
+}
+
+/// A row of one file as the newest contract's search reports it: a match row (a unit of
+/// paging) spanning lines `first..=last`, or a context line (`first == last`).
+struct Item {
+    first: u64,
+    last: u64,
+    is_match: bool,
+    bytes: Vec<u8>,
+}
+
+/// Pass-2 sink under the newest contract exactly: every match and context row of a file,
+/// chosen for the page afterwards ([`Query::emit_exact`]).
+struct Collect<'a> {
+    query: &'a Query,
+    items: Vec<Item>,
+}
+
+impl Sink for Collect<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        let first = m.line_number().unwrap_or(0);
+        let mut push = |first: u64, bytes: &[u8]| {
+            let lines = grep_searcher::LineIter::new(b'\n', bytes).count().max(1) as u64;
+            self.items.push(Item {
+                first,
+                last: first + lines - 1,
+                is_match: true,
+                bytes: bytes.to_vec(),
+            });
+        };
+        if self.query.split_runs() {
+            for (line, range) in self.query.runs(m.bytes()) {
+                push(first + line as u64, &m.bytes()[range]);
+            }
+        } else if self.query.real_match(m.bytes()) {
+            push(first, m.bytes());
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
+        let line = c.line_number().unwrap_or(0);
+        self.items.push(Item {
+            first: line,
+            last: line,
+            is_match: false,
+            bytes: c.bytes().to_vec(),
+        });
+        Ok(true)
+    }
+}
+
+impl Query {
+    /// Whether a multiline block is split into the reference in-process path's rows: adjacent
+    /// matched lines merge into runs; a run holding a multi-line match is one row, a run of
+    /// single-line matches one row per line (CONTRACT-v0.5-wording §1, "Zero-width matches").
+    fn split_runs(&self) -> bool {
+        self.exact && self.skip_empty
+    }
+
+    /// The rows of a matched block under [`Query::split_runs`]: each row's first line (0-based
+    /// in the block) and byte range. Zero-length matches are skipped; a match's last line is
+    /// the one holding its last character.
+    fn runs(&self, bytes: &[u8]) -> Vec<(usize, std::ops::Range<usize>)> {
+        let mut starts = vec![0];
+        starts.extend(
+            memchr::memchr_iter(b'\n', bytes)
+                .map(|i| i + 1)
+                .filter(|&s| s < bytes.len()),
+        );
+        let line_of = |pos: usize| starts.partition_point(|&s| s <= pos) - 1;
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        let _ = self.matcher.find_iter(bytes, |m| {
+            if !m.is_empty() {
+                spans.push((line_of(m.start()), line_of(m.end() - 1)));
+            }
+            true
+        });
+        let end_of = |line: usize| starts.get(line + 1).copied().unwrap_or(bytes.len());
+        let mut rows = Vec::new();
+        let mut i = 0;
+        while i < spans.len() {
+            let (start, mut end) = spans[i];
+            let mut multi = start != end;
+            i += 1;
+            while i < spans.len() && spans[i].0 <= end + 1 {
+                end = end.max(spans[i].1);
+                multi |= spans[i].0 != spans[i].1;
+                i += 1;
+            }
+            if multi {
+                rows.push((start, starts[start]..end_of(end)));
+            } else {
+                rows.extend((start..=end).map(|l| (l, starts[l]..end_of(l))));
+            }
+        }
+        rows
+    }
+
+    /// Adds one file's share of the page as the reference chooses it (CONTRACT-v0.5-wording
+    /// §1, "Units and rows"): the match rows `skip..skip+take` of the file, a context row only
+    /// when within before/after of one of those (after-context counting from a multi-line
+    /// row's last line), and `--` between rows whose lines are not adjacent.
+    fn emit_exact(&self, page: &mut Page, display: &str, items: &[Item], skip: u64, take: u64) {
+        let context = self.before > 0 || self.after > 0;
+        let anchors: Vec<(u64, u64)> = items
+            .iter()
+            .filter(|i| i.is_match)
+            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+            .take(usize::try_from(take).unwrap_or(usize::MAX))
+            .map(|i| (i.first, i.last))
+            .collect();
+        let (before, after) = (self.before as u64, self.after as u64);
+        let near = |line: u64| {
+            let i = anchors.partition_point(|&(_, last)| last.saturating_add(after) < line);
+            anchors
+                .get(i)
+                .is_some_and(|&(first, _)| first.saturating_sub(before) <= line)
+        };
+        let mut unit = 0u64;
+        let mut previous: Option<u64> = None;
+        for item in items {
+            let show = if item.is_match {
+                unit += 1;
+                unit > skip && unit <= skip + take
+            } else {
+                context && near(item.first)
+            };
+            if !show {
+                continue;
+            }
+            if context && previous.is_some_and(|last| item.first != last + 1) {
+                page.gap = true;
+            }
+            previous = Some(item.last);
+            if item.is_match {
+                page.push_result(Vec::new(), self.match_row(display, item.first, &item.bytes));
+            } else {
+                page.push_rows(&[self.row(display, item.first, '-', &item.bytes, None)]);
+            }
+        }
     }
 }
 
@@ -897,6 +1211,20 @@ impl Query {
             // rg sends such lines as `{"bytes":…}`; the reference reads only `text`.
             return format!("{display}:{first}:");
         }
+        if self.exact {
+            // The whole text, uncut: rg's `lines.text` less its final `\r?\n`, or the
+            // in-process path's decoded lines joined by `\n`.
+            if self.rg_rows {
+                return format!(
+                    "{display}:{first}:{}",
+                    String::from_utf8_lossy(strip_eol(bytes))
+                );
+            }
+            let lines: Vec<_> = grep_searcher::LineIter::new(b'\n', bytes)
+                .map(|l| String::from_utf8_lossy(strip_eol(l)))
+                .collect();
+            return format!("{display}:{first}:{}", lines.join("\n"));
+        }
         let mut lines = grep_searcher::LineIter::new(b'\n', bytes);
         let head = lines.next().unwrap_or(b"");
         // A line too long to show whole is shown around the match.
@@ -930,6 +1258,10 @@ impl Query {
         if self.rg_rows && std::str::from_utf8(bytes).is_err() {
             return format!("{display}{sep}{line}{sep}");
         }
+        if self.exact {
+            let text = String::from_utf8_lossy(strip_eol(bytes));
+            return format!("{display}{sep}{line}{sep}{text}");
+        }
         format!("{display}{sep}{line}{sep}{}", cut_line(bytes, focus, line))
     }
 }
@@ -943,6 +1275,16 @@ mod tests {
 
     fn grep(root: &Path, args: serde_json::Value) -> ToolResult<String> {
         let c = config(root);
+        crate::testutil::call_text("grep", args, &c)
+    }
+
+    /// The engine's own rows (long lines cut, earlier matches as context, UTF-16 searched):
+    /// with `extras`, where the contract's exact rules do not apply.
+    fn grep_extras(root: &Path, args: serde_json::Value) -> ToolResult<String> {
+        let c = Config {
+            extras: true,
+            ..config(root)
+        };
         crate::testutil::call_text("grep", args, &c)
     }
 
@@ -1064,7 +1406,7 @@ mod tests {
             out,
             "f.txt-1-a\nf.txt:2:hit1\nf.txt-3-b\n--\nf.txt-6-e\nf.txt:7:hit2\nf.txt-8-f\n--\ng.txt:1:hit3"
         );
-        let out = grep(
+        let out = grep_extras(
             root,
             json!({"pattern": "hit", "output_mode": "content", "before_context": 5, "after_context": 0, "offset": 1, "head_limit": 1}),
         )
@@ -1189,7 +1531,7 @@ mod tests {
         let line = format!("{}NEEDLE{}", "a".repeat(3000), "b".repeat(2000));
         let dir = tempfile::tempdir().unwrap();
         tree(dir.path(), &[("min.js", &line)]);
-        let out = grep(
+        let out = grep_extras(
             dir.path(),
             json!({"pattern": "NEEDLE", "output_mode": "content"}),
         )
@@ -1263,7 +1605,7 @@ mod tests {
                 &mut q.searcher(false, false),
                 &q.matcher,
                 file,
-                max,
+                FileRules::plain(max),
                 &mut buf,
                 &mut sink,
             )
@@ -1333,9 +1675,39 @@ mod tests {
         }
         fs::write(root.join("u16.txt"), le).unwrap();
         assert_eq!(
-            grep(root, json!({"pattern": "^two$", "output_mode": "content"})).unwrap(),
+            grep_extras(root, json!({"pattern": "^two$", "output_mode": "content"})).unwrap(),
             "bom.txt:1:two\nu16.txt:2:two\nw.txt:2:two"
         );
+        // The contract's in-process path (no rg) skips UTF-16 by its NUL check.
+        assert_eq!(
+            grep(root, json!({"pattern": "^two$", "output_mode": "content"})).unwrap(),
+            "bom.txt:1:two\nw.txt:2:two"
+        );
+    }
+
+    #[test]
+    fn lone_cr_reads_as_a_line_end_across_reads() {
+        // A `\r` at the end of one read is judged by the byte after it.
+        for chunk in 1..6 {
+            let src = b"a\rb\r\nc\r".to_vec();
+            let mut reader = LoneCr {
+                inner: io::Cursor::new(src),
+                held: None,
+            };
+            let mut out = Vec::new();
+            let mut buf = vec![0; chunk];
+            loop {
+                let n = reader.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+            assert_eq!(out, b"a\nb\r\nc\n", "{chunk}");
+        }
+        let mut slice = b"a\rb\r\nc\r".to_vec();
+        lone_cr_to_lf(&mut slice, true);
+        assert_eq!(slice, b"a\nb\r\nc\n");
     }
 
     #[test]
@@ -1367,7 +1739,6 @@ mod tests {
         let scan = q.scan_tree(&c, &base, None, 2, &|| false).unwrap();
         assert!(scan.stopped_early);
         let out = q.render(
-            &c,
             &scan,
             &PageSpec {
                 offset: 0,

@@ -41,6 +41,13 @@ impl Tool for ListDir {
                 && confine::stat(&dir).is_ok_and(|st| !st.is_dir());
             if names_file {
                 ToolError::not_a_directory(&dir.input)
+            } else if config.contract_exact() {
+                // fsError as the reference words it (wording §4): its stat first, then the
+                // directory read (`scandir`), e.g. a directory it may not list.
+                match confine::stat(&dir) {
+                    Err(st) => crate::error::node_fs_error(&st, &dir.input, "stat", &dir.abs),
+                    Ok(_) => crate::error::node_fs_error(&e, &dir.input, "scandir", &dir.abs),
+                }
             } else {
                 io_err(e, &dir.input)
             }
@@ -57,11 +64,15 @@ impl Tool for ListDir {
         // listing already calls a directory needs no stat (no size is shown for it, and it is
         // not a link). A large directory's stats are shared out over the walk pool in batches.
         let batches: Vec<&[RawEntry]> = listed.chunks(STAT_BATCH).collect();
+        // At the root the reference stats the name as Node decoded it (U+FFFD for bytes that
+        // are not UTF-8), which names no entry: such a name's stat fails (wording §5).
+        let lossy_stat_fails = config.contract_exact();
         let kinds = crate::walk::par_map(batches, |batch| {
             batch
                 .iter()
                 .map(|entry| match entry.kind {
                     Some(Kind::Dir) => Some(None),
+                    _ if lossy_stat_fails && entry.name.to_str().is_none() => None,
                     _ => handle
                         .stat_follow(&entry.name)
                         .ok()
@@ -82,8 +93,14 @@ impl Tool for ListDir {
                 None => files.push((name, 0)),
             }
         }
-        dirs.sort_unstable();
-        files.sort_unstable();
+        if config.contract_exact() {
+            // "name in UTF-16 code-unit order" (CONTRACT-v0.5-wording §5).
+            dirs.sort_unstable_by(|a, b| crate::walk::cmp_utf16(a, b));
+            files.sort_unstable_by(|a, b| crate::walk::cmp_utf16(&a.0, &b.0));
+        } else {
+            dirs.sort_unstable();
+            files.sort_unstable();
+        }
         let mut out = String::with_capacity(
             dirs.iter().map(|d| d.len() + 2).sum::<usize>()
                 + files.iter().map(|(f, _)| f.len() + 12).sum::<usize>(),

@@ -51,6 +51,16 @@ impl Tool for ReadFiles {
         }
         let budget = config.max_output_bytes as usize;
         let loaded = load_all(config, &args.paths, budget);
+        // Only ToolErrors are inlined at the root; a file that stats but cannot be opened is
+        // not one there, so the whole batch is `internal` (CONTRACT-v0.5-wording §4).
+        if config.contract_exact()
+            && loaded.iter().any(|r| {
+                r.as_ref()
+                    .is_err_and(|e| e.code == crate::error::ErrorCode::Internal)
+            })
+        {
+            return Err(crate::error::ToolError::internal());
+        }
         Ok(render(&args.paths, loaded, budget as i64).into())
     }
 }
@@ -69,16 +79,25 @@ fn load_all(config: &Config, inputs: &[String], budget: usize) -> Vec<ToolResult
         Mutex::new((0..inputs.len()).map(|_| None).collect());
     let next = AtomicUsize::new(0);
     let workers = inputs.len().clamp(1, POOL);
+    // Diagnostic lines emitted on the pool go to the caller's warn sink with the result.
+    let lines: Mutex<Vec<String>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(input) = inputs.get(i) else { break };
-                let result = load_one(config, input, budget);
+                let (result, emitted) = crate::warn::collect(|| load_one(config, input, budget));
+                lines
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(emitted);
                 slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
             });
         }
     });
+    for line in lines.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        crate::warn::emit(line);
+    }
     slots
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())

@@ -14,7 +14,6 @@ use crate::config::Config;
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
-use crate::tools::r#move::not_found;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
@@ -63,15 +62,8 @@ pub struct Image {
 /// Errors: `not_found`, `not_a_file` (a directory), `too_large`, `not_an_image`.
 pub fn load(config: &Config, raw: &str, max_image_bytes: u64) -> ToolResult<Image> {
     let path = paths::resolve(config, raw)?;
-    let file = crate::confine::open_read(&path).map_err(|e| {
-        if crate::confine::stat(&path).is_ok_and(|m| m.is_dir()) {
-            ToolError::is_a_directory(raw)
-        } else if e.kind() == std::io::ErrorKind::NotFound {
-            not_found(raw)
-        } else {
-            io_err(e, raw)
-        }
-    })?;
+    let file = crate::confine::open_read(&path)
+        .map_err(|e| crate::text::open_failure(config, &path, &e))?;
     let meta = file.metadata().map_err(|e| io_err(e, raw))?;
     if meta.is_dir() {
         return Err(ToolError::is_a_directory(raw));

@@ -57,6 +57,14 @@ impl Tool for Tree {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(not_found(&base.display))
             }
+            Err(e) if config.contract_exact() => {
+                return Err(crate::error::node_fs_error(
+                    &e,
+                    &base.display,
+                    "stat",
+                    &base.abs,
+                ))
+            }
             Err(e) => return Err(io_err(e, &base.display)),
         }
         let depth = match args.depth.unwrap_or(0) {
