@@ -170,6 +170,11 @@ const comparePaths = (a, b) => {
   return pa.length - pb.length
 }
 const sortPaths = (xs) => [...xs].sort(comparePaths)
+/** The root's grep order (CONTRACT-v0.5-wording §1): paths compared by UTF-16 code units, as
+ * JavaScript's sort compares them. */
+const byCodeUnits = (a, b) => (a < b ? -1 : a > b ? 1 : 0)
+/** `path:N` rows by their path. */
+const pathOf = (row) => row.slice(0, row.lastIndexOf(':'))
 
 /** `path:LINE:text` rows sorted by path then line, text without a trailing `\r`. */
 function contentRows(text) {
@@ -177,7 +182,7 @@ function contentRows(text) {
     .map((l) => /^(.*?):(\d+):(.*)$/.exec(l))
     .filter(Boolean)
     .map(([, path, line, body]) => ({ path, line: Number(line), body: body.replace(/\r$/, '') }))
-    .sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line)
+    .sort((a, b) => byCodeUnits(a.path, b.path) || a.line - b.line)
 }
 
 /** Checks that ours and rg agree; returns a short note on what was compared. */
@@ -186,12 +191,12 @@ async function checkGrep(w) {
   const theirs = rg([...RG_GREP, ...w.rg])
   if (w.kind === 'files') {
     const a = rows(mine)
-    assertSame(w.name, a, sortPaths(lines(theirs)))
+    assertSame(w.name, a, lines(theirs).sort(byCodeUnits))
     return `${a.length} files`
   }
   if (w.kind === 'count') {
     const a = rows(mine)
-    const b = sortPaths(lines(theirs))
+    const b = lines(theirs).sort((x, y) => byCodeUnits(pathOf(x), pathOf(y)))
     assertSame(w.name, a, b)
     const total = a.reduce((s, r) => s + Number(r.slice(r.lastIndexOf(':') + 1)), 0)
     return `${a.length} files, ${total} lines`
@@ -199,13 +204,13 @@ async function checkGrep(w) {
   // content: our page must be the first `page` rows of rg's full output, sorted.
   const all = contentRows(theirs)
   const a = contentRows(rows(mine).join('\n'))
-  const cut = (r) => ({ ...r, body: r.body.length > 500 ? r.body.slice(0, 500) : r.body })
   assertSame(
     w.name,
     a.map((r) => `${r.path}:${r.line}`),
     all.slice(0, w.page).map((r) => `${r.path}:${r.line}`),
   )
-  assertSame(`${w.name} (text)`, a.map(cut), all.slice(0, w.page).map(cut))
+  // The root shows whole lines, as rg does (CONTRACT-v0.5-wording §1).
+  assertSame(`${w.name} (text)`, a, all.slice(0, w.page))
   const footer = lines(mine).at(-1)
   if (!footer.includes(`of ${all.length};`)) {
     throw new Error(`${w.name}: total differs: ours says ${footer}, rg found ${all.length}`)
