@@ -31,6 +31,23 @@ function setup() {
 }
 
 describe('buildGuardContext', () => {
+  it('names the path of every listed tool that takes one, extras included', () => {
+    // The guard keeps its own table of tools whose one path is their `path` argument (an
+    // unknown name names no path, CONTRACT-v0.5-wording §9): a tool added to the registry but
+    // not to that table would reach the guard with no path to judge.
+    const { root } = setup()
+    const config = resolveConfig({ workspaceRoot: root, extras: true })
+    const taking = createAgentTools({ workspaceRoot: root, extras: true })
+      .listTools()
+      .filter((t) => Object.hasOwn(t.inputSchema.properties ?? {}, 'path'))
+      .map((t) => t.name)
+    expect(taking.length).toBeGreaterThan(10)
+    for (const tool of taking) {
+      const raw = buildGuardContext(tool, { path: 'a.txt' }, config).paths.map((p) => p.raw)
+      expect(raw, tool).toContain('a.txt')
+    }
+  })
+
   it('bash: the command paths (tilde expanded), then cwd, all against the root', () => {
     const { root, config } = setup()
     const args = { command: 'cat a.txt ~/.ssh/id_rsa /etc/passwd ../up.txt', cwd: 'src' }
