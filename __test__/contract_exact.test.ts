@@ -9,6 +9,17 @@ import * as root from '../index.js'
 import * as seed from '../v0.1/index.js'
 import { err, ok, tempDir, workspace, writeTree } from './root-helpers'
 
+/** The message of the StartupError `f` throws. */
+function message(f: () => unknown): string {
+  try {
+    f()
+  } catch (e) {
+    expect(e).toBeInstanceOf(root.StartupError)
+    return (e as Error).message
+  }
+  throw new Error('expected a StartupError')
+}
+
 const INCOMPLETE =
   '[... search incomplete: the scan hit its output cap; some matching files were not scanned. Narrow the pattern, path, or glob for complete results. ...]'
 
@@ -179,16 +190,6 @@ describe('read_file: cutting long lines (wording §2)', () => {
 })
 
 describe('configuration (wording §3)', () => {
-  const message = (f: () => unknown) => {
-    try {
-      f()
-    } catch (e) {
-      expect(e).toBeInstanceOf(root.StartupError)
-      return (e as Error).message
-    }
-    throw new Error('expected a StartupError')
-  }
-
   it('names a missing, absent and non-directory workspace root exactly', () => {
     const dir = tempDir()
     writeTree(dir, { f: 'x' })
@@ -1140,16 +1141,6 @@ describe('the second close-reading audit: list_dir, configuration, fsError (word
     writeFileSync(Buffer.concat([Buffer.from(join(dir, 'x')), Buffer.from([0xff])]), 'hello')
     expect(ok(await tools.callTool('list_dir', {}))).toBe('a.txt\t3\nx\uFFFD\t0')
   })
-
-  const message = (f: () => unknown) => {
-    try {
-      f()
-    } catch (e) {
-      expect(e).toBeInstanceOf(root.StartupError)
-      return (e as Error).message
-    }
-    throw new Error('expected a StartupError')
-  }
 
   it('NaN and Infinity are not safe integers; the first --workspace wins', () => {
     // Wording §3: "`<name> must be an integer >= <min>, got: <value>` (under the floor or not
