@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as root from '../index.js'
 import * as seed from '../v0.1/index.js'
-import { err, ok, tempDir, workspace, writeTree } from './root-helpers'
+import { err, ok, packageForAnyUser, tempDir, workspace, writeTree } from './root-helpers'
 
 /** The message of the StartupError `f` throws. */
 function message(f: () => unknown): string {
@@ -1187,7 +1187,7 @@ describe('the second close-reading audit: list_dir, configuration, fsError (word
 describe('fsError without permission (wording §4)', () => {
   /** Runs `script` (CommonJS, `root` and `dir` bound) as a user without root's bypass. */
   function unprivileged(dir: string, script: string): unknown {
-    const entry = join(__dirname, '..', 'index.js')
+    const entry = join(packageForAnyUser(), 'index.js')
     const code = `const root = require(${JSON.stringify(entry)}); const dir = ${JSON.stringify(dir)};
       (async () => { ${script} })().then((r) => process.stdout.write(JSON.stringify(r)))`
     const asRoot = process.getuid?.() === 0

@@ -1,5 +1,14 @@
 // Shared fixtures for the contract tests: temporary workspaces and result parsing.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, beforeEach } from 'vitest'
@@ -19,6 +28,29 @@ afterAll(() => {
 export function tempDir(prefix = 'atn-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   made.push(dir)
+  return dir
+}
+
+/**
+ * A copy of the package's entry files (`package.json`, the JavaScript entries, the addon) in a
+ * directory every user may read, for tests that run the package as an unprivileged user: the
+ * checkout itself may sit in a private directory (CI clones into a `mktemp -d`). Made once per
+ * test file, removed after it.
+ */
+let packageCopy: string | undefined
+export function packageForAnyUser(): string {
+  if (packageCopy) return packageCopy
+  const repo = join(__dirname, '..')
+  const dir = mkdtempSync(join('/var/tmp', 'atn-package-'))
+  made.push(dir)
+  chmodSync(dir, 0o755)
+  for (const name of readdirSync(repo)) {
+    if (name === 'package.json' || name.endsWith('.js') || name.endsWith('.node')) {
+      writeFileSync(join(dir, name), readFileSync(join(repo, name)))
+      chmodSync(join(dir, name), 0o644)
+    }
+  }
+  packageCopy = dir
   return dir
 }
 

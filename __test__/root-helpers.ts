@@ -3,7 +3,7 @@
 import { type AgentTools, contentText, createAgentTools, type DispatchResult } from '../index.js'
 import { tempDir, writeTree } from './helpers'
 
-export { isolateGitHome, tempDir, writeTree } from './helpers'
+export { isolateGitHome, packageForAnyUser, tempDir, writeTree } from './helpers'
 
 /** A workspace holding `files`, with root tools bound to it. */
 export function workspace(

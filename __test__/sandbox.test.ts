@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AgentTools, createAgentTools, resolveConfig, StartupError } from '../index.js'
+import { packageForAnyUser } from './helpers'
 
 const linux = process.platform === 'linux'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -319,16 +320,10 @@ const nobody = (() => {
 describe.skipIf(!nobody)('as an unprivileged user', () => {
   it('refuses a write outside the workspace that the same user may make without it', () => {
     const user = nobody as { uid: number; gid: number }
-    // A copy of the package that the user can read (the checkout may sit in a private dir).
+    const entry = join(packageForAnyUser(), 'index.js')
     const pkg = fresh('nonroot')
     chmodSync(base, 0o755)
     chmodSync(pkg, 0o755)
-    const repo = join(__dirname, '..')
-    for (const name of readdirSync(repo)) {
-      if (name === 'package.json' || name.endsWith('.js') || name.endsWith('.node')) {
-        writeFileSync(join(pkg, name), readFileSync(join(repo, name)))
-      }
-    }
     const outside = join(pkg, 'outside')
     mkdirSync(outside)
     chmodSync(outside, 0o777)
@@ -344,7 +339,7 @@ describe.skipIf(!nobody)('as an unprivileged user', () => {
           : { workspaceRoot: ws, sandbox: 'workspace-write', sandboxMechanism: mechanism }
       writeFileSync(
         script,
-        `const { createAgentTools } = require(${JSON.stringify(join(pkg, 'index.js'))})
+        `const { createAgentTools } = require(${JSON.stringify(entry)})
 createAgentTools(${JSON.stringify(options)})
   .callTool('bash', { command: 'id -u; echo in > inside.txt; echo out > ${outside}/${mechanism}.txt' })
   .then((r) => process.stdout.write(r.text))`,
