@@ -404,7 +404,8 @@ fn stage(
 }
 
 /// A file at least this large is written in pieces of this size, each handed to the disk as
-/// soon as it is written.
+/// soon as it is written (Linux only: elsewhere there is no `sync_file_range`).
+#[cfg(target_os = "linux")]
 const WRITE_PIECE: usize = 2 << 20;
 
 /// Writes `bytes` and fsyncs. A large file starts its writeback piece by piece while the rest

@@ -67,30 +67,31 @@ impl Tool for ListDir {
         // At the root the reference stats the name as Node decoded it (U+FFFD for bytes that
         // are not UTF-8), which names no entry: such a name's stat fails (wording §5).
         let lossy_stat_fails = config.contract_exact();
-        let kinds = crate::walk::par_map(batches, |batch| {
+        // Per entry: `None` for a directory, else the file's size.
+        let sizes = crate::walk::par_map(batches, |batch| {
             batch
                 .iter()
                 .map(|entry| match entry.kind {
-                    Some(Kind::Dir) => Some(None),
-                    _ if lossy_stat_fails && entry.name.to_str().is_none() => None,
-                    _ => handle
-                        .stat_follow(&entry.name)
-                        .ok()
-                        .map(|st| (!st.is_dir()).then_some(st.len)),
+                    Some(Kind::Dir) => None,
+                    _ if lossy_stat_fails && entry.name.to_str().is_none() => Some(0),
+                    _ => match handle.stat_follow(&entry.name) {
+                        Ok(st) if st.is_dir() => None,
+                        Ok(st) => Some(st.len),
+                        Err(_) => Some(0),
+                    },
                 })
                 .collect::<Vec<_>>()
         });
         let mut dirs: Vec<String> = Vec::new();
         let mut files: Vec<(String, u64)> = Vec::new();
-        for (entry, kind) in listed.into_iter().zip(kinds.into_iter().flatten()) {
+        for (entry, size) in listed.into_iter().zip(sizes.into_iter().flatten()) {
             let name = entry
                 .name
                 .into_string()
                 .unwrap_or_else(|name| name.to_string_lossy().into_owned());
-            match kind {
-                Some(None) => dirs.push(name),
-                Some(Some(len)) => files.push((name, len)),
-                None => files.push((name, 0)),
+            match size {
+                None => dirs.push(name),
+                Some(len) => files.push((name, len)),
             }
         }
         if config.contract_exact() {
