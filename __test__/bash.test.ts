@@ -393,4 +393,29 @@ describe('bash', () => {
     killAll(left)
     expect(left).toEqual([])
   })
+
+  it('kills a running command whose process dropped the host mark when the host is SIGKILLed', async () => {
+    // `env -i` clears the environment, mark included: only the group the watchdog was told of
+    // can find this sleep once the host is gone.
+    const dir = tempDir()
+    const script = `
+      const { createAgentTools } = require(${JSON.stringify(repoRoot)})
+      const fs = require('node:fs')
+      const t = createAgentTools({ workspaceRoot: ${JSON.stringify(dir)} })
+      t.callTool('bash', { command: 'env -i /bin/sh -c "echo \\\\$\\\\$ > pid; exec sleep 60"' })
+      const wait = setInterval(() => {
+        if (!fs.existsSync(${JSON.stringify(join(dir, 'pid'))})) return
+        clearInterval(wait)
+        setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100)
+      }, 5)`
+    const child = spawn(process.execPath, ['-e', script], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    await new Promise((resolve) => child.on('close', resolve))
+    const pids = pidsIn(readFileSync(join(dir, 'pid'), 'utf8'))
+    expect(pids).toHaveLength(1)
+    const left = await survivors(pids, 5000)
+    killAll(left)
+    expect(left).toEqual([])
+  })
 })

@@ -784,7 +784,10 @@ mod imp {
             #[cfg(target_os = "linux")]
             {
                 use std::os::fd::AsRawFd;
-                if Path::new("/proc/self/fd").is_dir() {
+                // Looked at once: a process's `/proc` does not come and go.
+                static PROC_FD: std::sync::LazyLock<bool> =
+                    std::sync::LazyLock::new(|| Path::new("/proc/self/fd").is_dir());
+                if *PROC_FD {
                     return Some(format!("/proc/self/fd/{}", self.fd.as_raw_fd()).into());
                 }
             }

@@ -16,8 +16,9 @@
 //!   host process exits) kills those groups and every process carrying this host's mark.
 //! - A host that dies without running its exit handlers (`SIGKILL`, `SIGTERM`, Ctrl-C) is
 //!   covered by a watchdog: a small `sh` started with the first command, in its own process
-//!   group, told each registered group through a pipe. When the host dies the pipe closes and
-//!   the watchdog kills those groups and every process carrying the host's mark.
+//!   group, told through a pipe of each group that outlives [`ANNOUNCE_AFTER`]. When the host
+//!   dies the pipe closes and the watchdog kills those groups and every process carrying the
+//!   host's mark (which also covers a group too young to have been told of).
 //!
 //! Unix only; elsewhere [`run`] returns an `Unsupported` I/O error.
 
@@ -132,7 +133,7 @@ pub fn kill_all() {
 
 #[cfg(unix)]
 mod unix {
-    use std::collections::BTreeSet;
+    use std::collections::BTreeMap;
     use std::fs;
     use std::io::{self, Read, Write};
     #[cfg(target_os = "linux")]
@@ -171,7 +172,12 @@ mod unix {
         format!("{:x}-{nanos:x}", std::process::id())
     });
     static CALLS: AtomicU64 = AtomicU64::new(0);
-    /// Process groups that may still have members, mirrored to the watchdog.
+    /// How long a group runs before the watchdog is told of it. A command that ends sooner
+    /// (most do) costs the watchdog nothing; one that dies with the host before then is still
+    /// found by its mark.
+    const ANNOUNCE_AFTER: Duration = Duration::from_millis(10);
+    /// Process groups that may still have members; those announced are mirrored to the
+    /// watchdog.
     static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registry::default()));
 
     fn registry() -> std::sync::MutexGuard<'static, Registry> {
@@ -198,18 +204,34 @@ done
 
     #[derive(Default)]
     struct Registry {
-        groups: BTreeSet<i32>,
+        /// Each group, and whether the watchdog has been told of it.
+        groups: BTreeMap<i32, bool>,
         watchdog: Option<(Child, ChildStdin)>,
     }
 
     impl Registry {
+        /// Registers a new group; the watchdog hears of it once it is [`announce`]d.
         fn add(&mut self, pgid: i32) {
-            self.groups.insert(pgid);
-            self.tell(&format!("+{pgid}\n"));
+            self.groups.insert(pgid, false);
+            if self.watchdog.is_none() {
+                self.tell("");
+            }
+        }
+
+        /// Tells the watchdog of a registered group (once).
+        fn announce(&mut self, pgid: i32) {
+            if let Some(told) = self.groups.get_mut(&pgid) {
+                if !*told {
+                    *told = true;
+                    #[cfg(test)]
+                    ANNOUNCED.lock().unwrap().push(pgid);
+                    self.tell(&format!("+{pgid}\n"));
+                }
+            }
         }
 
         fn remove(&mut self, pgid: i32) {
-            if self.groups.remove(&pgid) {
+            if self.groups.remove(&pgid) == Some(true) {
                 self.tell(&format!("-{pgid}\n"));
             }
         }
@@ -218,7 +240,7 @@ done
         fn prune(&mut self) {
             let gone: Vec<i32> = self
                 .groups
-                .iter()
+                .keys()
                 .copied()
                 .filter(|&g| !group_alive(g))
                 .collect();
@@ -269,7 +291,12 @@ done
                 return;
             };
             let _ = fcntl(&stdin, FcntlArg::F_SETFL(OFlag::O_NONBLOCK));
-            let replay: String = self.groups.iter().map(|g| format!("+{g}\n")).collect();
+            let replay: String = self
+                .groups
+                .iter()
+                .filter(|(_, &told)| told)
+                .map(|(g, _)| format!("+{g}\n"))
+                .collect();
             if stdin.write_all(replay.as_bytes()).is_ok() {
                 self.watchdog = Some((child, stdin));
             } else {
@@ -279,13 +306,17 @@ done
         }
     }
 
+    /// Every group announced to the watchdog, in order (tests look at it).
+    #[cfg(test)]
+    pub static ANNOUNCED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
     fn group_alive(pgid: i32) -> bool {
         killpg(Pid::from_raw(pgid), None) != Err(Errno::ESRCH)
     }
 
     pub fn kill_all() {
         let mut reg = registry();
-        for pgid in std::mem::take(&mut reg.groups) {
+        for pgid in std::mem::take(&mut reg.groups).into_keys() {
             let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
         }
         // Marks are handed out only by `run` (one per call): a process that never ran a
@@ -580,6 +611,7 @@ done
         let (mut child, out, err) = spawn(req, &mark)?;
         let pgid = child.id() as i32;
         registry().add(pgid);
+        let mut announce_at = Some(started + ANNOUNCE_AFTER);
         let kill_group = |child: &mut Proc| {
             let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
             let _ = child.kill();
@@ -638,6 +670,14 @@ done
                 break;
             }
             let mut wake = drain_until.map_or(deadline, |t| t.min(deadline));
+            if let Some(at) = announce_at {
+                if now >= at {
+                    registry().announce(pgid);
+                    announce_at = None;
+                } else {
+                    wake = wake.min(at);
+                }
+            }
             if req.cancel.is_cancellable() {
                 wake = wake.min(now + CANCEL_SLICE);
             }
@@ -695,7 +735,9 @@ done
                 kill_group(&mut child);
                 kill_marked(&format!("{MARK_VAR}={mark}"), false);
                 status = Some(child.wait()?);
-                if !group_alive(pgid) {
+                if group_alive(pgid) {
+                    registry().announce(pgid);
+                } else {
                     registry().remove(pgid);
                 }
                 // What was written before the kill is still in the pipes: collect it briefly.
@@ -710,6 +752,9 @@ done
                 };
                 if bg.is_empty() && !group_alive(pgid) {
                     registry().remove(pgid);
+                } else {
+                    // Background processes outlive the call: the watchdog must know them.
+                    registry().announce(pgid);
                 }
                 bg
             }
@@ -903,6 +948,24 @@ pub(crate) mod tests {
             }
         );
         assert_eq!(c.stdout.len(), 100_000);
+    }
+
+    #[test]
+    fn the_watchdog_hears_only_of_groups_that_outlive_a_short_grace() {
+        let _turn = serial();
+        let pgid =
+            |c: Capture| -> i32 { String::from_utf8(c.stdout).unwrap().trim().parse().unwrap() };
+        let announced = |g: i32| unix::ANNOUNCED.lock().unwrap().contains(&g);
+        // The shell leads its group: `$$` is the group id.
+        let quick = pgid(run(&req("echo $$", 5000)).unwrap());
+        assert!(!announced(quick));
+        let slow = pgid(run(&req("sleep 0.1; echo $$", 5000)).unwrap());
+        assert!(announced(slow));
+        // A group left running by the call is announced however short the call was.
+        let c = run(&req("sleep 5 >/dev/null 2>&1 & echo $$", 5000)).unwrap();
+        let left = pgid(c);
+        assert!(announced(left));
+        kill_all();
     }
 
     #[test]
