@@ -288,10 +288,9 @@ function deepFreeze(value) {
   return value
 }
 
-// No process a `bash` call started (a backgrounded server, a daemon) outlives this one.
-if (require('node:worker_threads').isMainThread) {
-  process.once('exit', () => native.killAllBashProcesses())
-}
+// No process a `bash` call started (a backgrounded server, a daemon) outlives this one. In a
+// worker thread the hook runs at the worker's exit, and the native side leaves it alone.
+process.once('exit', () => native.killAllBashProcesses())
 
 const nativeDefs = JSON.parse(native.toolDefsJson())
 

@@ -75,7 +75,9 @@ export declare function handlerNative(name: string, args: string | NativeArgs, c
 
 /**
  * Kills every process group `bash` started that may still be running (background processes),
- * and every process still carrying this host's mark. Run on the host process's `exit`.
+ * and every process still carrying this host's mark. Run on the host process's `exit`; does
+ * nothing on any other thread than the process's main one (a Node worker's `exit` is the
+ * worker's own, not the host's).
  */
 export declare function killAllBashProcesses(): void
 

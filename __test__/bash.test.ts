@@ -394,6 +394,33 @@ describe('bash', () => {
     expect(left).toEqual([])
   })
 
+  it("a worker thread's exit leaves the host's background processes; the host's exit ends them", async () => {
+    const script = `
+      const { createAgentTools } = require(${JSON.stringify(repoRoot)})
+      const { Worker } = require('node:worker_threads')
+      const t = createAgentTools({ workspaceRoot: ${JSON.stringify(tempDir())} })
+      t.callTool('bash', { command: 'sleep 60 >/dev/null 2>&1 & echo $!' }).then((r) => {
+        const pid = Number(JSON.parse(r.text).stdout.trim())
+        const w = new Worker('require(' + JSON.stringify(${JSON.stringify(repoRoot)}) + ')', { eval: true })
+        w.on('exit', () => {
+          let alive = true
+          try { process.kill(pid, 0) } catch { alive = false }
+          process.stdout.write(JSON.stringify({ pid, alive }))
+        })
+      })`
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+    })
+    await new Promise((resolve) => child.on('close', resolve))
+    const { pid, alive: aliveAfterWorker } = JSON.parse(out)
+    const left = await survivors([pid], 5000)
+    killAll(left)
+    expect(aliveAfterWorker).toBe(true)
+    expect(left).toEqual([])
+  })
+
   it('kills a running command whose process dropped the host mark when the host is SIGKILLed', async () => {
     // `env -i` clears the environment, mark included: only the group the watchdog was told of
     // can find this sleep once the host is gone.

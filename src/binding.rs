@@ -1018,10 +1018,26 @@ pub async fn sweep_monitors_native(root: String) {
 }
 
 /// Kills every process group `bash` started that may still be running (background processes),
-/// and every process still carrying this host's mark. Run on the host process's `exit`.
+/// and every process still carrying this host's mark. Run on the host process's `exit`; does
+/// nothing on any other thread than the process's main one (a Node worker's `exit` is the
+/// worker's own, not the host's).
 #[napi]
 pub fn kill_all_bash_processes() {
-    shell::kill_all();
+    if on_main_thread() {
+        shell::kill_all();
+    }
+}
+
+/// Whether the calling thread is the process's first thread, the one Node runs its main
+/// JavaScript thread on. (Asked here instead of through `worker_threads.isMainThread`, whose
+/// module costs every fresh process 1.3–2 ms to load.)
+fn on_main_thread() -> bool {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    return nix::unistd::gettid() == nix::unistd::getpid();
+    #[cfg(target_vendor = "apple")]
+    return unsafe { nix::libc::pthread_main_np() } != 0;
+    #[allow(unreachable_code)]
+    true
 }
 
 /// `analyzeBash`: the facts about a shell command as JSON. Never throws. With `root` (the
