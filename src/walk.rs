@@ -659,6 +659,15 @@ pub fn cmp_paths(a: &str, b: &str) -> Ordering {
 /// character at or past U+E000 meets one past U+FFFF (a surrogate pair sorts before U+E000).
 pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
     let mut at = common_prefix(a.as_bytes(), b.as_bytes());
+    match (a.as_bytes().get(at), b.as_bytes().get(at)) {
+        // Byte order is code point order, and the two orders differ only between a character
+        // led by 0xEE/0xEF (U+E000–U+FFFF) and one led by 0xF0–0xF4 (past U+FFFF). Bytes that
+        // differ below 0xEE are a continuation byte (same lead, same length) or a lead outside
+        // that pair.
+        (Some(&x), Some(&y)) if x < 0xEE || y < 0xEE => return x.cmp(&y),
+        (Some(_), Some(_)) => {}
+        _ => return a.len().cmp(&b.len()),
+    }
     while !a.is_char_boundary(at) {
         at -= 1;
     }
@@ -920,6 +929,39 @@ mod tests {
 
     use super::*;
     use std::fs;
+
+    #[test]
+    fn cmp_utf16_is_javascripts_string_order() {
+        // Characters from every range whose order could differ: ASCII, two- and three-byte
+        // ones below U+E000, U+E000–U+FFFF, and past U+FFFF.
+        let alphabet = [
+            'a', 'b', '/', 'é', 'ÿ', '中', '\u{D7FF}', '\u{E000}', '\u{FFFD}', '\u{FFFF}',
+        ];
+        let astral = ['\u{10000}', '😀', '\u{10FFFF}'];
+        let chars: Vec<char> = alphabet.iter().chain(&astral).copied().collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut word = |n: u64| -> String {
+            (0..n)
+                .map(|_| chars[(next() % chars.len() as u64) as usize])
+                .collect()
+        };
+        for _ in 0..20_000 {
+            let shared = word(3);
+            let (a, b) = (shared.clone() + &word(2), shared + &word(2));
+            let want = a.encode_utf16().cmp(b.encode_utf16());
+            assert_eq!(cmp_utf16(&a, &b), want, "{a:?} vs {b:?}");
+            assert_eq!(cmp_utf16(&b, &a), want.reverse(), "{b:?} vs {a:?}");
+        }
+        assert_eq!(cmp_utf16("\u{FFFF}", "😀"), Ordering::Greater);
+        assert_eq!(cmp_utf16("ab", "abc"), Ordering::Less);
+        assert_eq!(cmp_utf16("abc", "abc"), Ordering::Equal);
+    }
 
     #[test]
     fn par_map_keeps_the_order_and_maps_every_item() {
