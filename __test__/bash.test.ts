@@ -394,6 +394,36 @@ describe('bash', () => {
     expect(left).toEqual([])
   })
 
+  it('runs the sh that PATH names now: after PATH changes, and after the one found is removed', async () => {
+    const dir = tempDir()
+    const [one, two] = ['one', 'two'].map((name) => {
+      const bin = join(dir, name)
+      mkdirSync(bin)
+      writeFileSync(join(bin, 'sh'), `#!/bin/sh\necho ${name}\n`, { mode: 0o755 })
+      return bin
+    })
+    const script = `
+      const { createAgentTools } = require(${JSON.stringify(repoRoot)})
+      const fs = require('node:fs')
+      const t = createAgentTools({ workspaceRoot: ${JSON.stringify(dir)} })
+      const run = async () => JSON.parse((await t.callTool('bash', { command: 'true' })).text).stdout
+      ;(async () => {
+        const seen = []
+        process.env.PATH = ${JSON.stringify(one)} + ':' + process.env.PATH
+        seen.push(await run(), await run())
+        process.env.PATH = ${JSON.stringify(two)} + ':' + process.env.PATH
+        seen.push(await run())
+        fs.rmSync(${JSON.stringify(join(two, 'sh'))})
+        seen.push(await run())
+        process.stdout.write(JSON.stringify(seen))
+      })()`
+    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+    // Once two/sh is gone, the next sh on PATH runs.
+    expect(JSON.parse(out)).toEqual(['one\n', 'one\n', 'two\n', 'one\n'])
+    // `$0` is the bare name, as when exec searches PATH itself.
+    expect(await run('echo $0')).toMatchObject({ stdout: 'sh\n' })
+  })
+
   it("a worker thread's exit leaves the host's background processes; the host's exit ends them", async () => {
     const script = `
       const { createAgentTools } = require(${JSON.stringify(repoRoot)})
