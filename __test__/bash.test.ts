@@ -69,6 +69,17 @@ function killAll(pids: number[]) {
 
 const pidsIn = (text: string) => (text.match(/\d+/g) ?? []).map(Number)
 
+/** Runs `script` as a host process (`node -e`) to its end; what it wrote to stdout. */
+async function hostOutput(script: string): Promise<string> {
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout.on('data', (d) => {
+    out += d
+  })
+  await new Promise((resolve) => child.on('close', resolve))
+  return out
+}
+
 async function run(
   command: string,
   extra: { cwd?: string; timeout_ms?: number } = {},
@@ -381,12 +392,7 @@ describe('bash', () => {
       t.callTool('bash', { command: 'sleep 60 & echo $!; setsid sleep 60 & echo $!' }).then((r) => {
         process.stdout.write(JSON.parse(r.text).stdout, () => { ${ending} })
       })`
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-    })
-    await new Promise((resolve) => child.on('close', resolve))
+    const out = await hostOutput(script)
     const pids = pidsIn(out)
     expect(pids).toHaveLength(2)
     const left = await survivors(pids, 5000)
@@ -438,12 +444,7 @@ describe('bash', () => {
           process.stdout.write(JSON.stringify({ pid, alive }))
         })
       })`
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-    })
-    await new Promise((resolve) => child.on('close', resolve))
+    const out = await hostOutput(script)
     const { pid, alive: aliveAfterWorker } = JSON.parse(out)
     const left = await survivors([pid], 5000)
     killAll(left)
