@@ -215,6 +215,8 @@ done
         /// Registers a new group; the watchdog hears of it once it is [`announce`]d.
         fn add(&mut self, pgid: i32) {
             self.groups.insert(pgid, false);
+            // The watchdog starts with the first command, with nothing to tell yet (it must
+            // be there to find marked processes should the host die).
             if self.watchdog.is_none() {
                 self.tell("");
             }
