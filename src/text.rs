@@ -112,8 +112,6 @@ pub fn decode(bytes: &[u8]) -> Decoded {
     }
 }
 
-/// Reads a regular file under the `maxFileBytes` cap.
-/// Errors: `not_found`, `not_a_file` (a directory), `too_large` (with `size` and `limit`).
 /// What a failed open of a file to read is, as the shared reader reports it: a directory is
 /// `not_a_file`; at the root, a failed stat is fsError's text and a file that stats but may not
 /// be opened is `internal` (CONTRACT-v0.5-wording §4).
@@ -149,6 +147,8 @@ fn is_access_denied(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::PermissionDenied && err.raw_os_error().is_some()
 }
 
+/// Reads a regular file under the `maxFileBytes` cap.
+/// Errors: `not_found`, `not_a_file` (a directory), `too_large` (with `size` and `limit`).
 pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
     // Open first and judge the opened file: one stat, and no window in which the path could
     // be swapped for a FIFO or device between the check and the read.

@@ -36,20 +36,23 @@ impl Tool for ListDir {
         // Opened beneath the root (following links that stay inside); the entries are judged
         // in that directory fd, so a swapped directory cannot list something outside.
         let handle = confine::open_dir(&dir).map_err(|e| {
-            // The path names a file (not: a file stands where a directory was expected).
-            let names_file = e.kind() == std::io::ErrorKind::NotADirectory
-                && confine::stat(&dir).is_ok_and(|st| !st.is_dir());
-            if names_file {
-                ToolError::not_a_directory(&dir.input)
-            } else if config.contract_exact() {
+            let names_file = e.kind() == std::io::ErrorKind::NotADirectory;
+            // One stat, for the two answers that need it.
+            let stat = (names_file || config.contract_exact()).then(|| confine::stat(&dir));
+            match stat {
+                // The path names a file (not: a file stands where a directory was expected).
+                Some(Ok(st)) if names_file && !st.is_dir() => {
+                    ToolError::not_a_directory(&dir.input)
+                }
                 // fsError as the reference words it (wording §4): its stat first, then the
                 // directory read (`scandir`), e.g. a directory it may not list.
-                match confine::stat(&dir) {
-                    Err(st) => crate::error::node_fs_error(&st, &dir.input, "stat", &dir.abs),
-                    Ok(_) => crate::error::node_fs_error(&e, &dir.input, "scandir", &dir.abs),
+                Some(Err(st)) if config.contract_exact() => {
+                    crate::error::node_fs_error(&st, &dir.input, "stat", &dir.abs)
                 }
-            } else {
-                io_err(e, &dir.input)
+                Some(Ok(_)) if config.contract_exact() => {
+                    crate::error::node_fs_error(&e, &dir.input, "scandir", &dir.abs)
+                }
+                _ => io_err(e, &dir.input),
             }
         })?;
         let mut listed = Vec::new();
