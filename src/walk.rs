@@ -474,6 +474,30 @@ where
     crate::pool::map_each_on(POOL.as_ref(), items, f)
 }
 
+/// `here()` on this thread while `there()` runs on the walk pool (for compute, such as
+/// parsing, beside a step that waits, such as a commit); both results. `there` gives `None`
+/// when it panicked, and runs here after `here` when there is no pool.
+pub fn alongside<A, B>(here: impl FnOnce() -> A, there: impl FnOnce() -> B + Send) -> (A, Option<B>)
+where
+    B: Send,
+{
+    let there = || std::panic::catch_unwind(std::panic::AssertUnwindSafe(there)).ok();
+    match POOL.as_ref() {
+        Some(pool) => {
+            let mut b = None;
+            let a = pool.in_place_scope(|scope| {
+                scope.spawn(|_| b = there());
+                here()
+            });
+            (a, b)
+        }
+        None => {
+            let a = here();
+            (a, there())
+        }
+    }
+}
+
 /// One thread's visitor and what it kept.
 struct Slot<T, V> {
     visitor: Option<V>,
@@ -975,6 +999,32 @@ mod tests {
         assert!(!threads.lock().unwrap().is_empty());
         assert_eq!(par_map(vec![7u8], |i| i + 1), [8]);
         assert!(par_map(Vec::<u8>::new(), |i| i).is_empty());
+    }
+
+    #[test]
+    fn alongside_runs_both_and_survives_a_panic_over_there() {
+        let here = std::thread::current().id();
+        // Both run at once: `there` waits for `here` to have started, and the other way round.
+        let (started, ready) = std::sync::mpsc::channel();
+        let (a, b) = alongside(
+            || {
+                started.send(()).unwrap();
+                std::thread::current().id()
+            },
+            move || {
+                ready.recv().unwrap();
+                let name = std::thread::current().name().map(str::to_owned);
+                (std::thread::current().id(), name)
+            },
+        );
+        assert_eq!(a, here);
+        let (there, name) = b.unwrap();
+        if POOL.is_some() {
+            assert_ne!(there, here);
+            assert!(name.unwrap().starts_with("atn-walk-"));
+        }
+        let (a, b) = alongside(|| 1, || -> u8 { panic!("boom") });
+        assert_eq!((a, b), (1, None));
     }
 
     use crate::testutil::config_at as config;

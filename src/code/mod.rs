@@ -334,34 +334,20 @@ impl Warnings {
         !self.pending.is_empty()
     }
 
-    /// The warning lines, in the order the files were taken. Each file is parsed on a thread
-    /// of its own (this one parses a file whose thread the system refused).
+    /// The warning lines, in the order the files were taken. The files are parsed several at
+    /// once on the walk pool's threads (here, when there is one file or no pool). A check that
+    /// fails gives no line: the write it describes has happened either way.
     pub fn lines(&self, config: &Config) -> Vec<String> {
-        let one = |(display, before, after): &(String, Option<String>, String)| {
-            syntax_warning(config, display, before.as_deref(), after)
-        };
-        if self.pending.len() < 2 {
-            return self.pending.iter().filter_map(one).collect();
-        }
-        std::thread::scope(|scope| {
-            let spawned: Vec<_> = self
-                .pending
-                .iter()
-                .map(|file| {
-                    let handle = std::thread::Builder::new()
-                        .name("syntax-warning".into())
-                        .spawn_scoped(scope, move || one(file));
-                    (file, handle)
-                })
-                .collect();
-            spawned
-                .into_iter()
-                .filter_map(|(file, handle)| match handle {
-                    Ok(h) => h.join().ok().flatten(),
-                    Err(_) => one(file),
-                })
-                .collect()
+        crate::walk::par_map(self.pending.iter().collect(), |(display, before, after)| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                syntax_warning(config, display, before.as_deref(), after)
+            }))
+            .ok()
+            .flatten()
         })
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }
 

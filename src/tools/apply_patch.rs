@@ -74,23 +74,14 @@ impl Tool for ApplyPatch {
             // The blocks before it had no error of their own (CONTRACT-v0.5-wording §7).
             return Err(ToolError::invalid_input(patch::unified::contract::NO_PATH));
         }
-        // The syntax checks parse while the commit waits for the disk (on a thread of their
-        // own only when there is a file to parse: never at the seed entry).
+        // The syntax checks parse on the walk pool while the commit waits for the disk (never
+        // at the seed entry, which has no files to parse).
         let (committed, lines) = if !warnings.pending() {
             (tx.commit(), Vec::new())
         } else {
-            std::thread::scope(|scope| {
-                let checking = std::thread::Builder::new()
-                    .name("syntax-warnings".into())
-                    .spawn_scoped(scope, || warnings.lines(config));
-                let committed = tx.commit();
-                let lines = match checking {
-                    Ok(h) => h.join().unwrap_or_default(),
-                    Err(_) if committed.is_ok() => warnings.lines(config),
-                    Err(_) => Vec::new(),
-                };
-                (committed, lines)
-            })
+            let (committed, lines) =
+                crate::walk::alongside(|| tx.commit(), || warnings.lines(config));
+            (committed, lines.unwrap_or_default())
         };
         committed?;
         for block in &blocks {

@@ -3,9 +3,6 @@
 //! inline error line; the batch itself never fails. Files are read in parallel on a small
 //! bounded pool of scoped threads.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -20,8 +17,6 @@ use crate::text::{self, split_lines};
 
 /// Most paths one call accepts.
 pub const MAX_PATHS: usize = 64;
-/// Threads reading at once, at most.
-const POOL: usize = 4;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
@@ -73,37 +68,20 @@ pub struct Rows {
     pub total: usize,
 }
 
-/// Reads every path on the pool; results come back in input order.
+/// Reads every path, several at once on the wait pool (a read may wait for the disk);
+/// results, and the diagnostic lines each read emitted, come back in input order.
 fn load_all(config: &Config, inputs: &[String], budget: usize) -> Vec<ToolResult<Rows>> {
-    let slots: Mutex<Vec<Option<ToolResult<Rows>>>> =
-        Mutex::new((0..inputs.len()).map(|_| None).collect());
-    let next = AtomicUsize::new(0);
-    let workers = inputs.len().clamp(1, POOL);
-    // Diagnostic lines emitted on the pool go to the caller's warn sink with the result.
-    let lines: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(input) = inputs.get(i) else { break };
-                let (result, emitted) = crate::warn::collect(|| load_one(config, input, budget));
-                lines
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .extend(emitted);
-                slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
-            });
+    crate::pool::overlap_waits(inputs.iter().collect(), |input| {
+        crate::warn::collect(|| load_one(config, input, budget))
+    })
+    .into_iter()
+    .map(|(result, lines)| {
+        for line in lines {
+            crate::warn::emit(line);
         }
-    });
-    for line in lines.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        crate::warn::emit(line);
-    }
-    slots
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(crate::error::ToolError::internal())))
-        .collect()
+        result
+    })
+    .collect()
 }
 
 fn load_one(config: &Config, input: &str, budget: usize) -> ToolResult<Rows> {
