@@ -140,7 +140,8 @@ describe('buildConfig', () => {
 
   it('refuses non-digit integers and a --workspace without a value', () => {
     const root = tempDir()
-    for (const v of ['1e5', '-5', '12.0', 'abc']) {
+    // CONTRACT.md, buildConfig: "integers must be plain digits" (no sign, no surrounding space).
+    for (const v of ['1e5', '-5', '+5', '12.0', 'abc', ' 2048', '2048 ', '\t2048\n']) {
       expect(
         startupMessage(() => buildConfig([], { WORKSPACE_ROOT: root, MAX_OUTPUT_BYTES: v })),
       ).toContain('MAX_OUTPUT_BYTES')

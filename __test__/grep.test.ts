@@ -145,6 +145,29 @@ describe('grep', () => {
       )
     })
 
+    it('gives no partial total for an offset past the end of a scan that stopped early', async () => {
+      // The seed contract: "a scan that stopped early says the result is incomplete"; the
+      // files it never scanned make any total a guess, so the warning comes after the empty
+      // page, as the newest contract composes it (CONTRACT-v0.5-wording §1 (a)).
+      const files = Object.fromEntries(
+        Array.from({ length: 200 }, (_, i) => [`f${i}.txt`, `match line ${i}\n`]),
+      )
+      for (const probeRipgrep of [() => true, () => false]) {
+        const { tools } = workspace(files, { maxOutputBytes: 1024, probeRipgrep })
+        for (const output_mode of ['files_with_matches', 'content', 'count']) {
+          const text = ok(await grep(tools, { pattern: 'match', output_mode, offset: 500 }))
+          expect(text).toBe(
+            '\n[... search incomplete: the scan hit its output cap; some matching files were not scanned. Narrow the pattern, path, or glob for complete results. ...]',
+          )
+        }
+      }
+      // A finished scan still gives its total.
+      const { tools } = workspace({ 'a.txt': 'match\n' })
+      expect(ok(await grep(tools, { pattern: 'match', offset: 5 }))).toBe(
+        '(no results at offset 5; 1 total)',
+      )
+    })
+
     it('refuses head_limit 0 and negative offsets', async () => {
       const { tools } = workspace({ 'a.txt': 'x' })
       expect(err(await grep(tools, { pattern: 'x', head_limit: 0 }))).toMatchObject({

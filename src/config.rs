@@ -932,11 +932,11 @@ pub fn parse_bool(name: &str, raw: &str) -> Startup<bool> {
 
 /// Plain decimal digits only.
 pub fn parse_int(name: &str, raw: &str) -> Startup<u64> {
-    let t = raw.trim();
-    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+    // Plain digits only (CONTRACT.md, buildConfig): no sign, no space around them.
+    if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
         return fail(format!("{name} must be a positive integer, got: {raw}"));
     }
-    t.parse()
+    raw.parse()
         .or_else(|_| fail(format!("{name} is too large: {raw:?}")))
 }
 

@@ -30,6 +30,10 @@ pub(crate) fn render_page(
         return "(no matches)".to_string();
     }
     if offset >= total {
+        if stopped_early {
+            // The total of a scan cut short is no total (see grep's pages).
+            return format!("\n{INCOMPLETE}");
+        }
         return format!("(no results at offset {offset}; {total} total)");
     }
     let end = offset
@@ -231,6 +235,11 @@ mod tests {
         assert_eq!(
             render_page(3, 5, None, 1000, false, row),
             "(no results at offset 5; 3 total)"
+        );
+        // Past the end of a scan that stopped early: no total, the warning.
+        assert_eq!(
+            render_page(3, 5, None, 1000, true, row),
+            format!("\n{INCOMPLETE}")
         );
         assert_eq!(
             render_page(3, 0, None, 1000, false, row),

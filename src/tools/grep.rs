@@ -760,6 +760,11 @@ impl Query {
             return "(no matches)".to_string();
         }
         if spec.offset >= total {
+            if scan.stopped_early {
+                // The total of a scan cut short is no total: the warning instead, after the
+                // empty page, as the newest contract composes it (CONTRACT-v0.5-wording §1 (a)).
+                return format!("\n{INCOMPLETE}");
+            }
             return format!("(no results at offset {}; {total} total)", spec.offset);
         }
         let end = spec.offset.saturating_add(spec.limit).min(total);
