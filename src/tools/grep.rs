@@ -406,10 +406,14 @@ struct ScanBudget {
     rg_json: bool,
 }
 
-/// The fixed part of an rg `--json` match or context event: its keys, punctuation and a
-/// typical submatch and offsets (`{"type":"match","data":{"path":{"text":…},"lines":{"text":…},
-/// "line_number":…,"absolute_offset":…,"submatches":[{"match":{"text":…},"start":…,"end":…}]}}`).
-const RG_EVENT_BYTES: u64 = 160;
+/// The fixed part of an rg `--json` match event, its newline included:
+/// `{"type":"match","data":{"path":{"text":…},"lines":{"text":…},"line_number":…,`
+/// `"absolute_offset":…,"submatches":[…]}}`. A context event says `context` and lists no
+/// submatches.
+const RG_MATCH_BYTES: u64 = 115;
+const RG_CONTEXT_BYTES: u64 = 117;
+/// One submatch without its text and offsets: `{"match":{"text":…},"start":…,"end":…}`.
+const RG_SUBMATCH_BYTES: u64 = 37;
 /// rg's `begin` and `end` events of a file with matches (the `end` one carries its stats).
 const RG_FILE_BYTES: u64 = 330;
 
@@ -425,18 +429,27 @@ impl ScanBudget {
         }
     }
 
-    /// What one row (a match or context line or block, with its line end) costs.
-    fn row(&self, bytes: &[u8], path_len: u64) -> u64 {
+    /// What one match row (a line or block, with its line end, at byte `offset` of its file)
+    /// costs. On the ripgrep path `submatches` prices the event's submatches
+    /// ([`Query::submatches_json`]); it is not called otherwise.
+    fn matched(
+        &self,
+        bytes: &[u8],
+        path_len: u64,
+        offset: u64,
+        submatches: impl FnOnce() -> u64,
+    ) -> u64 {
         if self.rg_json {
-            let escaped: u64 = bytes
-                .iter()
-                .map(|&b| match b {
-                    b'"' | b'\\' | b'\n' | b'\r' | b'\t' => 2,
-                    0..=0x1f => 6,
-                    _ => 1,
-                })
-                .sum();
-            RG_EVENT_BYTES + path_len + escaped
+            RG_MATCH_BYTES + path_len + json_len(bytes) + position_digits(offset) + submatches()
+        } else {
+            strip_eol(bytes).len() as u64
+        }
+    }
+
+    /// What one context row costs.
+    fn context(&self, bytes: &[u8], path_len: u64, offset: u64) -> u64 {
+        if self.rg_json {
+            RG_CONTEXT_BYTES + path_len + json_len(bytes) + position_digits(offset)
         } else {
             strip_eol(bytes).len() as u64
         }
@@ -450,6 +463,33 @@ impl ScanBudget {
             0
         }
     }
+}
+
+/// The length the reference counts for `bytes` inside rg's JSON: a JavaScript string's, in
+/// UTF-16 code units, of the text as serde_json escapes it (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`,
+/// `\f` two units, other control characters six).
+fn json_len(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .map(|&b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            0x80..=0xbf => 0,
+            0xf0..=0xff => 2,
+            _ => 1,
+        })
+        .sum()
+}
+
+/// The digits of an event's `line_number` and `absolute_offset`. The first pass does not
+/// count lines (that would cost every search a pass over every byte), so the line number's
+/// digits are those of the offset over a typical line of 40 bytes.
+fn position_digits(offset: u64) -> u64 {
+    digits(offset) + digits(offset / 40 + 1)
+}
+
+fn digits(n: u64) -> u64 {
+    u64::from(n.checked_ilog10().unwrap_or(0)) + 1
 }
 
 /// A bad pattern in the newest contract's words (CONTRACT-v0.5-wording §1, "Errors"), field
@@ -618,6 +658,21 @@ impl Query {
             !found
         });
         found
+    }
+
+    /// The length of the `submatches` list rg's JSON gives for `row`: one object per match,
+    /// with its text and byte offsets, comma-separated.
+    fn submatches_json(&self, row: &[u8]) -> u64 {
+        let (mut len, mut n) = (0u64, 0u64);
+        let _ = self.matcher.find_iter(row, |m| {
+            n += 1;
+            len += RG_SUBMATCH_BYTES
+                + json_len(&row[m])
+                + digits(m.start() as u64)
+                + digits(m.end() as u64);
+            true
+        });
+        len + n.saturating_sub(1)
     }
 
     /// Pass 1 over a directory: count matches in every file the walk yields.
@@ -958,20 +1013,28 @@ impl Sink for Counter<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
-        if self.query.split_runs() {
-            for (_, range) in self.query.runs(m.bytes()) {
+        let (q, offset) = (self.query, m.absolute_byte_offset());
+        if q.split_runs() {
+            for (_, range) in q.runs(m.bytes()) {
                 self.n += 1;
-                self.cost += self.query.budget.row(&m.bytes()[range], self.path_len);
+                let (at, row) = (offset + range.start as u64, &m.bytes()[range]);
+                self.cost += q
+                    .budget
+                    .matched(row, self.path_len, at, || q.submatches_json(row));
             }
-        } else if self.query.real_match(m.bytes()) {
+        } else if q.real_match(m.bytes()) {
             self.n += 1;
-            self.cost += self.query.budget.row(m.bytes(), self.path_len);
+            let row = m.bytes();
+            self.cost += q
+                .budget
+                .matched(row, self.path_len, offset, || q.submatches_json(row));
         }
         Ok(true)
     }
 
     fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
-        self.cost += self.query.budget.row(c.bytes(), self.path_len);
+        let offset = c.absolute_byte_offset();
+        self.cost += self.query.budget.context(c.bytes(), self.path_len, offset);
         Ok(true)
     }
 }
@@ -1729,6 +1792,65 @@ mod tests {
             let e = spec.call(json!({"pattern": "needle"}), &ctx).unwrap_err();
             assert_eq!(e.code, ErrorCode::Aborted, "{tool}");
             assert_eq!(e.message, "Search aborted (run cancelled)");
+        }
+    }
+
+    /// On the ripgrep path a file's rows cost what rg's `--json` events for them measure as a
+    /// JavaScript string (CONTRACT-v0.5-wording §1, "Scan budget"): checked against rg itself,
+    /// on lines with several submatches, escapes, multibyte text and context rows. Lines and
+    /// offsets are kept small, where the estimated line-number digits are exact.
+    #[test]
+    fn ripgrep_path_rows_cost_what_rgs_json_measures() {
+        if std::process::Command::new("rg")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("rg is not installed: skipped");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let text = "ab ab ab\nnone\n\"ab\"\tx\\ab\nh\u{e9} ab \u{1f600}ab\nplain\nab\r\n\u{1}ab\n";
+        fs::write(dir.path().join("a.txt"), text).unwrap();
+        let mut c = config(dir.path());
+        c.ripgrep_available = true;
+        for context in [0u64, 1] {
+            let args: Args = serde_json::from_value(
+                json!({"pattern": "ab", "output_mode": "content", "context": context}),
+            )
+            .unwrap();
+            let q = Query::new(&args, &c).unwrap();
+            let mut sink = Counter {
+                n: 0,
+                cost: 0,
+                query: &q,
+                path_len: "a.txt".len() as u64,
+            };
+            let file = fs::File::open(dir.path().join("a.txt")).unwrap();
+            search_file(
+                &mut q.searcher(false, context > 0),
+                &q.matcher,
+                file,
+                FileRules::plain(u64::MAX),
+                &mut Vec::new(),
+                &mut sink,
+            )
+            .unwrap();
+            let out = std::process::Command::new("rg")
+                .args(["--json", "-C", &context.to_string(), "ab", "a.txt"])
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            let rows: u64 = String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .filter(|l| {
+                    l.starts_with(r#"{"type":"match""#) || l.starts_with(r#"{"type":"context""#)
+                })
+                .map(|l| l.encode_utf16().count() as u64 + 1)
+                .sum();
+            assert_eq!(sink.n, 5);
+            assert_eq!(sink.cost, rows, "context {context}");
         }
     }
 
