@@ -326,6 +326,29 @@ describe('read_file offsets and directories (wording §2, §4)', () => {
     // The directory is untouched.
     expect(readFileSync(join(dir, 'd/a.txt'), 'utf8')).toBe('a\n')
   })
+
+  it('a path with a trailing slash gets fsError words for what the OS answers', async () => {
+    // §4: `ENOENT` → `No such file: <p>`, `ENOTDIR` → `Not a directory: <p>`, `<p>` the input.
+    // A trailing `/` still names a directory: nothing is created under that name.
+    const { root: dir, tools } = workspace({ 'f.txt': 'x\n' })
+    for (const [tool, args] of [
+      ['read_file', { path: 'nope/' }],
+      ['list_dir', { path: 'nope/' }],
+      ['write_file', { path: 'nope/', content: 'x' }],
+    ] as const) {
+      expect(err(await tools.callTool(tool, args))).toEqual({
+        error: 'not_found',
+        message: 'No such file: nope/',
+        path: 'nope/',
+      })
+    }
+    expect(err(await tools.callTool('read_file', { path: 'f.txt/' }))).toEqual({
+      error: 'not_a_file',
+      message: 'Not a directory: f.txt/',
+      path: 'f.txt/',
+    })
+    expect(readdirSync(dir)).toEqual(['f.txt'])
+  })
 })
 
 describe('syntax warnings know the contract languages only, unless extras', () => {

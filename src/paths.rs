@@ -28,7 +28,7 @@ pub fn resolve(config: &Config, raw: &str) -> ToolResult<WorkPath> {
         check_confined(&config.workspace_root, &path, raw)?;
     }
     if raw.len() > 1 && raw.ends_with('/') {
-        check_names_directory(&path)?;
+        check_names_directory(config, &path)?;
     }
     Ok(path)
 }
@@ -109,16 +109,29 @@ pub fn slash_join(rel: &Path) -> String {
 }
 
 /// A path written with a trailing `/` names a directory, as it does for the OS: a file there is
-/// `not_a_file` and nothing there is `not_found` (never a file created under that name).
-fn check_names_directory(path: &WorkPath) -> ToolResult<()> {
+/// `not_a_file` and nothing there is `not_found` (never a file created under that name). At
+/// the contract-exact root the words are fsError's for what the OS answers, `ENOTDIR` and
+/// `ENOENT` (CONTRACT-v0.5-wording §4), naming the path as given.
+fn check_names_directory(config: &Config, path: &WorkPath) -> ToolResult<()> {
     let display = path.display.as_str();
+    let exact = config.contract_exact();
     match crate::confine::stat(path) {
         Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) if exact => Err(ToolError::new(
+            ErrorCode::NotAFile,
+            format!("Not a directory: {}", path.input),
+        )
+        .with("path", path.input.as_str())),
         Ok(_) => Err(ToolError::new(
             ErrorCode::NotAFile,
             format!("{display}/ ends with `/`, which names a directory, but {display} is a file: drop the trailing `/`."),
         )
         .with("path", display)),
+        Err(_) if exact => Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!("No such file: {}", path.input),
+        )
+        .with("path", path.input.as_str())),
         Err(_) => Err(ToolError::new(
             ErrorCode::NotFound,
             format!("No such directory: {display}/ (a path ending in `/` names a directory; drop the `/` to name a file)."),
