@@ -349,6 +349,23 @@ describe('read_file offsets and directories (wording §2, §4)', () => {
     })
     expect(readdirSync(dir)).toEqual(['f.txt'])
   })
+
+  it("replace words a missing or impossible path with fsError's template", async () => {
+    // §4: "`<p>` is the caller's `<input>` almost everywhere; … replace `path ?? "."`".
+    const { tools } = workspace({ 'f.txt': 'x\n' })
+    const replace = (path: string) =>
+      tools.callTool('replace', { pattern: 'x', replacement: 'y', path })
+    expect(err(await replace('f.txt/x'))).toEqual({
+      error: 'not_a_file',
+      message: 'Not a directory: f.txt/x',
+      path: 'f.txt/x',
+    })
+    expect(err(await replace('nope/x'))).toEqual({
+      error: 'not_found',
+      message: 'No such file: nope/x',
+      path: 'nope/x',
+    })
+  })
 })
 
 describe('syntax warnings know the contract languages only, unless extras', () => {

@@ -23,7 +23,7 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
 use crate::text::{self, Editable, NewlineView};
-use crate::tools::r#move::{not_found, symlink_refused};
+use crate::tools::r#move::symlink_refused;
 use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
 use crate::{code, unified_diff};
 
@@ -107,7 +107,8 @@ pub fn run_replace(
     let template = Template::parse(&args.replacement, &re);
     let raw = path_arg.unwrap_or(".");
     let base = paths::resolve(config, raw)?;
-    let meta = crate::confine::stat(&base).map_err(|_| not_found(raw))?;
+    // fsError's words, with `path ?? "."` (CONTRACT-v0.5-wording §4): `f.txt/x` is ENOTDIR.
+    let meta = crate::confine::stat(&base).map_err(|e| crate::error::io_err(e, raw))?;
     let files = if meta.is_dir() {
         let glob = glob_arg.map(|g| FileGlob::new(g, "glob")).transpose()?;
         scope_files(config, &base, glob.as_ref(), cancelled)?
