@@ -161,6 +161,26 @@ describe('grep: edge cases (wording §1)', () => {
       ok(await inProcess.tools.callTool('grep', { pattern: 'needle', output_mode: 'content' })),
     ).toBe('bad.txt:1:needle \uFFFD\ngood.txt:1:needle ok')
   })
+
+  it("a skipped non-UTF-8 file name's events still fill the ripgrep path's stream", async () => {
+    // "The stream cap is `maxOutputBytes * 8`, counted as the JS string length of the JSON
+    // received": rg sends that file's events (its name in base64) and the reference drops
+    // them after they count. Many matches per line count too (one submatch each).
+    const body = `${'y'.repeat(100)}\n`.repeat(120)
+    for (const [probeRipgrep, want] of [
+      [() => true, INCOMPLETE],
+      [() => false, '(no matches)'],
+    ] as const) {
+      const { root: dir, tools } = workspace({}, { maxOutputBytes: 1024, probeRipgrep })
+      writeFileSync(Buffer.concat([Buffer.from(join(dir, 'n')), Buffer.from([0xff])]), body)
+      expect(ok(await tools.callTool('grep', { pattern: 'y' }))).toBe(want)
+    }
+    const { tools } = workspace(
+      { 'a.txt': `${'y'.repeat(100)}\n`.repeat(10) },
+      { maxOutputBytes: 1024, probeRipgrep: () => true },
+    )
+    expect(ok(await tools.callTool('grep', { pattern: 'y' }))).toBe(`a.txt\n${INCOMPLETE}`)
+  })
 })
 
 describe('read_file: cutting long lines (wording §2)', () => {

@@ -440,7 +440,11 @@ impl ScanBudget {
         submatches: impl FnOnce() -> u64,
     ) -> u64 {
         if self.rg_json {
-            RG_MATCH_BYTES + path_len + json_len(bytes) + position_digits(offset) + submatches()
+            RG_MATCH_BYTES
+                + path_len
+                + json_data_len(bytes)
+                + position_digits(offset)
+                + submatches()
         } else {
             strip_eol(bytes).len() as u64
         }
@@ -449,7 +453,7 @@ impl ScanBudget {
     /// What one context row costs.
     fn context(&self, bytes: &[u8], path_len: u64, offset: u64) -> u64 {
         if self.rg_json {
-            RG_CONTEXT_BYTES + path_len + json_len(bytes) + position_digits(offset)
+            RG_CONTEXT_BYTES + path_len + json_data_len(bytes) + position_digits(offset)
         } else {
             strip_eol(bytes).len() as u64
         }
@@ -479,6 +483,17 @@ fn json_len(bytes: &[u8]) -> u64 {
             _ => 1,
         })
         .sum()
+}
+
+/// What rg's JSON spends on `bytes` as one of its data objects beyond `{"text":""}`: the
+/// escaped text, or, for bytes that are not UTF-8, `{"bytes":…}` in base64 (one more
+/// character for the key).
+fn json_data_len(bytes: &[u8]) -> u64 {
+    if std::str::from_utf8(bytes).is_ok() {
+        json_len(bytes)
+    } else {
+        1 + (bytes.len() as u64).div_ceil(3) * 4
+    }
 }
 
 /// The digits of an event's `line_number` and `absolute_offset`. The first pass does not
@@ -667,7 +682,7 @@ impl Query {
         let _ = self.matcher.find_iter(row, |m| {
             n += 1;
             len += RG_SUBMATCH_BYTES
-                + json_len(&row[m])
+                + json_data_len(&row[m])
                 + digits(m.start() as u64)
                 + digits(m.end() as u64);
             true
@@ -706,10 +721,15 @@ impl Query {
             let mut buf = Vec::new();
             let (used, spent, prefix) = (&used, &spent, &prefix);
             move |entry: &mut FileEntry<'_>| {
-                if self.utf8_names && entry.rel().to_str().is_none() {
+                let named = !self.utf8_names || entry.rel().to_str().is_some();
+                if !named && !self.budget.rg_json {
                     return None;
                 }
-                let path_len = (prefix.len() + entry.rel().as_os_str().len()) as u64;
+                let len = (prefix.len() + entry.rel().as_os_str().len()) as u64;
+                // rg names a file whose name is not UTF-8 in base64 (`{"bytes":…}`): the
+                // reference drops its events, but they still fill the stream it reads
+                // (CONTRACT-v0.5-wording §1, "Scan budget").
+                let path_len = if named { len } else { 1 + len.div_ceil(3) * 4 };
                 let (_, count, cost) = self
                     .count(
                         &mut searcher,
@@ -724,7 +744,7 @@ impl Query {
                 {
                     spent.store(true, Relaxed);
                 }
-                (count > 0).then(|| Hit {
+                (named && count > 0).then(|| Hit {
                     path: entry.rel().to_path_buf(),
                     display: String::new(),
                     count,
@@ -1811,6 +1831,8 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let text = "ab ab ab\nnone\n\"ab\"\tx\\ab\nh\u{e9} ab \u{1f600}ab\nplain\nab\r\n\u{1}ab\n";
+        // And a line that is not UTF-8, which rg gives as `{"bytes":…}`.
+        let text = [text.as_bytes(), b"ab \xff\n"].concat();
         fs::write(dir.path().join("a.txt"), text).unwrap();
         let mut c = config(dir.path());
         c.ripgrep_available = true;
@@ -1849,7 +1871,7 @@ mod tests {
                 })
                 .map(|l| l.encode_utf16().count() as u64 + 1)
                 .sum();
-            assert_eq!(sink.n, 5);
+            assert_eq!(sink.n, 6);
             assert_eq!(sink.cost, rows, "context {context}");
         }
     }
