@@ -1053,6 +1053,21 @@ describe('apply_patch reads a unified diff as jsdiff 9 does (wording §7, second
     }
     expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('a\n')
   })
+
+  it('reads `+++` before `---` as jsdiff does, each header naming its own side', async () => {
+    // jsdiff 9's parsePatch reads a block's two file headers in either order: `---` names the
+    // old file and `+++` the new one.
+    for (const options of [{}, { extras: true }]) {
+      const { root: dir, tools } = workspace({ x: 'a\nb\nc\n', y: 'k\nb\n' }, options)
+      const patch =
+        '+++ b/x\n--- a/x\n@@ -1 +1 @@\n-a\n+A\n+++ b/y\n--- a/y\n@@ -1,2 +1,2 @@\n k\n-b\n+B\n'
+      expect(ok(await tools.callTool('apply_patch', { patch }))).toBe(
+        'Applied patch:\n  M x (+1 -1)\n  M y (+1 -1)',
+      )
+      expect(readFileSync(join(dir, 'x'), 'utf8')).toBe('A\nb\nc\n')
+      expect(readFileSync(join(dir, 'y'), 'utf8')).toBe('k\nB\n')
+    }
+  })
 })
 
 describe('outline and the guard, second audit (wording §6, §9)', () => {

@@ -147,13 +147,13 @@ pub fn parse_with(
                 contract::header_name(line)
             )));
         }
-        if missing_headers && line.starts_with("+++ ") {
+        if missing_headers && line.starts_with("+++ ") && !p.at_reversed_header() {
             return Err(contract::malformed(format!(
                 "Missing \"--- ...\" file header for {}",
                 contract::header_name(line)
             )));
         }
-        if line.starts_with("diff --git ") || p.at_file_header() {
+        if line.starts_with("diff --git ") || p.at_file_header() || p.at_reversed_header() {
             if let Some(block) = p.block()? {
                 files.push(block);
             }
@@ -240,11 +240,26 @@ impl<'a> Parser<'a> {
             && self.at(1).is_some_and(|l| l.starts_with("+++ "))
     }
 
+    /// A `+++ ` line, then a `--- ` line, then a hunk header: the two file headers the other
+    /// way round, which jsdiff's `parsePatch` reads as well (each names its side by its
+    /// prefix). Only with a hunk after it: inside a hunk, `+++ x` then `--- y` is more likely
+    /// the added line `++ x` and the removed line `-- y`.
+    fn at_reversed_header(&self) -> bool {
+        self.peek().is_some_and(|l| l.starts_with("+++ "))
+            && self.at(1).is_some_and(|l| l.starts_with("--- "))
+            && self.at(2).is_some_and(|l| l.starts_with("@@"))
+    }
+
     /// A line that starts the next block or hunk, never a hunk line.
     fn at_boundary(&self) -> bool {
         match self.peek() {
             None => true,
-            Some(l) => l.starts_with("diff --git ") || l.starts_with("@@") || self.at_file_header(),
+            Some(l) => {
+                l.starts_with("diff --git ")
+                    || l.starts_with("@@")
+                    || self.at_file_header()
+                    || self.at_reversed_header()
+            }
         }
     }
 
@@ -258,6 +273,7 @@ impl<'a> Parser<'a> {
                 l.starts_with("diff --git ")
                     || l.starts_with("@@")
                     || self.at_file_header() && self.at(2).is_some_and(|n| n.starts_with("@@"))
+                    || self.at_reversed_header()
             }
         }
     }
@@ -277,6 +293,11 @@ impl<'a> Parser<'a> {
             h.has_dashes = true;
             h.old = Some(header_path(&self.lines[self.i][4..]));
             h.new = Some(header_path(&self.lines[self.i + 1][4..]));
+            self.i += 2;
+        } else if self.at_reversed_header() {
+            h.has_dashes = true;
+            h.new = Some(header_path(&self.lines[self.i][4..]));
+            h.old = Some(header_path(&self.lines[self.i + 1][4..]));
             self.i += 2;
         }
         let mut hunks = Vec::new();
@@ -404,8 +425,11 @@ impl<'a> Parser<'a> {
         }
         let mut k = 0;
         while let Some(line) = self.at(k) {
-            let header =
-                line.starts_with("--- ") && self.at(k + 1).is_some_and(|n| n.starts_with("+++ "));
+            let next = |prefix: &str| self.at(k + 1).is_some_and(|n| n.starts_with(prefix));
+            let header = line.starts_with("--- ") && next("+++ ")
+                || line.starts_with("+++ ")
+                    && next("--- ")
+                    && self.at(k + 2).is_some_and(|n| n.starts_with("@@"));
             if header || line.starts_with("diff --git ") || line.starts_with("@@") {
                 break;
             }
@@ -818,6 +842,21 @@ mod tests {
         assert_eq!((path, move_to), ("src/x.rs", None));
         assert_eq!(hunks[0].old_start, Some(1));
         assert_eq!(hunks[0].lines.len(), 3);
+    }
+
+    #[test]
+    fn file_headers_the_other_way_round() {
+        // `+++` before `---`, as jsdiff's parsePatch also reads it; in a second block too.
+        let files = ok("+++ b/x\n--- a/x\n@@ -1 +1 @@\n-a\n+A\n\
+                        +++ b/y\n--- a/y\n@@ -1,2 +1,2 @@\n k\n-b\n+B\n");
+        assert_eq!(files.len(), 2);
+        let (path, move_to, hunks) = update(&files[0]);
+        assert_eq!((path, move_to, hunks.len()), ("x", None, 1));
+        let (path, _, hunks) = update(&files[1]);
+        assert_eq!((path, hunks[0].lines.len()), ("y", 3));
+        // Inside a hunk, an added `++ x` then a removed `-- y` are lines, not headers.
+        let files = ok("--- a/z\n+++ b/z\n@@ -1,2 +1,2 @@\n k\n+++ x\n--- y\n");
+        assert_eq!(update(&files[0]).2[0].lines.len(), 3);
     }
 
     #[test]
