@@ -1,6 +1,8 @@
 // Calls run on persistent, bounded pools: a burst of concurrent calls starts no thread of its
 // own (a thread per call costs 10× under load). Judged in a fresh Node process by the kernel's
-// own count of its threads (/proc/self/task), sampled while the calls run.
+// own count of its threads (/proc/self/task), sampled while the calls run: never more than
+// once the warm-up has started every pool (fewer is fine: the stale-temp sweep's thread, started
+// by the warm-up's writes, ends once writes pause).
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -70,7 +72,7 @@ const { max, samples } = await peak(async () => {
 console.log(JSON.stringify({ baseline, max, samples }))
 `)
     expect(r.samples).toBeGreaterThan(30)
-    expect(r.max).toBe(r.baseline)
+    expect(r.max).toBeLessThanOrEqual(r.baseline)
   })
 
   it("apply_patch's syntax checks parse on the walk pool: concurrent patches start no thread", async () => {
@@ -106,6 +108,6 @@ const { max, samples } = await peak(async () => {
 console.log(JSON.stringify({ baseline, max, samples }))
 `)
     expect(r.samples).toBeGreaterThan(20)
-    expect(r.max).toBe(r.baseline)
+    expect(r.max).toBeLessThanOrEqual(r.baseline)
   })
 })
