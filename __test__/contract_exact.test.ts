@@ -362,11 +362,13 @@ describe('read_file offsets and directories (wording §2, §4)', () => {
         path: 'nope/',
       })
     }
-    expect(err(await tools.callTool('read_file', { path: 'f.txt/' }))).toEqual({
-      error: 'not_a_file',
-      message: 'Not a directory: f.txt/',
-      path: 'f.txt/',
-    })
+    for (const path of ['f.txt/', 'f.txt/x/']) {
+      expect(err(await tools.callTool('read_file', { path }))).toEqual({
+        error: 'not_a_file',
+        message: `Not a directory: ${path}`,
+        path,
+      })
+    }
     expect(readdirSync(dir)).toEqual(['f.txt'])
   })
 

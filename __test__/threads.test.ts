@@ -54,7 +54,7 @@ ${body}
 }
 
 describe.runIf(process.platform === 'linux')('threads', () => {
-  it('read_files reads on the wait pool: 16 concurrent calls of 16 files start no thread', async () => {
+  it('read_files reads on the walk pool: 16 concurrent calls of 16 files start no thread', async () => {
     const r = await inHost(`
 const paths = []
 for (let i = 0; i < 16; i++) {

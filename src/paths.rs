@@ -127,11 +127,12 @@ fn check_names_directory(config: &Config, path: &WorkPath) -> ToolResult<()> {
             format!("{display}/ ends with `/`, which names a directory, but {display} is a file: drop the trailing `/`."),
         )
         .with("path", display)),
-        Err(_) if exact => Err(ToolError::new(
-            ErrorCode::NotFound,
-            format!("No such file: {}", path.input),
-        )
-        .with("path", path.input.as_str())),
+        Err(e) if exact => Err(crate::error::node_fs_error(
+            &e,
+            &path.input,
+            "stat",
+            &path.abs,
+        )),
         Err(_) => Err(ToolError::new(
             ErrorCode::NotFound,
             format!("No such directory: {display}/ (a path ending in `/` names a directory; drop the `/` to name a file)."),

@@ -273,7 +273,6 @@ impl<'a> Parser<'a> {
                 l.starts_with("diff --git ")
                     || l.starts_with("@@")
                     || self.at_file_header() && self.at(2).is_some_and(|n| n.starts_with("@@"))
-                    || self.at_reversed_header()
             }
         }
     }

@@ -676,17 +676,31 @@ impl Query {
     }
 
     /// The length of the `submatches` list rg's JSON gives for `row`: one object per match,
-    /// with its text and byte offsets, comma-separated.
+    /// with its text and byte offsets, comma-separated. Found as rg's printer finds them: a
+    /// single-line search looks within the line less its `\n`, and an empty match at the very
+    /// end of the row is dropped.
     fn submatches_json(&self, row: &[u8]) -> u64 {
-        let (mut len, mut n) = (0u64, 0u64);
-        let _ = self.matcher.find_iter(row, |m| {
-            n += 1;
-            len += RG_SUBMATCH_BYTES
-                + json_data_len(&row[m])
+        let hay = if self.multiline {
+            row
+        } else {
+            row.strip_suffix(b"\n").unwrap_or(row)
+        };
+        let (mut len, mut n, mut last) = (0u64, 0u64, 0u64);
+        let mut dropped = false;
+        let _ = self.matcher.find_iter(hay, |m| {
+            last = RG_SUBMATCH_BYTES
+                + json_data_len(&hay[m])
                 + digits(m.start() as u64)
                 + digits(m.end() as u64);
+            n += 1;
+            len += last;
+            dropped = m.is_empty() && m.start() >= row.len();
             true
         });
+        if dropped {
+            n -= 1;
+            len -= last;
+        }
         len + n.saturating_sub(1)
     }
 
@@ -725,11 +739,15 @@ impl Query {
                 if !named && !self.budget.rg_json {
                     return None;
                 }
-                let len = (prefix.len() + entry.rel().as_os_str().len()) as u64;
+                let rel = entry.rel().as_os_str().as_encoded_bytes();
                 // rg names a file whose name is not UTF-8 in base64 (`{"bytes":…}`): the
                 // reference drops its events, but they still fill the stream it reads
                 // (CONTRACT-v0.5-wording §1, "Scan budget").
-                let path_len = if named { len } else { 1 + len.div_ceil(3) * 4 };
+                let path_len = if named {
+                    json_len(prefix.as_bytes()) + json_len(rel)
+                } else {
+                    1 + ((prefix.len() + rel.len()) as u64).div_ceil(3) * 4
+                };
                 let (_, count, cost) = self
                     .count(
                         &mut searcher,
@@ -792,7 +810,7 @@ impl Query {
             Err(e) => return Err(io_err(e, display)),
         };
         let searched = file.try_clone().and_then(|f| {
-            let path_len = display.len() as u64;
+            let path_len = json_len(display.as_bytes());
             let rules = self.file_rules();
             self.count(
                 &mut self.counting_searcher(),
@@ -1034,20 +1052,31 @@ impl Sink for Counter<'_> {
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
         let (q, offset) = (self.query, m.absolute_byte_offset());
+        // Once this file alone is over the budget the scan stops after it whatever the rest
+        // costs: its submatches are not looked for again.
+        let priced = self.cost <= q.budget.limit;
         if q.split_runs() {
             for (_, range) in q.runs(m.bytes()) {
                 self.n += 1;
                 let (at, row) = (offset + range.start as u64, &m.bytes()[range]);
-                self.cost += q
-                    .budget
-                    .matched(row, self.path_len, at, || q.submatches_json(row));
+                self.cost += q.budget.matched(row, self.path_len, at, || {
+                    if priced {
+                        q.submatches_json(row)
+                    } else {
+                        0
+                    }
+                });
             }
         } else if q.real_match(m.bytes()) {
             self.n += 1;
             let row = m.bytes();
-            self.cost += q
-                .budget
-                .matched(row, self.path_len, offset, || q.submatches_json(row));
+            self.cost += q.budget.matched(row, self.path_len, offset, || {
+                if priced {
+                    q.submatches_json(row)
+                } else {
+                    0
+                }
+            });
         }
         Ok(true)
     }
@@ -1831,14 +1860,16 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let text = "ab ab ab\nnone\n\"ab\"\tx\\ab\nh\u{e9} ab \u{1f600}ab\nplain\nab\r\n\u{1}ab\n";
-        // And a line that is not UTF-8, which rg gives as `{"bytes":…}`.
-        let text = [text.as_bytes(), b"ab \xff\n"].concat();
+        // And a line that is not UTF-8, which rg gives as `{"bytes":…}`, and a last line with
+        // no line end (where rg drops an empty match at the very end).
+        let text = [text.as_bytes(), b"ab \xff\nzz"].concat();
         fs::write(dir.path().join("a.txt"), text).unwrap();
         let mut c = config(dir.path());
         c.ripgrep_available = true;
-        for context in [0u64, 1] {
+        // Each pattern with its context and how many rows match; `b*` matches empty strings.
+        for (pattern, context, rows) in [("ab", 0u64, 6u64), ("ab", 1, 6), ("b*", 0, 9)] {
             let args: Args = serde_json::from_value(
-                json!({"pattern": "ab", "output_mode": "content", "context": context}),
+                json!({"pattern": pattern, "output_mode": "content", "context": context}),
             )
             .unwrap();
             let q = Query::new(&args, &c).unwrap();
@@ -1859,11 +1890,12 @@ mod tests {
             )
             .unwrap();
             let out = std::process::Command::new("rg")
-                .args(["--json", "-C", &context.to_string(), "ab", "a.txt"])
+                .args(["--no-config", "--json", "-C", &context.to_string()])
+                .args(["-e", pattern, "a.txt"])
                 .current_dir(dir.path())
                 .output()
                 .unwrap();
-            let rows: u64 = String::from_utf8(out.stdout)
+            let json: u64 = String::from_utf8(out.stdout)
                 .unwrap()
                 .lines()
                 .filter(|l| {
@@ -1871,8 +1903,8 @@ mod tests {
                 })
                 .map(|l| l.encode_utf16().count() as u64 + 1)
                 .sum();
-            assert_eq!(sink.n, 6);
-            assert_eq!(sink.cost, rows, "context {context}");
+            assert_eq!(sink.n, rows, "{pattern}");
+            assert_eq!(sink.cost, json, "{pattern}, context {context}");
         }
     }
 

@@ -1,7 +1,7 @@
 //! `read_files`: several text files in one call, each rendered like `read_file` under a
 //! `==> <path> <==` header, sharing one output budget. A file that cannot be read becomes one
-//! inline error line; the batch itself never fails. Files are read in parallel on a small
-//! bounded pool of scoped threads.
+//! inline error line; the batch itself never fails. Files are read in parallel on the walk
+//! pool (decoding and splitting lines is compute; the wait pool stays free for commits).
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -68,10 +68,10 @@ pub struct Rows {
     pub total: usize,
 }
 
-/// Reads every path, several at once on the wait pool (a read may wait for the disk);
-/// results, and the diagnostic lines each read emitted, come back in input order.
+/// Reads every path, several at once on the walk pool; results, and the diagnostic lines each
+/// read emitted, come back in input order.
 fn load_all(config: &Config, inputs: &[String], budget: usize) -> Vec<ToolResult<Rows>> {
-    crate::pool::overlap_waits(inputs.iter().collect(), |input| {
+    crate::walk::par_map(inputs.iter().collect(), |input| {
         crate::warn::collect(|| load_one(config, input, budget))
     })
     .into_iter()
