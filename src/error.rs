@@ -241,6 +241,16 @@ pub fn io_err(err: io::Error, display_path: &str) -> ToolError {
     ToolError::from_io(&err, display_path)
 }
 
+/// An fs failure of `path`: with `exact` (the contract-exact root) in fsError's words for the
+/// reference's `syscall` on `abs` ([`node_fs_error`]), else as [`io_err`] words it.
+pub fn fs_error(exact: bool, err: io::Error, path: &str, syscall: &str, abs: &Path) -> ToolError {
+    if exact {
+        node_fs_error(&err, path, syscall, abs)
+    } else {
+        io_err(err, path)
+    }
+}
+
 /// An fs failure as the newest contract's `fsError` words it (CONTRACT-v0.5-wording §4):
 /// `ENOENT`, `EISDIR` and `ENOTDIR` as [`ToolError::from_io`] words them, anything else
 /// `io_error` `<code>: <Node's message>`, where Node's message is `<code>: <description>,

@@ -30,11 +30,7 @@ pub(crate) fn render_page(
         return "(no matches)".to_string();
     }
     if offset >= total {
-        if stopped_early {
-            // The total of a scan cut short is no total (see grep's pages).
-            return format!("\n{INCOMPLETE}");
-        }
-        return format!("(no results at offset {offset}; {total} total)");
+        return past_the_end(offset, total, stopped_early);
     }
     let end = offset
         .saturating_add(limit.filter(|&l| l > 0).unwrap_or(u64::MAX))
@@ -46,6 +42,17 @@ pub(crate) fn render_page(
         }
     }
     page.finish(offset, total, stopped_early)
+}
+
+/// The answer to an `offset` at or past the `total` results: `(no results at offset O; N
+/// total)`, unless the scan stopped early, whose total counts only the files it reached: then
+/// the empty page and the search-incomplete warning, as the newest contract composes it
+/// (CONTRACT-v0.5-wording §1 (a)).
+pub(crate) fn past_the_end(offset: u64, total: u64, stopped_early: bool) -> String {
+    if stopped_early {
+        return format!("\n{INCOMPLETE}");
+    }
+    format!("(no results at offset {offset}; {total} total)")
 }
 
 /// The output being built: rows within a byte budget, and how many results it shows. Shared

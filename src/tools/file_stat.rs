@@ -60,11 +60,10 @@ impl Tool for FileStat {
         let meta = confine::lstat(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 not_found(&args.path)
-            } else if config.contract_exact() {
-                // fsError of the reference's lstat (CONTRACT-v0.5-wording §4).
-                crate::error::node_fs_error(&e, &args.path, "lstat", &path.abs)
             } else {
-                io_err(e, &args.path)
+                // fsError of the reference's lstat (CONTRACT-v0.5-wording §4).
+                let exact = config.contract_exact();
+                crate::error::fs_error(exact, e, &args.path, "lstat", &path.abs)
             }
         })?;
         let kind = match meta.kind {

@@ -37,7 +37,7 @@ use crate::call::Ctx;
 use crate::config::{Config, Profile};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
-use crate::paging::{cut_line, strip_eol, Page, INCOMPLETE, MAX_ROW_CHARS};
+use crate::paging::{cut_line, past_the_end, strip_eol, Page, INCOMPLETE, MAX_ROW_CHARS};
 use crate::paths;
 use crate::text;
 use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
@@ -492,8 +492,13 @@ fn json_data_len(bytes: &[u8]) -> u64 {
     if std::str::from_utf8(bytes).is_ok() {
         json_len(bytes)
     } else {
-        1 + (bytes.len() as u64).div_ceil(3) * 4
+        json_base64_len(bytes.len())
     }
+}
+
+/// `{"bytes":…}` for `n` bytes beyond `{"text":""}`: the base64 and the longer key.
+fn json_base64_len(n: usize) -> u64 {
+    1 + (n as u64).div_ceil(3) * 4
 }
 
 /// The digits of an event's `line_number` and `absolute_offset`. The first pass does not
@@ -726,6 +731,7 @@ impl Query {
         let dir = walk::open_base(config, base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
         let prefix = base.display_prefix();
+        let prefix_json = json_len(prefix.as_bytes());
         // The budget spent so far; once over, no further file is scanned.
         let used = AtomicU64::new(0);
         let spent = AtomicBool::new(false);
@@ -739,14 +745,15 @@ impl Query {
                 if !named && !self.budget.rg_json {
                     return None;
                 }
-                let rel = entry.rel().as_os_str().as_encoded_bytes();
-                // rg names a file whose name is not UTF-8 in base64 (`{"bytes":…}`): the
-                // reference drops its events, but they still fill the stream it reads
+                // The path as rg's JSON names it (only the ripgrep path prices paths). A file
+                // whose name is not UTF-8 is named in base64 (`{"bytes":…}`): the reference
+                // drops its events, but they still fill the stream it reads
                 // (CONTRACT-v0.5-wording §1, "Scan budget").
-                let path_len = if named {
-                    json_len(prefix.as_bytes()) + json_len(rel)
-                } else {
-                    1 + ((prefix.len() + rel.len()) as u64).div_ceil(3) * 4
+                let rel = entry.rel().as_os_str().as_encoded_bytes();
+                let path_len = match (self.budget.rg_json, named) {
+                    (false, _) => 0,
+                    (true, true) => prefix_json + json_len(rel),
+                    (true, false) => json_base64_len(prefix.len() + rel.len()),
                 };
                 let (_, count, cost) = self
                     .count(
@@ -853,12 +860,7 @@ impl Query {
             return "(no matches)".to_string();
         }
         if spec.offset >= total {
-            if scan.stopped_early {
-                // The total of a scan cut short is no total: the warning instead, after the
-                // empty page, as the newest contract composes it (CONTRACT-v0.5-wording §1 (a)).
-                return format!("\n{INCOMPLETE}");
-            }
-            return format!("(no results at offset {}; {total} total)", spec.offset);
+            return past_the_end(spec.offset, total, scan.stopped_early);
         }
         let end = spec.offset.saturating_add(spec.limit).min(total);
         let mut page = Page::new(spec.budget);
@@ -918,7 +920,7 @@ impl Query {
             return "(no matches)".to_string();
         }
         if spec.offset >= total {
-            return format!("(no results at offset {}; {total} total)", spec.offset);
+            return past_the_end(spec.offset, total, false);
         }
         if over {
             return format!("{bounded}\n[... page exceeded {cap} bytes and was cut; set or reduce head_limit to page in smaller chunks ...]");
@@ -1051,32 +1053,22 @@ impl Sink for Counter<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
-        let (q, offset) = (self.query, m.absolute_byte_offset());
+        let (q, offset, path_len) = (self.query, m.absolute_byte_offset(), self.path_len);
         // Once this file alone is over the budget the scan stops after it whatever the rest
         // costs: its submatches are not looked for again.
         let priced = self.cost <= q.budget.limit;
+        let cost = |row: &[u8], at: u64| {
+            let submatches = || if priced { q.submatches_json(row) } else { 0 };
+            q.budget.matched(row, path_len, at, submatches)
+        };
         if q.split_runs() {
             for (_, range) in q.runs(m.bytes()) {
                 self.n += 1;
-                let (at, row) = (offset + range.start as u64, &m.bytes()[range]);
-                self.cost += q.budget.matched(row, self.path_len, at, || {
-                    if priced {
-                        q.submatches_json(row)
-                    } else {
-                        0
-                    }
-                });
+                self.cost += cost(&m.bytes()[range.clone()], offset + range.start as u64);
             }
         } else if q.real_match(m.bytes()) {
             self.n += 1;
-            let row = m.bytes();
-            self.cost += q.budget.matched(row, self.path_len, offset, || {
-                if priced {
-                    q.submatches_json(row)
-                } else {
-                    0
-                }
-            });
+            self.cost += cost(m.bytes(), offset);
         }
         Ok(true)
     }

@@ -108,13 +108,8 @@ pub fn run_replace(
     let raw = path_arg.unwrap_or(".");
     let base = paths::resolve(config, raw)?;
     // fsError's words, with `path ?? "."` (CONTRACT-v0.5-wording §4): `f.txt/x` is ENOTDIR.
-    let meta = crate::confine::stat(&base).map_err(|e| {
-        if config.contract_exact() {
-            crate::error::node_fs_error(&e, raw, "stat", &base.abs)
-        } else {
-            crate::error::io_err(e, raw)
-        }
-    })?;
+    let meta = crate::confine::stat(&base)
+        .map_err(|e| crate::error::fs_error(config.contract_exact(), e, raw, "stat", &base.abs))?;
     let files = if meta.is_dir() {
         let glob = glob_arg.map(|g| FileGlob::new(g, "glob")).transpose()?;
         scope_files(config, &base, glob.as_ref(), cancelled)?

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::call::Ctx;
 use crate::config::Config;
-use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
 use crate::tools::r#move::not_found;
@@ -57,15 +57,16 @@ impl Tool for Tree {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(not_found(&base.display))
             }
-            Err(e) if config.contract_exact() => {
-                return Err(crate::error::node_fs_error(
-                    &e,
+            Err(e) => {
+                let exact = config.contract_exact();
+                return Err(crate::error::fs_error(
+                    exact,
+                    e,
                     &base.display,
                     "stat",
                     &base.abs,
-                ))
+                ));
             }
-            Err(e) => return Err(io_err(e, &base.display)),
         }
         let depth = match args.depth.unwrap_or(0) {
             0 => DEFAULT_DEPTH,
