@@ -13,7 +13,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { assertSame, median, repoRoot, writeResults } from './lib.mjs'
+import { assertSame, median, quiesce, repoRoot, writeResults } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
 const { createAgentTools } = require(join(repoRoot, 'index.js'))
@@ -56,7 +56,7 @@ async function interleaved(contenders, runs) {
   for (const fn of contenders) await fn()
   for (let i = 0; i < runs; i++) {
     for (const [k, fn] of contenders.entries()) {
-      globalThis.gc?.()
+      await quiesce()
       const t0 = process.hrtime.bigint()
       await fn()
       times[k].push(Number(process.hrtime.bigint() - t0) / 1e6)
@@ -124,7 +124,7 @@ try {
   for (let round = 0; round < 12; round++) {
     for (let j = 0; j < trivial.length; j++) {
       const k = (round + j) % trivial.length
-      globalThis.gc?.()
+      await quiesce()
       const c0 = process.cpuUsage()
       const t0 = process.hrtime.bigint()
       await trivial[k]()

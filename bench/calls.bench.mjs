@@ -16,7 +16,7 @@ import { join, resolve, sep } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import Ajv from 'ajv'
 import { contentText, createAgentTools, dispatchMany, getTool } from '../index.js'
-import { assertSame, median, writeResults } from './lib.mjs'
+import { assertSame, median, quiesce, writeResults } from './lib.mjs'
 
 const root = mkdtempSync(join(tmpdir(), 'atn-calls-'))
 const agent = createAgentTools({ workspaceRoot: root })
@@ -92,8 +92,8 @@ const rows = []
  * Times `ours` and `base` interleaved (after one warm-up each), so a burst of load from other
  * sessions hits both alike: median wall ms and median CPU ms (user + system, every thread of
  * this process) of each. Who goes first turns every round, and garbage is collected before
- * each run (with --expose-gc, as `npm run bench` runs the suites), then a short pause lets V8's
- * concurrent sweeping finish: whoever follows the other would otherwise pay for its garbage
+ * each run (with --expose-gc, as `npm run bench` runs the suites), then a wait until the process is
+ * quiet lets V8's concurrent sweeping finish (lib.mjs `quiesce`): whoever follows the other would otherwise pay for its garbage
  * (the reference's 2,000 calls leave tens of MB of it: ours then measured 19.8 ms in one row
  * and 35.4 ms in the next for the same work).
  */
@@ -101,7 +101,6 @@ async function interleaved(ours, base, runs) {
   await ours()
   await base()
   const t = { ours: [], base: [], oursCpu: [], baseCpu: [] }
-  const settle = () => new Promise((done) => setTimeout(done, 20))
   for (let i = 0; i < runs; i++) {
     const order = [
       ['ours', ours],
@@ -109,8 +108,7 @@ async function interleaved(ours, base, runs) {
     ]
     if (i % 2 === 1) order.reverse()
     for (const [key, fn] of order) {
-      globalThis.gc?.()
-      await settle()
+      await quiesce()
       const cpu0 = process.cpuUsage()
       const t0 = process.hrtime.bigint()
       await fn()

@@ -12,7 +12,7 @@ import { join, resolve, sep } from 'node:path'
 import Ajv from 'ajv'
 import { createAgentTools, getTool } from '../index.mjs'
 import { createAgentTools as createSeedTools } from '../v0.1/index.mjs'
-import { assertSame, median, writeResults } from './lib.mjs'
+import { assertSame, median, quiesce, writeResults } from './lib.mjs'
 
 const root = mkdtempSync(join(tmpdir(), 'atn-bench-dir-'))
 const big = join(root, 'big')
@@ -63,18 +63,16 @@ assertSame('list_dir /v0.1', outs[1], outs[2])
 const wall = contenders.map(() => [])
 const cpu = contenders.map(() => [])
 // The order turns every round, and garbage is collected before each call (run with
-// --expose-gc, as `npm run bench` does), then a short pause so that V8's concurrent sweeping
-// (on its helper threads, counted in this process's CPU) is over: whoever follows the
+// --expose-gc, as `npm run bench` does), then a wait until the process is quiet (lib.mjs
+// `quiesce`: V8's concurrent sweeping runs on helper threads counted in this process's CPU): whoever follows the
 // reference would otherwise pay for the garbage of its 1,721 stat promises. Each contender is
 // warmed up with a few calls first.
-const settle = () => new Promise((done) => setTimeout(done, 20))
 for (let i = 0; i < 5; i++) for (const c of contenders) await c()
 for (let round = 0; round < 41; round++) {
   for (let j = 0; j < contenders.length; j++) {
     const k = (round + j) % contenders.length
     const c = contenders[k]
-    globalThis.gc?.()
-    await settle()
+    await quiesce()
     const c0 = process.cpuUsage()
     const t0 = process.hrtime.bigint()
     await c()

@@ -13,7 +13,7 @@ import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createAgentTools } from '../index.mjs'
 import { createAgentTools as createSeedTools } from '../v0.1/index.mjs'
-import { assertSame, cacheDir, median, writeResults } from './lib.mjs'
+import { assertSame, cacheDir, median, quiesce, writeResults } from './lib.mjs'
 import { referenceWorkspace } from './reference.mjs'
 
 const dir = join(cacheDir, `edit-${process.pid}`)
@@ -39,15 +39,11 @@ async function seedCall(name, args) {
   return r
 }
 
-/** A pause after the collection, so its concurrent sweeping (on V8's helper threads, counted
- * in this process's CPU) is over before the next call is timed. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
-
 /** Median wall and CPU ms of each contender, run in turn `runs` times after a warm-up each.
  * The order turns every round, and garbage is collected before each call (run with
- * --expose-gc, as `npm run bench` does), then a short pause: whoever follows a reference
- * would otherwise pay for its garbage (the line bookkeeping of 15 MB leaves 300,000 strings
- * behind). */
+ * --expose-gc, as `npm run bench` does), then the process is left to go quiet (lib.mjs
+ * `quiesce`): whoever follows a reference would otherwise pay for its garbage (the line
+ * bookkeeping of 15 MB leaves 300,000 strings behind, and a 20 ms pause was not enough). */
 async function interleaved(contenders, runs) {
   for (const fn of contenders) await fn()
   const wall = contenders.map(() => [])
@@ -56,8 +52,7 @@ async function interleaved(contenders, runs) {
     for (let j = 0; j < contenders.length; j++) {
       const k = (i + j) % contenders.length
       const fn = contenders[k]
-      globalThis.gc?.()
-      await settle()
+      await quiesce()
       const c0 = process.cpuUsage()
       const t0 = process.hrtime.bigint()
       await fn()

@@ -37,6 +37,30 @@ export function floorWrite(path, data) {
   renameSync(tmp, path)
 }
 
+/**
+ * Collects garbage (with --expose-gc, as `npm run bench` runs every suite) and waits until this
+ * process is quiet: at least 20 ms, then until a 10 ms window used under 1 ms of CPU (at most
+ * 1 s). V8 finishes a collection on helper threads (sweeping, releasing pages) that count in
+ * this process's CPU and share its cores, so a fixed pause is not always enough: after the
+ * newest reference's 15 MB edit (300,000 line strings and a jsdiff), 20 ms left enough of that
+ * work to double the next contender's CPU. Every interleaved timing loop calls this before each
+ * call, so no contender pays for another's garbage.
+ */
+export async function quiesce() {
+  globalThis.gc?.()
+  const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
+  await sleep(20)
+  const cpuMs = () => {
+    const u = process.cpuUsage()
+    return (u.user + u.system) / 1000
+  }
+  for (let waited = 20; waited < 1000; waited += 10) {
+    const before = cpuMs()
+    await sleep(10)
+    if (cpuMs() - before < 1) return
+  }
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1

@@ -10,7 +10,7 @@ import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createAgentTools } from '../index.mjs'
 import { createAgentTools as createSeedTools } from '../v0.1/index.mjs'
-import { assertSame, cacheDir, median, writeResults } from './lib.mjs'
+import { assertSame, cacheDir, median, quiesce, writeResults } from './lib.mjs'
 import { referenceWorkspace } from './reference.mjs'
 
 const FILES = 20
@@ -101,15 +101,14 @@ assertSame('apply_patch round trip', snapshot(trees[0]), start)
 
 // Interleaved: each round applies the patch and its reverse on every contender in turn; the
 // order turns every round, and garbage is collected (with --expose-gc, as `npm run bench` runs
-// it) and given a moment to be swept before each contender, so none pays for another's.
+// it) and the process left to go quiet (lib.mjs `quiesce`) before each contender, so none pays for another's.
 const wall = contenders.map(() => [])
 const cpu = contenders.map(() => [])
 for (let run = 0; run < RUNS; run++) {
   for (let j = 0; j < contenders.length; j++) {
     const k = (run + j) % contenders.length
     const c = contenders[k]
-    globalThis.gc?.()
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await quiesce()
     const c0 = process.cpuUsage()
     const t0 = process.hrtime.bigint()
     await c(false)

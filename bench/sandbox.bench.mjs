@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { assertSame, median, repoRoot, writeResults } from './lib.mjs'
+import { assertSame, median, quiesce, repoRoot, writeResults } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
 const { createAgentTools } = require(join(repoRoot, 'index.js'))
@@ -42,7 +42,7 @@ async function interleaved(contenders, runs) {
   for (const fn of contenders) await fn()
   for (let i = 0; i < runs; i++) {
     for (const [k, fn] of contenders.entries()) {
-      globalThis.gc?.()
+      await quiesce()
       const t0 = process.hrtime.bigint()
       await fn()
       times[k].push(Number(process.hrtime.bigint() - t0) / 1e6)
