@@ -56,7 +56,7 @@ impl<'a> Target<'a> {
     pub fn with_breaks(bytes: &'a [u8], breaks: Breaks) -> Target<'a> {
         let bom = bytes.starts_with(UTF8_BOM);
         let body = if bom { &bytes[UTF8_BOM.len()..] } else { bytes };
-        let count = body.iter().filter(|&&b| b == b'\n').count() + 1;
+        let count = memchr::memchr_iter(b'\n', body).count() + 1;
         let mut t = Target {
             bom,
             lines: Vec::with_capacity(count),
