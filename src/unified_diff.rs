@@ -20,7 +20,7 @@
 //! search is the same, only cheaper, so the output is the same (tested against the plain
 //! search on random pairs).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// The 67 `=` that underline the header.
 const UNDERLINE: &str = "===================================================================";
@@ -249,7 +249,7 @@ fn plain_hunks<'a>(old: &'a str, new: &'a str, context: usize) -> Vec<Hunk<'a>> 
 /// Line ids shared by both sides of one diff.
 #[derive(Default)]
 struct Interner<'a> {
-    ids: HashMap<&'a str, u32>,
+    ids: FxHashMap<&'a str, u32>,
 }
 
 impl<'a> Interner<'a> {
@@ -509,7 +509,7 @@ fn hunks<'a>(
 
 /// The line diff as runs, in jsdiff's order.
 pub fn diff_lines<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Change> {
-    let mut ids: HashMap<&'a str, u32> = HashMap::new();
+    let mut ids: FxHashMap<&'a str, u32> = FxHashMap::default();
     let mut intern = |l: &'a str| -> u32 {
         let next = ids.len() as u32;
         *ids.entry(l).or_insert(next)

@@ -12,6 +12,7 @@ use std::ops::ControlFlow;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use rustc_hash::FxHashMap;
 use tree_sitter::{InputEdit, ParseOptions, Parser, Point, Range, Tree};
 
 use super::lang::Grammar;
@@ -168,27 +169,43 @@ fn point_at(text: &str, starts: &[usize], line: usize) -> Point {
 /// How `before` became `after`, as tree-sitter edits of whole lines: the changed runs of a
 /// line diff (`similar`'s, cut short after a few milliseconds — a coarser diff only makes the
 /// reparse cover more), last first, so each edit's start is the same in both texts.
-fn line_edits(before: &str, after: &str) -> Vec<InputEdit> {
+fn line_edits<'s>(before: &'s str, after: &'s str) -> Vec<InputEdit> {
     use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
     let (old_starts, new_starts) = (line_starts(before), line_starts(after));
-    let lines = |text: &str, starts: &[usize]| -> Vec<u64> {
-        starts
-            .windows(2)
-            .map(|w| {
-                use std::hash::{BuildHasher, BuildHasherDefault};
-                BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
-                    .hash_one(&text[w[0]..w[1]])
+    fn line<'t>(text: &'t str, starts: &[usize], i: usize) -> &'t str {
+        &text[starts[i]..starts[i + 1]]
+    }
+    let (old_lines, new_lines) = (old_starts.len() - 1, new_starts.len() - 1);
+    // The lines both ends share are not diffed (an edit usually changes a few lines).
+    let head = (0..old_lines.min(new_lines))
+        .find(|&i| line(before, &old_starts, i) != line(after, &new_starts, i))
+        .unwrap_or(old_lines.min(new_lines));
+    let tail = (0..(old_lines - head).min(new_lines - head))
+        .find(|&i| {
+            line(before, &old_starts, old_lines - 1 - i)
+                != line(after, &new_starts, new_lines - 1 - i)
+        })
+        .unwrap_or((old_lines - head).min(new_lines - head));
+    // The lines between, as ids (equal lines, equal ids), so the diff compares numbers.
+    let mut ids: FxHashMap<&'s str, u32> = FxHashMap::default();
+    let mut intern = |text: &'s str, starts: &[usize], lines: usize| -> Vec<u32> {
+        (head..lines - tail)
+            .map(|i| {
+                let next = ids.len() as u32;
+                *ids.entry(line(text, starts, i)).or_insert(next)
             })
             .collect()
     };
-    let (old, new) = (lines(before, &old_starts), lines(after, &new_starts));
+    let old = intern(before, &old_starts, old_lines);
+    let new = intern(after, &new_starts, new_lines);
     let deadline = Instant::now() + Duration::from_millis(5);
     let ops = capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline));
     let mut edits: Vec<InputEdit> = ops
         .iter()
         .map(|op| op.as_tag_tuple())
         .filter(|(tag, _, _)| *tag != DiffTag::Equal)
-        .map(|(_, o, n)| {
+        .map(|(_, o, n)| (o.start + head..o.end + head, n.start + head..n.end + head))
+        .map(|(o, n)| {
             let start_byte = old_starts[o.start];
             let start_position = point_at(before, &old_starts, o.start);
             let new_len = new_starts[n.end] - new_starts[n.start];
