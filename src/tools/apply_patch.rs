@@ -64,11 +64,27 @@ impl Tool for ApplyPatch {
             }
         }
         let _locks = atomic::lock(&lock_paths);
+        // Each block is read and patched on the walk pool, several at once (they are
+        // independent: each reads its own file, and nothing is written before the commit);
+        // the first failing block, in patch order, is the error.
+        let planned = crate::walk::par_map(blocks.iter().collect(), |b| plan(b, config));
         let mut tx = Transaction::new();
         let mut rows = Vec::with_capacity(blocks.len());
         let mut warnings = code::Warnings::default();
-        for block in &blocks {
-            rows.push(plan(block, config, &mut tx, &mut warnings)?);
+        for (block, planned) in blocks.iter().zip(planned) {
+            let Planned { row, bytes, before } = planned?;
+            // A new file, or one its hunks changed (not a pure rename or a delete), is checked.
+            let changed = matches!(block.op, FileOp::Add { .. }) || before.is_some();
+            if let (Some(after), true) = (&bytes, changed) {
+                let written = block.to.as_ref().unwrap_or(&block.path);
+                warnings.check(config, &written.display, before.as_deref(), after);
+            }
+            match (bytes, &block.to) {
+                (Some(bytes), Some(to)) => tx.rename(&block.path, to, bytes),
+                (Some(bytes), None) => tx.write(&block.path, bytes),
+                (None, _) => tx.delete(&block.path),
+            }
+            rows.push(row);
         }
         if patch.no_path {
             // The blocks before it had no error of their own (CONTRACT-v0.5-wording §7).
@@ -265,12 +281,18 @@ fn check_nesting(blocks: &[Block]) -> ToolResult<()> {
 }
 
 /// Checks one block under the locks, stages its change in `tx`, and returns its result row.
-fn plan(
-    block: &Block,
-    config: &Config,
-    tx: &mut Transaction,
-    warnings: &mut code::Warnings,
-) -> ToolResult<String> {
+/// What one block comes to, before anything is written.
+struct Planned {
+    /// The block's line in the result.
+    row: String,
+    /// The new content (written to the rename destination for a rename); `None` deletes.
+    bytes: Option<Vec<u8>>,
+    /// The content it replaces, when a syntax check should compare (an update with hunks).
+    before: Option<Vec<u8>>,
+}
+
+/// Reads and patches one block's file (or checks its deletion) without writing anything.
+fn plan(block: &Block, config: &Config) -> ToolResult<Planned> {
     let path = &block.path;
     let exact = exact_texts(config, block.format);
     match block.op {
@@ -290,10 +312,11 @@ fn plan(
                 };
                 return Err(ToolError::invalid_input(message).with("path", path.display.as_str()));
             }
-            let content = render_new_file(lines, *no_eol);
-            warnings.check(config, &path.display, None, &content);
-            tx.write(path, content);
-            Ok(format!("  A {} (+{} -0)", path.display, lines.len()))
+            Ok(Planned {
+                row: format!("  A {} (+{} -0)", path.display, lines.len()),
+                bytes: Some(render_new_file(lines, *no_eol)),
+                before: None,
+            })
         }
         FileOp::Delete { expect, .. } => {
             let bytes = read_existing(path, config, block.format)?;
@@ -312,8 +335,11 @@ fn plan(
                 })?;
             }
             let removed = Target::new(&bytes).line_count();
-            tx.delete(path);
-            Ok(format!("  D {} (+0 -{removed})", path.display))
+            Ok(Planned {
+                row: format!("  D {} (+0 -{removed})", path.display),
+                bytes: None,
+                before: None,
+            })
         }
         FileOp::Update { hunks, .. } => {
             let bytes = read_existing(path, config, block.format)?;
@@ -326,9 +352,9 @@ fn plan(
                     .with("path", to.display.as_str()));
                 }
             }
-            let new_bytes = if hunks.is_empty() {
+            let (new_bytes, before) = if hunks.is_empty() {
                 // A pure rename moves the exact bytes, whatever they are.
-                bytes
+                (bytes, None)
             } else {
                 check_patchable(&bytes, &path.display, exact)?;
                 let new_bytes = apply_hunks(&bytes, hunks, &path.display).map_err(|e| {
@@ -340,24 +366,18 @@ fn plan(
                         e
                     }
                 })?;
-                let written = block.to.as_ref().unwrap_or(path);
-                warnings.check(config, &written.display, Some(&bytes), &new_bytes);
-                new_bytes
+                (new_bytes, Some(bytes))
             };
             let counts = counts(hunks);
-            Ok(match &block.to {
-                Some(to) => {
-                    tx.rename(path, to, new_bytes);
-                    if hunks.is_empty() {
-                        format!("  R {} -> {}", path.display, to.display)
-                    } else {
-                        format!("  R {} -> {} {counts}", path.display, to.display)
-                    }
-                }
-                None => {
-                    tx.write(path, new_bytes);
-                    format!("  M {} {counts}", path.display)
-                }
+            let row = match &block.to {
+                Some(to) if hunks.is_empty() => format!("  R {} -> {}", path.display, to.display),
+                Some(to) => format!("  R {} -> {} {counts}", path.display, to.display),
+                None => format!("  M {} {counts}", path.display),
+            };
+            Ok(Planned {
+                row,
+                bytes: Some(new_bytes),
+                before,
             })
         }
     }
