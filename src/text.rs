@@ -150,6 +150,17 @@ fn is_access_denied(err: &io::Error) -> bool {
 /// Reads a regular file under the `maxFileBytes` cap.
 /// Errors: `not_found`, `not_a_file` (a directory), `too_large` (with `size` and `limit`).
 pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
+    read_capped_with(path, config, &mut |_, _| {})
+}
+
+/// [`read_capped`] that shows `on_read` the bytes read so far after each piece of a large
+/// file, and all of them at the end (`true`): a caller can scan each piece while it is still in
+/// the cache ([`IndexBuilder`]). A small file is read at once, and shown once.
+pub fn read_capped_with(
+    path: &WorkPath,
+    config: &Config,
+    on_read: &mut dyn FnMut(&[u8], bool),
+) -> ToolResult<Vec<u8>> {
     // Open first and judge the opened file: one stat, and no window in which the path could
     // be swapped for a FIFO or device between the check and the read.
     let file = crate::confine::open_read(path).map_err(|e| open_failure(config, path, &e))?;
@@ -168,8 +179,8 @@ pub fn read_capped(path: &WorkPath, config: &Config) -> ToolResult<Vec<u8>> {
             config.max_file_bytes,
         ));
     }
-    let bytes =
-        read_sized(file, meta.len(), config.max_file_bytes).map_err(|e| io_err(e, &path.input))?;
+    let bytes = read_sized(file, meta.len(), config.max_file_bytes, on_read)
+        .map_err(|e| io_err(e, &path.input))?;
     if bytes.len() as u64 > config.max_file_bytes {
         return Err(too_large(
             config,
@@ -188,12 +199,26 @@ const SMALL_FILE: u64 = 1 << 20;
 /// Reads a regular file whose `fstat` said `len` bytes, at most one byte past `max` (the file
 /// may have grown since). A small file takes one `read` where `read_to_end` takes two: a read
 /// that stops at the size the file had is its end, so no second read is made to see 0.
-fn read_sized(mut file: fs::File, len: u64, max: u64) -> io::Result<Vec<u8>> {
+fn read_sized(
+    mut file: fs::File,
+    len: u64,
+    max: u64,
+    on_read: &mut dyn FnMut(&[u8], bool),
+) -> io::Result<Vec<u8>> {
     let cap = max.saturating_add(1);
     if len >= SMALL_FILE {
         let mut bytes = Vec::with_capacity(len.min(cap) as usize);
         crate::memory::huge_pages(&mut bytes);
-        file.take(cap).read_to_end(&mut bytes)?;
+        // In pieces, each shown to `on_read` while it is in the cache, up to the end or the cap.
+        while (bytes.len() as u64) < cap {
+            let want = READ_PIECE.min(cap - bytes.len() as u64) as usize;
+            bytes.reserve(want);
+            if read_more(&file, &mut bytes, want)? == 0 {
+                break;
+            }
+            on_read(&bytes, false);
+        }
+        on_read(&bytes, true);
         return Ok(bytes);
     }
     // One byte more than the size: a read that fills it shows the file grew.
@@ -210,6 +235,7 @@ fn read_sized(mut file: fs::File, len: u64, max: u64) -> io::Result<Vec<u8>> {
         if got == want {
             // It grew: the rest the usual way, still under the cap.
             (&mut file).take(cap - got as u64).read_to_end(&mut bytes)?;
+            on_read(&bytes, true);
             return Ok(bytes);
         }
         if got as u64 >= len {
@@ -217,8 +243,36 @@ fn read_sized(mut file: fs::File, len: u64, max: u64) -> io::Result<Vec<u8>> {
         }
     }
     bytes.truncate(got);
+    on_read(&bytes, true);
     Ok(bytes)
 }
+
+/// Reads at most `want` more bytes onto the end of `bytes` (which has room for them), without
+/// zeroing the room first: one `read`. How many it read; 0 at the end of the file.
+#[cfg(unix)]
+fn read_more(file: &fs::File, bytes: &mut Vec<u8>, want: usize) -> io::Result<usize> {
+    let room = &mut bytes.spare_capacity_mut()[..want];
+    let read = loop {
+        match rustix::io::read(file, &mut *room) {
+            Ok((filled, _)) => break filled.len(),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    };
+    // SAFETY: `read` returned `read` bytes of the spare capacity as initialized.
+    unsafe { bytes.set_len(bytes.len() + read) };
+    Ok(read)
+}
+
+/// [`read_more`] through std (`read_to_end` may take several reads).
+#[cfg(not(unix))]
+fn read_more(mut file: &fs::File, bytes: &mut Vec<u8>, want: usize) -> io::Result<usize> {
+    file.take(want as u64).read_to_end(bytes)
+}
+
+/// The piece a large file is read in: small enough to be still in the cache when
+/// [`read_capped_with`]'s caller scans it.
+const READ_PIECE: u64 = 1 << 20;
 
 /// Opens for reading without ever blocking: opening a FIFO with no writer would otherwise
 /// hang the call (and hold any lock taken for it) forever. Regular files ignore the flag.
@@ -437,17 +491,9 @@ pub struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     pub fn new(bytes: &'a [u8]) -> LineIndex<'a> {
-        let mut marks = Vec::with_capacity(bytes.len() / BLOCK + 1);
-        let mut terminators = 0;
-        for (pos, block) in blocks(bytes) {
-            marks.push((pos, terminators));
-            terminators += block_terminators(block);
-        }
-        LineIndex {
-            bytes,
-            total: terminators + usize::from(unterminated(bytes)),
-            marks,
-        }
+        let mut builder = IndexBuilder::default();
+        builder.feed(bytes, true);
+        builder.finish(bytes)
     }
 
     /// Where 0-based line `n` starts; `bytes.len()` when `n >= total`.
@@ -463,6 +509,53 @@ impl<'a> LineIndex<'a> {
             pos += line.len() + term.len();
         }
         pos
+    }
+}
+
+/// A [`LineIndex`] built block by block while its text arrives (a file read in pieces):
+/// [`feed`](Self::feed) the text so far after each piece, then with `done`, and
+/// [`finish`](Self::finish) with the whole text. The blocks are [`blocks`]' own.
+#[derive(Debug, Default)]
+pub struct IndexBuilder {
+    /// Where the next block starts.
+    pos: usize,
+    terminators: usize,
+    marks: Vec<(usize, usize)>,
+}
+
+impl IndexBuilder {
+    /// Counts the blocks of `text` (all of the text so far) not counted yet: those whose end is
+    /// known (a byte follows it, so a `\r\n` across it is seen), and every one once `done`.
+    pub fn feed(&mut self, text: &[u8], done: bool) {
+        while self.pos < text.len() {
+            let mut end = self.pos + BLOCK;
+            if end >= text.len() {
+                if !done {
+                    return;
+                }
+                end = text.len();
+            } else if text[end - 1] == b'\r' && text[end] == b'\n' {
+                end += 1;
+            }
+            self.marks.push((self.pos, self.terminators));
+            self.terminators += block_terminators(&text[self.pos..end]);
+            self.pos = end;
+        }
+    }
+
+    /// The index of `text`, which was fed whole with `done`.
+    pub fn finish<'t>(self, text: &'t [u8]) -> LineIndex<'t> {
+        debug_assert_eq!(self.pos, text.len());
+        LineIndex {
+            bytes: text,
+            total: self.terminators + usize::from(unterminated(text)),
+            marks: self.marks,
+        }
+    }
+
+    /// Whether every block of a text of `len` bytes was counted.
+    pub fn covers(&self, len: usize) -> bool {
+        self.pos == len
     }
 }
 
@@ -1107,13 +1200,81 @@ mod tests {
         }
     }
 
+    /// Fed in pieces of any size, the builder counts the blocks [`blocks`] gives, and so
+    /// indexes the text exactly as built at once; a `\r\n` across a block's end included.
+    #[test]
+    fn an_index_fed_in_pieces_is_the_index_of_the_whole() {
+        let mut rng = crate::testutil::XorShift::new(24);
+        for round in 0..40 {
+            let len = BLOCK * (1 + round % 3) + rng.below(3000);
+            let mut text: Vec<u8> = (0..len)
+                .map(|_| match rng.below(40) {
+                    0..=2 => b'\n',
+                    3 => b'\r',
+                    _ => b'x',
+                })
+                .collect();
+            // A `\r\n` straddling each block boundary, in some rounds.
+            if round % 2 == 0 {
+                for k in 1..=len / BLOCK {
+                    text[k * BLOCK - 1] = b'\r';
+                    if k * BLOCK < len {
+                        text[k * BLOCK] = b'\n';
+                    }
+                }
+            }
+            let whole: Vec<(usize, usize)> = {
+                let mut terminators = 0;
+                blocks(&text)
+                    .map(|(pos, block)| {
+                        let mark = (pos, terminators);
+                        terminators += block_terminators(block);
+                        mark
+                    })
+                    .collect()
+            };
+            let mut builder = IndexBuilder::default();
+            let mut at = 0;
+            while at < text.len() {
+                at = (at + 1 + rng.below(BLOCK / 2)).min(text.len());
+                builder.feed(&text[..at], false);
+            }
+            builder.feed(&text, true);
+            assert!(builder.covers(text.len()));
+            let index = builder.finish(&text);
+            assert_eq!(index.marks, whole, "round {round}");
+            assert_eq!(index.total, count_lines(&text), "round {round}");
+            for n in [
+                0,
+                1,
+                index.total / 2,
+                index.total.saturating_sub(1),
+                index.total,
+            ] {
+                assert_eq!(index.start(n), LineIndex::new(&text).start(n));
+            }
+        }
+    }
+
     #[test]
     fn sized_reads_take_what_the_file_holds_even_if_its_size_moved() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
         let body: Vec<u8> = (0..100u8).collect();
         fs::write(&p, &body).unwrap();
-        let read = |len: u64, max: u64| read_sized(fs::File::open(&p).unwrap(), len, max).unwrap();
+        // Every read shows its bytes to `on_read` last, with `done`, and no bytes after that.
+        let read = |len: u64, max: u64| {
+            let mut shown: Vec<(usize, bool)> = Vec::new();
+            let bytes = read_sized(fs::File::open(&p).unwrap(), len, max, &mut |b, done| {
+                shown.push((b.len(), done))
+            })
+            .unwrap();
+            assert_eq!(shown.last(), Some(&(bytes.len(), true)));
+            assert!(shown[..shown.len() - 1]
+                .iter()
+                .all(|&(n, done)| !done && n <= bytes.len()));
+            bytes
+        };
         assert_eq!(read(100, 1000), body);
         // Grown since the stat, shrunk since the stat, and past the cap (one byte over it).
         assert_eq!(read(50, 1000), body);

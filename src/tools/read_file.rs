@@ -81,8 +81,12 @@ impl Tool for ReadFile {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
-        let (path, bytes) =
-            paths::resolve_for_read(config, &args.path, |path| text::read_capped(path, config))?;
+        // A large UTF-8 file's lines are counted piece by piece as it is read, while each piece
+        // is in the cache, rather than in a second pass over all of it.
+        let mut lines = ReadIndex::default();
+        let (path, bytes) = paths::resolve_for_read(config, &args.path, |path| {
+            text::read_capped_with(path, config, &mut |so_far, done| lines.read(so_far, done))
+        })?;
         if text::looks_binary(&bytes) {
             return Err(text::binary_error(&path.display));
         }
@@ -95,7 +99,27 @@ impl Tool for ReadFile {
             return indentation(&args, &path.display, config, &bytes, limit);
         }
         let rows = RowRules::of(config);
-        page(&bytes, args.offset, limit, rows).map(Output::text)
+        page(&bytes, args.offset, limit, rows, lines.lines).map(Output::text)
+    }
+}
+
+/// The line index of a file's UTF-8 body, built from the bytes read so far as they arrive.
+#[derive(Default)]
+struct ReadIndex {
+    lines: text::IndexBuilder,
+    /// Where the body starts (after a BOM), once known; `Some(None)`: the file is UTF-16.
+    body_at: Option<Option<usize>>,
+}
+
+impl ReadIndex {
+    fn read(&mut self, so_far: &[u8], done: bool) {
+        // Three bytes tell the encoding (its BOM) for good.
+        if self.body_at.is_none() && (so_far.len() >= 3 || done) {
+            self.body_at = Some(text::utf8_body(so_far).map(|body| so_far.len() - body.len()));
+        }
+        if let Some(Some(at)) = self.body_at {
+            self.lines.feed(&so_far[at..], done);
+        }
     }
 }
 
@@ -160,7 +184,14 @@ impl RowRules {
 }
 
 /// The page of a file's `bytes` (already refused when binary) that `offset` and `limit` select.
-fn page(bytes: &[u8], offset: Option<i64>, limit: usize, rules: RowRules) -> ToolResult<String> {
+/// `lines` is the UTF-8 body's index if it was built while reading (else it is built here).
+fn page(
+    bytes: &[u8],
+    offset: Option<i64>,
+    limit: usize,
+    rules: RowRules,
+    lines: text::IndexBuilder,
+) -> ToolResult<String> {
     let Some(body) = text::utf8_body(bytes) else {
         // UTF-16 is decoded whole, then paged like UTF-8.
         let decoded = text::decode(bytes);
@@ -174,7 +205,11 @@ fn page(bytes: &[u8], offset: Option<i64>, limit: usize, rules: RowRules) -> Too
     };
     // UTF-8: count the lines and find the page's first byte without splitting or decoding the
     // file; only the page's lines are decoded.
-    let lines = text::LineIndex::new(body);
+    let lines = if lines.covers(body.len()) {
+        lines.finish(body)
+    } else {
+        text::LineIndex::new(body)
+    };
     if lines.total == 0 {
         return Ok("(empty file)".into());
     }
@@ -482,7 +517,21 @@ mod tests {
             max_bytes,
             newest: false,
         };
-        page(bytes, offset, limit, rules).unwrap_or_else(|e| e.envelope())
+        let plain = page(bytes, offset, limit, rules, text::IndexBuilder::default());
+        // The index built while reading, from pieces of every size up to 5 bytes.
+        let mut read = ReadIndex::default();
+        let mut at = 0;
+        while at < bytes.len() {
+            at = (at + 1 + at % 5).min(bytes.len());
+            read.read(&bytes[..at], false);
+        }
+        read.read(bytes, true);
+        let fed = page(bytes, offset, limit, rules, read.lines);
+        assert_eq!(
+            fed.as_ref().map_err(|e| e.envelope()),
+            plain.as_ref().map_err(|e| e.envelope())
+        );
+        plain.unwrap_or_else(|e| e.envelope())
     }
 
     /// Every offset from -(n+2) to n+2 and a few limits, compared with the oracle.
