@@ -1,6 +1,6 @@
 // Contract tests for read_files, read_image, file_stat and tree (v0.5 §2), through the public
 // API.
-import { chmodSync, mkdirSync, symlinkSync, utimesSync } from 'node:fs'
+import { chmodSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createAgentTools } from '../index.js'
@@ -137,6 +137,22 @@ describe('file_stat', () => {
     expect(Object.keys(l)).toEqual(['path', 'type', 'size', 'mtime', 'mode', 'symlink_target'])
     expect([l.type, l.symlink_target]).toEqual(['symlink', 'a.txt'])
     expect(JSON.parse(ok(await tools.callTool('file_stat', { path: '.' }))).path).toBe('.')
+  })
+
+  it('gives mtime as Node does: the Date of lstat, rounded to the millisecond', async () => {
+    // v0.5 §2: "`mtime` is `Date.toISOString()`": Node's `Math.round(sec * 1e3 + nsec / 1e6)`,
+    // so about half of fresh files (nanosecond mtimes) differ from a cut to the millisecond.
+    const { root, tools } = workspace()
+    for (let i = 0; i < 40; i++) {
+      writeFileSync(join(root, `f${i}`), `${i}`)
+      const stat = JSON.parse(ok(await tools.callTool('file_stat', { path: `f${i}` })))
+      expect(stat.mtime).toBe(statSync(join(root, `f${i}`)).mtime.toISOString())
+    }
+    // Half a millisecond rounds up, before 1970 too.
+    writeFileSync(join(root, 'old'), '')
+    utimesSync(join(root, 'old'), -1.5005, -1.5005)
+    const old = JSON.parse(ok(await tools.callTool('file_stat', { path: 'old' })))
+    expect(old.mtime).toBe(statSync(join(root, 'old')).mtime.toISOString())
   })
 
   it('reports UTF-16 as binary and works past maxFileBytes', async () => {

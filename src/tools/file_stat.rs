@@ -111,12 +111,30 @@ pub fn read_head(path: &crate::confine::WorkPath) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// `Date.prototype.toISOString()`: `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC.
+/// `Date.prototype.toISOString()` of the `Date` Node's `fs.Stats` gives for `t`:
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC. Node makes it `new Date(Math.round(ms))` from
+/// `ms = sec * 1e3 + nsec / 1e6` (a double), so a time is rounded to the nearest millisecond
+/// (half up), not cut.
 pub fn iso_millis(t: SystemTime) -> String {
-    let ms: i64 = match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => d.as_millis() as i64,
-        Err(e) => -(e.duration().as_millis() as i64),
+    // The time as a timespec: whole seconds (floored) and the nanoseconds past them.
+    let (sec, nsec): (i64, u32) = match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
+        Err(e) => {
+            let d = e.duration();
+            match d.subsec_nanos() {
+                0 => (-(d.as_secs() as i64), 0),
+                n => (-(d.as_secs() as i64) - 1, 1_000_000_000 - n),
+            }
+        }
     };
+    let exact = sec as f64 * 1e3 + f64::from(nsec) / 1e6;
+    // `Math.round`: the nearest integer, halves toward +∞.
+    let floor = exact.floor();
+    let ms = if exact - floor >= 0.5 {
+        floor + 1.0
+    } else {
+        floor
+    } as i64;
     let days = ms.div_euclid(86_400_000);
     let rem = ms.rem_euclid(86_400_000);
     let (y, m, d) = civil_from_days(days);
@@ -165,6 +183,19 @@ mod tests {
         assert_eq!(iso_millis(t), "2024-02-29T12:34:56.789Z");
         let t = UNIX_EPOCH - Duration::from_millis(1);
         assert_eq!(iso_millis(t), "1969-12-31T23:59:59.999Z");
+        // Rounded as Node's `Math.round(sec * 1e3 + nsec / 1e6)`: half a millisecond up, less
+        // down, before 1970 too (`-0.5` ms rounds to 0, `-1.5` to -1).
+        let at = |ns: u64| UNIX_EPOCH + Duration::from_nanos(1_764_141_452_000_000_000 + ns);
+        assert_eq!(iso_millis(at(916_797_345)), "2025-11-26T07:17:32.917Z");
+        assert_eq!(iso_millis(at(916_400_000)), "2025-11-26T07:17:32.916Z");
+        // As Node computes it in a double, 916.499999 ms is 916.5: up.
+        assert_eq!(iso_millis(at(916_499_999)), "2025-11-26T07:17:32.917Z");
+        assert_eq!(iso_millis(at(999_500_000)), "2025-11-26T07:17:33.000Z");
+        let before = |ns: u64| UNIX_EPOCH - Duration::from_nanos(ns);
+        assert_eq!(iso_millis(before(500_000)), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso_millis(before(1_500_000)), "1969-12-31T23:59:59.999Z");
+        assert_eq!(iso_millis(before(500_000_000)), "1969-12-31T23:59:59.500Z");
+        assert_eq!(iso_millis(before(1_700_000)), "1969-12-31T23:59:59.998Z");
     }
 
     #[test]
