@@ -237,6 +237,47 @@ describe('monitors', () => {
     expect(ok(await tools.callTool('monitor_poll', { id: killed.id })).exit_code).toBe(null)
   })
 
+  it('at the contract root, an early exit answers with the head of the log and no exit_code', async () => {
+    // CONTRACT-v0.5 §3: "The regex is matched against the first `maxOutputBytes` of the log …
+    // It returns {"id","running","ready","output","next_offset"} (output is that slice)".
+    const root = tempDir('atn-mon-')
+    roots.push(root)
+    const tools = createAgentTools({ workspaceRoot: root, maxOutputBytes: 1024 })
+    const started = ok(
+      await tools.callTool('monitor_start', {
+        command: 'yes x | head -c 3000; echo "fatal: port in use"; exit 1',
+        ready_when: 'listening',
+        ready_timeout_ms: 60_000,
+      }),
+    )
+    expect(started).toEqual({
+      id: started.id,
+      running: false,
+      ready: false,
+      output: 'x\n'.repeat(512),
+      next_offset: 1024,
+    })
+  })
+
+  it('an exit file that holds no status means exited with null, unless empty while alive', async () => {
+    // CONTRACT-v0.5 §3: "A non-integer or empty exit file means exited with `null`." An empty
+    // one while the shell lives is its trap's, being written.
+    const { root, tools } = setup()
+    const started = ok(await tools.callTool('monitor_start', { command: 'sleep 30' }))
+    const exit = join(root, '.clarvis', `monitor-${started.id}.exit`)
+    writeFileSync(exit, '')
+    expect(ok(await tools.callTool('monitor_poll', { id: started.id }))).toMatchObject({
+      running: true,
+      exit_code: null,
+    })
+    writeFileSync(exit, 'abc')
+    expect(ok(await tools.callTool('monitor_poll', { id: started.id }))).toMatchObject({
+      running: false,
+      exit_code: null,
+    })
+    await tools.callTool('monitor_stop', { id: started.id })
+  })
+
   it('ready_when times out (ready false, running true) and rejects a bad regex', async () => {
     const { tools } = setup()
     const r = ok(

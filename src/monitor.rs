@@ -148,6 +148,10 @@ pub struct StartRequest<'a> {
     pub stdin: bool,
     pub pty: bool,
     pub log_cap: u64,
+    /// A command that exits before `ready_when` matches answers with the end of its log (with a
+    /// note of what is left out), where its failure shows; otherwise with the same first
+    /// `max_output` bytes as a timeout (the newest contract's answer, CONTRACT-v0.5 §3).
+    pub tail_on_exit: bool,
     /// The sandbox the command runs in (the same as `bash`'s); `None`: none.
     pub sandbox: Option<std::sync::Arc<crate::sandbox::Plan>>,
 }
@@ -300,16 +304,19 @@ impl Store {
 
     /// `None` when there is no exit file; `Some(code)` otherwise (`code` is `None` when the
     /// file does not hold an integer).
-    fn read_exit(&self, id: &str) -> Option<Option<i32>> {
+    fn read_exit(&self, id: &str) -> Option<ExitFile> {
         let mut text = String::new();
         match self.open_read(&Self::name(id, "exit")) {
             Ok(file) => {
                 let _ = file.take(64).read_to_string(&mut text);
-                Some(text.trim().parse::<i32>().ok())
+                Some(match text.trim() {
+                    "" => ExitFile::Empty,
+                    status => ExitFile::Status(status.parse::<i32>().ok()),
+                })
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             // Something is there but unreadable: the trap ran (or someone wrote it).
-            Err(_) => Some(None),
+            Err(_) => Some(ExitFile::Status(None)),
         }
     }
 
@@ -410,13 +417,18 @@ fn now_ms() -> u64 {
 pub fn status(store: &Store, meta: &Meta) -> Status {
     let alive = || os::same_process(meta.pid, meta.pid_start) == Liveness::Alive;
     match store.read_exit(&meta.id) {
-        // The exit trap creates the file, then writes the status into it: a file without a
-        // status while the shell still lives is one being written, not a final answer.
-        Some(None) if alive() => Status {
+        // The exit trap creates the file, then writes the status into it: an empty file while
+        // the shell still lives is one being written, not a final answer. Any other text that
+        // is not a status means exited with `null` (v0.5 §3).
+        Some(ExitFile::Empty) if alive() => Status {
             running: true,
             exit_code: None,
         },
-        Some(code) => Status {
+        Some(ExitFile::Empty) => Status {
+            running: false,
+            exit_code: None,
+        },
+        Some(ExitFile::Status(code)) => Status {
             running: false,
             exit_code: code,
         },
@@ -425,6 +437,14 @@ pub fn status(store: &Store, meta: &Meta) -> Status {
             exit_code: None,
         },
     }
+}
+
+/// What a monitor's exit file holds.
+enum ExitFile {
+    /// Nothing yet.
+    Empty,
+    /// An exit status, or `None` for text that is not one (or a file that cannot be read).
+    Status(Option<i32>),
 }
 
 /// What became of a recorded process.
@@ -547,7 +567,15 @@ pub fn start(req: StartRequest<'_>, cancelled: &dyn Fn() -> bool) -> MonResult<S
             });
         }
         if !st.running {
-            let (output, next_offset) = tail(&store, &id, req.max_output);
+            let (output, next_offset) = if req.tail_on_exit {
+                tail(&store, &id, req.max_output)
+            } else {
+                let head = cut_to_char(&head, true);
+                (
+                    String::from_utf8_lossy(head).into_owned(),
+                    head.len() as u64,
+                )
+            };
             return Ok(Started {
                 id,
                 running: false,
@@ -1331,6 +1359,7 @@ mod tests {
             stdin: false,
             pty: false,
             log_cap: LOG_CAP,
+            tail_on_exit: true,
             sandbox: None,
         }
     }
@@ -1492,6 +1521,43 @@ mod tests {
         );
         assert_eq!(tail.len(), 1000);
         assert!(tail.ends_with("x\nfatal: port in use\n"));
+        stop(dir.path(), &s.id).unwrap();
+        // The newest contract's answer (CONTRACT-v0.5 §3: "matched against the first
+        // maxOutputBytes of the log … output is that slice"): the head, as on a timeout.
+        let mut r = ready(
+            req(
+                dir.path(),
+                "yes x | head -c 5000; echo 'fatal: port in use'; exit 1",
+            ),
+            "listening",
+        );
+        r.max_output = 1000;
+        r.tail_on_exit = false;
+        let s = start(r, &never).unwrap();
+        assert_eq!((s.ready, s.running), (Some(false), false));
+        assert_eq!(s.output, "x\n".repeat(500));
+        assert_eq!(s.next_offset, 1000);
+        stop(dir.path(), &s.id).unwrap();
+    }
+
+    /// CONTRACT-v0.5 §3: "A non-integer or empty exit file means exited with `null`." An
+    /// empty one while the shell lives is the trap's own, being written: still running.
+    #[test]
+    fn an_exit_file_without_a_status_means_exited_unless_it_is_being_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = start(req(dir.path(), "sleep 30"), &never).unwrap();
+        let store = Store::existing(dir.path()).unwrap();
+        let meta = store.read_meta(&s.id).unwrap();
+        let exit = dir
+            .path()
+            .join(".clarvis")
+            .join(format!("monitor-{}.exit", s.id));
+        for (text, running) in [("", true), ("abc", false), ("7.5", false), ("3", false)] {
+            fs::write(&exit, text).unwrap();
+            let st = status(&store, &meta);
+            let code = (text == "3").then_some(3);
+            assert_eq!((st.running, st.exit_code), (running, code), "{text:?}");
+        }
         stop(dir.path(), &s.id).unwrap();
     }
 

@@ -121,6 +121,7 @@ impl Tool for MonitorStart {
                 stdin: args.stdin.unwrap_or(false),
                 pty: args.pty.unwrap_or(false),
                 log_cap: LOG_CAP,
+                tail_on_exit: !ctx.contract_exact(),
                 sandbox,
             },
             &|| ctx.cancel.is_cancelled(),
