@@ -8,7 +8,7 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 use serde_json::Value;
 
 use crate::bound::bound;
-use crate::call::Ctx;
+use crate::call::{Cancel, Ctx};
 use crate::config::{with_defaults, Config, Options, Profile};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
@@ -65,6 +65,7 @@ pub fn validate(name: &str, args: Value, config: &Config) -> ToolResult<Value> {
 }
 
 fn run_bounded(tool: &ToolSpec, args: Value, ctx: &Ctx) -> ToolResult<Output> {
+    let ctx = &signal_for(tool, ctx);
     let output = guarded(tool.name, || tool.run_checked(args, ctx))?;
     Ok(if tool.bounded {
         output
@@ -77,7 +78,28 @@ fn run_bounded(tool: &ToolSpec, args: Value, ctx: &Ctx) -> ToolResult<Output> {
 /// Runs a tool without bounding its output (a `ToolDef.handler` called directly).
 pub fn handler(name: &str, args: Value, ctx: &Ctx) -> ToolResult<Output> {
     let tool = find(name, ctx)?;
+    let ctx = &signal_for(tool, ctx);
     guarded(name, || tool.call(args, ctx))
+}
+
+/// The tools an AbortSignal stops at the contract root (CONTRACT-v0.5 §1 "Cancellation");
+/// "the guard and the other tools ignore the signal".
+const CONTRACT_CANCELLABLE: [&str; 4] = ["bash", "outline", "check_syntax", "monitor_start"];
+
+/// `ctx` as `tool` sees it: at the contract root, a tool the contract does not let a signal
+/// stop never sees it raised; with extras every tool that can stop early (a walk, a scan)
+/// does.
+fn signal_for<'c>(tool: &ToolSpec, ctx: &Ctx<'c>) -> Ctx<'c> {
+    let ignores = ctx.contract_exact() && !CONTRACT_CANCELLABLE.contains(&tool.name);
+    Ctx {
+        config: ctx.config,
+        cancel: if ignores {
+            Cancel::default()
+        } else {
+            ctx.cancel.clone()
+        },
+        progress: ctx.progress.clone(),
+    }
 }
 
 /// The tool in the surface `config` offers, or `not_found`.
