@@ -200,7 +200,8 @@ describe('bash', () => {
       stdout: 'before\n',
       stderr: 'e\n',
     })
-    expect(e.message).toMatch(/background/)
+    // CONTRACT-v0.5 §6: the `timeout` message `Command exceeded <ms>ms` is the seed's, unchanged.
+    expect(e.message).toBe('Command exceeded 1000ms')
   })
 
   it('honours a per-call timeout and clamps one above the maximum', async () => {
@@ -210,7 +211,7 @@ describe('bash', () => {
     ).toMatchObject({ error: 'timeout', timeout_ms: 200 })
     const e = err(await tools.callTool('bash', { command: 'sleep 20', timeout_ms: 100000 }))
     expect(e).toMatchObject({ error: 'timeout', timeout_ms: 400 })
-    expect(e.message).toMatch(/clamped/)
+    expect(e.message).toBe('Command exceeded 400ms')
     // A longer per-call timeout lets a command finish that the default would kill.
     expect(
       JSON.parse(
@@ -268,11 +269,13 @@ describe('bash', () => {
     const result = await tools.callTool('bash', { command: 'yes' })
     expect(result.text.length).toBeLessThanOrEqual(131072)
     const e = err(result)
+    // CONTRACT-v0.5 §6: the `output_limit` message is the seed's, unchanged.
     expect(e).toMatchObject({
       error: 'output_limit',
+      message: 'Command output exceeded 8388608 bytes on a single stream and was killed',
       max_capture_bytes: 8 * 1024 * 1024,
-      stream: 'stdout',
     })
+    expect(e).not.toHaveProperty('stream')
     const stdout = String(e.stdout)
     expect(stdout.startsWith('y\ny\n')).toBe(true)
     const rel = /full output written to (\S+) \.\.\.\]$/.exec(stdout)?.[1]

@@ -149,8 +149,10 @@ describe('edit_file: the tolerant cascade', () => {
           new_string: c.new,
         }),
       )
+      // CONTRACT-v0.5 §6: the seed's messages are unchanged at the newest contract, this one
+      // included, so /v0.1 words it as the root does.
       expect(msg).toBe(
-        'Replaced 1 occurrence in f.txt (matched after whitespace-tolerant search; verify the result).',
+        'Replaced 1 occurrence in f.txt (matched after a whitespace-tolerant search; the matched region \u2014 including its leading indentation \u2014 was replaced by new_string verbatim, so re-read the file to verify the indentation is correct).',
       )
       expect(text(root, 'f.txt')).toBe(c.want)
     })

@@ -119,7 +119,7 @@ describe('multi_edit', () => {
       }),
     )
     expect(r).toBe(
-      'Applied 2 edits to a.py. (1 matched after whitespace-tolerant search; verify the result.)',
+      'Applied 2 edits to a.py. (1 matched after a whitespace-tolerant search; each such region \u2014 including its leading indentation \u2014 was replaced verbatim, so re-read to verify.)',
     )
     expect(text(root, 'a.py')).toBe('def g():\n    return 2\n')
   })

@@ -37,6 +37,12 @@ pub const DEFAULT_SHELL: &str = "sh";
 /// The error when `<shell> -c` cannot be started; a shell that is not installed is named as
 /// such,
 /// with what to do about it. `sandbox`: the sandbox's one-line description, when there is one.
+/// Whether a timeout or an output-limit failure reads as the contracts word it: at the root
+/// without extras, and at `/v0.1` (whose texts CONTRACT-v0.5 §6 says are unchanged).
+fn contract_texts(config: &Config) -> bool {
+    config.contract_exact() || config.profile == crate::config::Profile::Seed
+}
+
 fn not_started(shell: &str, sandbox: Option<&str>, e: &std::io::Error) -> ToolError {
     let message = if e.kind() == std::io::ErrorKind::NotFound {
         format!(
@@ -171,9 +177,9 @@ impl Tool for Bash {
                 } else {
                     String::new()
                 };
-                // The newest contract's text at the root (CONTRACT-v0.5 §6: `Command exceeded
-                // <ms>ms`); the engine's advice elsewhere.
-                let message = if config.contract_exact() {
+                // The contracts' text at the root and at /v0.1 (CONTRACT-v0.5 §6: `Command
+                // exceeded <ms>ms`, "unchanged" from the seed); the engine's advice with extras.
+                let message = if contract_texts(config) {
                     format!("Command exceeded {timeout_ms}ms")
                 } else {
                     format!(
@@ -185,7 +191,7 @@ impl Tool for Bash {
                     ToolError::new(ErrorCode::Timeout, message).with("timeout_ms", timeout_ms);
                 Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
             }
-            End::OverLimit { .. } if config.contract_exact() => {
+            End::OverLimit { .. } if contract_texts(config) => {
                 // CONTRACT-v0.5 §6: `Command output exceeded <cap> bytes on a single stream
                 // and was killed`, field `max_capture_bytes`.
                 let message = format!(
@@ -784,10 +790,17 @@ mod tests {
             a.timeout_ms = Some(150);
             crate::testutil::run_text::<Bash>(a, c).unwrap_err()
         };
-        let e = run(&exact);
-        assert_eq!(e.message, "Command exceeded 150ms");
-        let keys: Vec<&str> = e.fields.keys().map(String::as_str).collect();
-        assert_eq!(keys, ["timeout_ms", "stdout", "stderr"]);
+        // At /v0.1 too: §6 says the seed's message is unchanged.
+        let seed = Config {
+            profile: crate::config::Profile::Seed,
+            ..exact.clone()
+        };
+        for c in [&exact, &seed] {
+            let e = run(c);
+            assert_eq!(e.message, "Command exceeded 150ms");
+            let keys: Vec<&str> = e.fields.keys().map(String::as_str).collect();
+            assert_eq!(keys, ["timeout_ms", "stdout", "stderr"]);
+        }
         let extras = Config {
             extras: true,
             ..exact

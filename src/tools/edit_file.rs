@@ -59,22 +59,17 @@ impl Tool for EditFile {
         let diff = original
             .map(|original| crate::unified_diff::edit_patch(&path.display, &original, &file.text));
         atomic::write_atomic(&path, file.into_bytes())?;
-        // The root (v0.5 §6) words the tolerant disclosure differently from the seed.
-        let mut message = message(&path.display, &applied, current);
+        let mut message = message(&path.display, &applied);
         code::append_warning(&mut message, warning);
         Ok(Output::text(message).with_meta_opt("diff", diff))
     }
 }
 
-/// The success message. A tolerant match (always a single replacement) says so, in the
-/// wording of the seed contract or, with `current`, of the newest one.
-fn message(display: &str, applied: &editing::Applied, current: bool) -> String {
+/// The success message. A tolerant match (always a single replacement) says so, in
+/// CONTRACT-v0.5 §6's words at both entries ("All messages are unchanged, including …").
+fn message(display: &str, applied: &editing::Applied) -> String {
     if applied.tolerant {
-        if current {
-            format!("Replaced 1 occurrence in {display} (matched after a whitespace-tolerant search; the matched region \u{2014} including its leading indentation \u{2014} was replaced by new_string verbatim, so re-read the file to verify the indentation is correct).")
-        } else {
-            format!("Replaced 1 occurrence in {display} (matched after whitespace-tolerant search; verify the result).")
-        }
+        format!("Replaced 1 occurrence in {display} (matched after a whitespace-tolerant search; the matched region \u{2014} including its leading indentation \u{2014} was replaced by new_string verbatim, so re-read the file to verify the indentation is correct).")
     } else if applied.count == 1 {
         format!("Replaced 1 occurrence in {display}.")
     } else {
@@ -97,20 +92,13 @@ mod tests {
             count: 1,
             tolerant: true,
         };
+        assert_eq!(message("a.rs", &exact(1)), "Replaced 1 occurrence in a.rs.");
         assert_eq!(
-            message("a.rs", &exact(1), false),
-            "Replaced 1 occurrence in a.rs."
-        );
-        assert_eq!(
-            message("a.rs", &exact(3), true),
+            message("a.rs", &exact(3)),
             "Replaced 3 occurrences in a.rs."
         );
         assert_eq!(
-            message("a.rs", &tolerant, false),
-            "Replaced 1 occurrence in a.rs (matched after whitespace-tolerant search; verify the result)."
-        );
-        assert_eq!(
-            message("a.rs", &tolerant, true),
+            message("a.rs", &tolerant),
             "Replaced 1 occurrence in a.rs (matched after a whitespace-tolerant search; the matched region \u{2014} including its leading indentation \u{2014} was replaced by new_string verbatim, so re-read the file to verify the indentation is correct)."
         );
     }

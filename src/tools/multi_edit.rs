@@ -103,28 +103,21 @@ impl Tool for MultiEdit {
         let diff = original
             .map(|original| crate::unified_diff::edit_patch(&path.display, &original, &file.text));
         atomic::write_atomic(&path, file.into_bytes())?;
-        // The root (v0.5 §6) words the tolerant note differently from the seed.
-        let mut message = message(&path.display, args.edits.len(), tolerant, current);
+        let mut message = message(&path.display, args.edits.len(), tolerant);
         code::append_warning(&mut message, warning);
         Ok(Output::text(message).with_meta_opt("diff", diff))
     }
 }
 
-/// The success message: `n` edits, `tolerant` of them found by a whitespace-tolerant tier,
-/// noted in the wording of the seed contract or, with `current`, of the newest one.
-fn message(display: &str, n: usize, tolerant: usize, current: bool) -> String {
+/// The success message: `n` edits, `tolerant` of them found by a whitespace-tolerant tier
+/// (CONTRACT-v0.5 §6's note, at both entries: the seed's tolerant messages are the same).
+fn message(display: &str, n: usize, tolerant: usize) -> String {
     let mut message = format!(
         "Applied {n} edit{} to {display}.",
         if n == 1 { "" } else { "s" }
     );
     if tolerant > 0 {
-        if current {
-            message.push_str(&format!(" ({tolerant} matched after a whitespace-tolerant search; each such region \u{2014} including its leading indentation \u{2014} was replaced verbatim, so re-read to verify.)"));
-        } else {
-            message.push_str(&format!(
-                " ({tolerant} matched after whitespace-tolerant search; verify the result.)"
-            ));
-        }
+        message.push_str(&format!(" ({tolerant} matched after a whitespace-tolerant search; each such region \u{2014} including its leading indentation \u{2014} was replaced verbatim, so re-read to verify.)"));
     }
     message
 }
@@ -187,14 +180,10 @@ mod tests {
 
     #[test]
     fn messages_of_both_contracts() {
-        assert_eq!(message("a.py", 1, 0, false), "Applied 1 edit to a.py.");
-        assert_eq!(message("a.py", 3, 0, true), "Applied 3 edits to a.py.");
+        assert_eq!(message("a.py", 1, 0), "Applied 1 edit to a.py.");
+        assert_eq!(message("a.py", 3, 0), "Applied 3 edits to a.py.");
         assert_eq!(
-            message("a.py", 3, 2, false),
-            "Applied 3 edits to a.py. (2 matched after whitespace-tolerant search; verify the result.)"
-        );
-        assert_eq!(
-            message("a.py", 2, 1, true),
+            message("a.py", 2, 1),
             "Applied 2 edits to a.py. (1 matched after a whitespace-tolerant search; each such region \u{2014} including its leading indentation \u{2014} was replaced verbatim, so re-read to verify.)"
         );
     }
