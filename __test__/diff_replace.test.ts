@@ -282,6 +282,26 @@ describe('meta.diff on edits', () => {
     expect(m.meta).toEqual({ diff: patch('a.txt', 'one\nTWO\nthree\n', '1\nTWO\n3\n4\n') })
   })
 
+  it('quotes a file name as jsdiff 9 does (the contract reference declares diff ^9.0.0)', async () => {
+    // CONTRACT-v0.5 §1: meta.diff is exactly jsdiff's createTwoFilesPatch(rel, rel, …):
+    // jsdiff 9 C-quotes a `---` / `+++` name with a non-ASCII or control character, `"` or `\`.
+    const names = [
+      'caf\u00e9.txt',
+      'q"x.txt',
+      'b\\s.txt',
+      'tab\tx.txt',
+      'del\u007f.txt',
+      '\u{1F600}.md',
+    ]
+    const files = Object.fromEntries(names.map((n) => [n, 'a\n']))
+    const { tools } = workspace(files)
+    for (const rel of names) {
+      const r = await tools.callTool('write_file', { path: rel, content: 'b\n' })
+      expect(r.meta).toEqual({ diff: patch(rel, 'a\n', 'b\n') })
+    }
+    expect(patch('caf\u00e9.txt', 'a\n', 'b\n')).toContain('--- "caf\\303\\251.txt"\n')
+  })
+
   it('write_file has a diff only when it overwrites UTF-8 text with something else', async () => {
     const { tools } = workspace({
       'a.txt': 'x\r\ny\n',

@@ -49,6 +49,35 @@ pub fn two_files_patch(
     render(old_name, new_name, &patch_hunks(old, new, context))
 }
 
+/// A `---` / `+++` file name as jsdiff 9 writes it (`quoteFileNameIfNeeded`, after git and
+/// GNU diff): as it is, unless it holds a control character, a non-ASCII one, `"` or `\`;
+/// then C-quoted, its UTF-8 bytes outside printable ASCII as 3-digit octal escapes. The
+/// `Index:` line keeps the name as it is.
+fn push_file_name(out: &mut String, name: &str) {
+    let plain = |c: char| (' '..='~').contains(&c) && c != '"' && c != '\\';
+    if name.chars().all(plain) {
+        out.push_str(name);
+        return;
+    }
+    out.push('"');
+    for &b in name.as_bytes() {
+        match b {
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            0x0b => out.push_str("\\v"),
+            0x0c => out.push_str("\\f"),
+            b'\r' => out.push_str("\\r"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+}
+
 /// The header and hunks as jsdiff prints them.
 fn render(old_name: &str, new_name: &str, hunks: &[Hunk<'_>]) -> String {
     let body: usize = hunks
@@ -65,10 +94,10 @@ fn render(old_name: &str, new_name: &str, hunks: &[Hunk<'_>]) -> String {
     out.push_str(UNDERLINE);
     out.push('\n');
     out.push_str("--- ");
-    out.push_str(old_name);
+    push_file_name(&mut out, old_name);
     out.push('\n');
     out.push_str("+++ ");
-    out.push_str(new_name);
+    push_file_name(&mut out, new_name);
     out.push('\n');
     for hunk in hunks {
         let old_start = if hunk.old_lines == 0 {
@@ -777,6 +806,27 @@ fn similar_fallback(old: &[u32], new: &[u32]) -> Vec<Change> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// jsdiff 9's `quoteFileNameIfNeeded` (its outputs, checked with diff 9.0.0).
+    #[test]
+    fn file_names_are_quoted_as_jsdiff_9_quotes_them() {
+        let quoted = |name: &str| {
+            let mut out = String::new();
+            push_file_name(&mut out, name);
+            out
+        };
+        assert_eq!(quoted("src/a b.txt"), "src/a b.txt");
+        assert_eq!(quoted("caf\u{e9}.txt"), r#""caf\303\251.txt""#);
+        assert_eq!(quoted("q\"x"), r#""q\"x""#);
+        assert_eq!(quoted("b\\s"), r#""b\\s""#);
+        assert_eq!(quoted("t\tx\u{7}\u{7f}"), r#""t\tx\a\177""#);
+        let p = two_files_patch("\u{e9}", "\u{e9}", "a\n", "b\n", 3);
+        assert!(p.starts_with("Index: \u{e9}\n"), "{p}");
+        assert!(
+            p.contains("\n--- \"\\303\\251\"\n+++ \"\\303\\251\"\n"),
+            "{p}"
+        );
+    }
 
     fn patch(a: &str, b: &str) -> String {
         two_files_patch("f", "f", a, b, 3)
