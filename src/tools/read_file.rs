@@ -16,6 +16,10 @@ use crate::text::{self, cut_chars, split_byte_lines, split_lines};
 pub const DEFAULT_LIMIT: usize = 2000;
 /// Characters kept of one line; the rest is cut with [`LINE_CUT_MARKER`].
 pub const MAX_LINE_CHARS: usize = 2000;
+
+/// A row never looks past this many bytes of its line ([`push_row`]): the characters it may
+/// keep, and one more.
+pub(crate) const ROW_LOOKS_AT: usize = MAX_LINE_CHARS * 4 + 4;
 pub const LINE_CUT_MARKER: &str = " [... line truncated ...]";
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -272,7 +276,7 @@ pub(crate) fn push_row(
     // The kept characters take at most 4 bytes each, and whether a character decodes (and
     // how) depends on at most its 4 bytes: decoding a few bytes past them gives exactly the
     // kept text of the whole line, and at least one character more when the line is cut.
-    let prefix = &line[..line.len().min(MAX_LINE_CHARS * 4 + 4)];
+    let prefix = &line[..line.len().min(ROW_LOOKS_AT)];
     let decoded = String::from_utf8_lossy(prefix);
     let (kept, cut) = if decoded.len() <= MAX_LINE_CHARS {
         (&*decoded, false)

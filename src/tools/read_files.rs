@@ -6,8 +6,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::read_file::push_row;
+use super::read_file::{push_row, ROW_LOOKS_AT};
 use super::Tool;
+use crate::bound::floor_char_boundary;
 use crate::call::Ctx;
 use crate::config::Config;
 use crate::error::ToolResult;
@@ -60,11 +61,11 @@ impl Tool for ReadFiles {
     }
 }
 
-/// One file's rows (only as many as could ever fit in `budget` bytes, at least one) and its
-/// line count.
+/// One file's lines (only as many as could ever show in `budget` bytes, at least one, each
+/// only as long as its row can use) and its line count.
 #[derive(Debug)]
 pub struct Rows {
-    pub rows: Vec<String>,
+    pub lines: Vec<String>,
     pub total: usize,
 }
 
@@ -87,19 +88,20 @@ fn load_all(config: &Config, inputs: &[String], budget: usize) -> Vec<ToolResult
 fn load_one(config: &Config, input: &str, budget: usize) -> ToolResult<Rows> {
     let (_, decoded) =
         paths::resolve_for_read(config, input, |path| text::read_text(path, config))?;
-    let mut rows = Vec::new();
-    let mut used = 0usize;
+    let mut lines = Vec::new();
+    let mut kept = 0usize;
     let mut total = 0usize;
     for (i, (line, _)) in split_lines(&decoded.text).enumerate() {
         total = i + 1;
-        if rows.is_empty() || used <= budget {
-            let mut row = String::new();
-            push_row(&mut row, i + 1, line.as_bytes(), 0, usize::MAX, None);
-            used += row.len() + 1;
-            rows.push(row);
+        // Every row after the first fits in the budget, so the lines past twice the budget
+        // never show; and a row never looks past its line's first `ROW_LOOKS_AT` bytes.
+        if lines.is_empty() || kept <= 2 * budget {
+            let line = &line[..floor_char_boundary(line, ROW_LOOKS_AT)];
+            kept += line.len() + 8;
+            lines.push(line.to_string());
         }
     }
-    Ok(Rows { rows, total })
+    Ok(Rows { lines, total })
 }
 
 /// Lays the sections out under the shared budget (see the contract's rules).
@@ -128,21 +130,21 @@ pub fn render(inputs: &[String], loaded: Vec<ToolResult<Rows>>, budget: i64) -> 
                 if file.total == 0 {
                     s.push_str("(empty file)");
                 } else {
-                    let allowance = remaining - header.len() as i64 - 1;
-                    let mut used = 0i64;
+                    // Rows as read_file renders them, under (remaining − header − 1): each
+                    // costs its bytes + 1, the first always shows, and a line longer than the
+                    // allowance is cut to it with the line-truncated marker.
+                    let allowance =
+                        usize::try_from(remaining - header.len() as i64 - 1).unwrap_or(0);
+                    let mut rows = String::new();
                     let mut shown = 0usize;
-                    for row in &file.rows {
-                        let cost = row.len() as i64 + i64::from(shown > 0);
-                        if shown > 0 && used + cost > allowance {
+                    for (i, line) in file.lines.iter().enumerate() {
+                        let cut = Some(allowance);
+                        if !push_row(&mut rows, i + 1, line.as_bytes(), 1, allowance, cut) {
                             break;
                         }
-                        if shown > 0 {
-                            s.push('\n');
-                        }
-                        s.push_str(row);
-                        used += cost;
                         shown += 1;
                     }
+                    s.push_str(&rows);
                     if shown < file.total {
                         s.push_str(&format!(
                             "\n[... {shown} of {} lines shown; use read_file for the rest ...]",
@@ -238,6 +240,29 @@ mod tests {
         fs::write(root.join("long"), "x".repeat(3000)).unwrap();
         let out = run(root, &["long"], 1024);
         assert!(out.contains(LINE_CUT_MARKER));
+    }
+
+    /// CONTRACT-v0.5 §2 read_files: "rows rendered like read_file", in (remaining − header
+    /// bytes − 1); wording §2: each row costs its bytes + 1, and a longer line is cut to the
+    /// budget with the line-truncated marker.
+    #[test]
+    fn rows_cost_their_bytes_and_a_newline_and_long_lines_are_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("a"), format!("{}\nab\nab\nab\n", "q".repeat(977))).unwrap();
+        // Allowance 1024 − 9 − 1 = 1014: 985 + 10 + 10 fit, a fourth row (1015) does not.
+        let out = run(root, &["a"], 1024);
+        let q = "q".repeat(977);
+        assert_eq!(
+            out,
+            format!("==> a <==\n     1\t{q}\n     2\tab\n     3\tab\n[... 3 of 4 lines shown; use read_file for the rest ...]")
+        );
+        // One line over the allowance (1024 − 12 − 1): cut to 1011 − 7 − 1 − 25 bytes, then
+        // the marker.
+        fs::write(root.join("long"), "y".repeat(1500)).unwrap();
+        let out = run(root, &["long"], 1024);
+        let y = "y".repeat(978);
+        assert_eq!(out, format!("==> long <==\n     1\t{y}{LINE_CUT_MARKER}"));
     }
 
     #[test]
