@@ -1500,15 +1500,19 @@ mod tests {
     #[test]
     fn exit_before_ready_shows_the_tail_of_a_long_log() {
         let dir = tempfile::tempdir().unwrap();
-        let mut r = ready(
-            req(
-                dir.path(),
-                "yes x | head -c 5000; echo 'fatal: port in use'; exit 1",
-            ),
-            "listening",
-        );
-        r.max_output = 1000;
-        let s = start(r, &never).unwrap();
+        let dying = |tail_on_exit| {
+            let mut r = ready(
+                req(
+                    dir.path(),
+                    "yes x | head -c 5000; echo 'fatal: port in use'; exit 1",
+                ),
+                "listening",
+            );
+            r.max_output = 1000;
+            r.tail_on_exit = tail_on_exit;
+            start(r, &never).unwrap()
+        };
+        let s = dying(true);
         assert_eq!(
             (s.ready, s.running, s.exit_code),
             (Some(false), false, Some(Some(1)))
@@ -1524,16 +1528,7 @@ mod tests {
         stop(dir.path(), &s.id).unwrap();
         // The newest contract's answer (CONTRACT-v0.5 §3: "matched against the first
         // maxOutputBytes of the log … output is that slice"): the head, as on a timeout.
-        let mut r = ready(
-            req(
-                dir.path(),
-                "yes x | head -c 5000; echo 'fatal: port in use'; exit 1",
-            ),
-            "listening",
-        );
-        r.max_output = 1000;
-        r.tail_on_exit = false;
-        let s = start(r, &never).unwrap();
+        let s = dying(false);
         assert_eq!((s.ready, s.running), (Some(false), false));
         assert_eq!(s.output, "x\n".repeat(500));
         assert_eq!(s.next_offset, 1000);
