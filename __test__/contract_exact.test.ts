@@ -1303,8 +1303,12 @@ describe('fsError without permission (wording §4)', () => {
           ['grep', { pattern: 'x', path: 'secret.txt' }],
           ['read_image', { path: 'i.png' }],
         ]) out.push(root.contentText((await t.callTool(tool, args)).content))
-        return { out, lines }`,
-      ) as { out: string[]; lines: string[] }
+        const before = lines.length
+        const replaced = root.contentText(
+          (await t.callTool('replace', { pattern: 'x', replacement: 'y', path: '.' })).content,
+        )
+        return { out, lines, replaced, replaceLines: lines.slice(before) }`,
+      ) as { out: string[]; lines: string[]; replaced: string; replaceLines: string[] }
       chmodSync(join(dir, 'd'), 0o755)
       const internal = '{"error":"internal","message":"internal error"}'
       expect(results.out).toEqual([
@@ -1322,6 +1326,9 @@ describe('fsError without permission (wording §4)', () => {
       expect(results.lines[0]).toBe(
         `clarvis-agent-tools: internal error: Error: EACCES: permission denied, open '${join(dir, 'secret.txt')}'\n`,
       )
+      // "grep and replace skip the file": replace skips it without a warn line.
+      expect(results.replaced).toMatch(/^1 replacement\(s\) across 1 file\(s\)/)
+      expect(results.replaceLines).toEqual([])
     },
   )
 })
