@@ -1331,4 +1331,27 @@ describe('fsError without permission (wording §4)', () => {
       expect(results.replaceLines).toEqual([])
     },
   )
+
+  it.runIf(process.platform === 'linux')(
+    'an unreadable .gitignore is reported to the warn sink and its rules left out',
+    () => {
+      // CONTRACT-v0.5 §1 Logging: "`warning: cannot read <path>` (for an unreadable
+      // `.gitignore`)".
+      const dir = tempDir()
+      chmodSync(dir, 0o777)
+      writeTree(dir, { 'sub/.gitignore': '*.log\n', 'sub/a.log': '', 'sub/b.txt': '' })
+      chmodSync(join(dir, 'sub/.gitignore'), 0)
+      const results = unprivileged(
+        dir,
+        `const lines = []; root.setWarnSink((m) => lines.push(m))
+        const t = root.createAgentTools({ workspaceRoot: dir })
+        const text = root.contentText((await t.callTool('glob', { pattern: '**/*' })).content)
+        return { files: text.split('\\n').sort(), lines }`,
+      ) as { files: string[]; lines: string[] }
+      expect(results.files).toEqual(['sub/.gitignore', 'sub/a.log', 'sub/b.txt'])
+      expect(results.lines).toEqual([
+        `clarvis-agent-tools: warning: cannot read ${join(dir, 'sub', '.gitignore')}\n`,
+      ])
+    },
+  )
 })

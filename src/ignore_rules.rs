@@ -175,9 +175,17 @@ impl Rules {
         let mut matchers: [Arc<Gitignore>; 4] = std::array::from_fn(|_| empty());
         for (i, name) in NAMES.iter().enumerate() {
             if found.files[i] {
-                let bytes = links.open_file(dir, OsStr::new(name)).and_then(read_small);
-                if let Ok(bytes) = bytes {
-                    matchers[i] = local_matcher(bytes, || dir_rel.join(name));
+                match links.open_file(dir, OsStr::new(name)).and_then(read_small) {
+                    Ok(bytes) => matchers[i] = local_matcher(bytes, || dir_rel.join(name)),
+                    // Listed but gone since: nothing to read.
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    // CONTRACT-v0.5 §1 Logging: `warning: cannot read <path>` for an
+                    // unreadable `.gitignore`; its rules are then left out, as before.
+                    Err(_) if *name == ".gitignore" => crate::warn::emit(format!(
+                        "warning: cannot read {}",
+                        self.base_abs.join(dir_rel).join(name).display()
+                    )),
+                    Err(_) => {}
                 }
             }
         }
