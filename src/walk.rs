@@ -514,6 +514,9 @@ struct Shared<'a, T, V, M> {
     stopped_early: AtomicBool,
     aborted: AtomicBool,
     slots: Vec<Mutex<Slot<T, V>>>,
+    /// Diagnostic lines emitted on the pool's threads, handed to the caller's thread (and so
+    /// to its call's warn sink) when the walk ends.
+    lines: Mutex<Vec<String>>,
 }
 
 impl<T, V, M> Shared<'_, T, V, M>
@@ -585,11 +588,15 @@ where
             .and_then(|p| p.current_thread_index())
             .map_or(0, |i| i + 1);
         let mut pending = Vec::new();
-        {
+        let ((), lines) = crate::warn::collect(|| {
             let mut slot = shared.slots[index]
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
             shared.process(&mut slot, node, &mut pending);
+        });
+        if !lines.is_empty() {
+            let mut kept = shared.lines.lock().unwrap_or_else(|e| e.into_inner());
+            kept.extend(lines);
         }
         for node in pending {
             spawn(scope, shared, node);
@@ -633,6 +640,7 @@ where
                 })
             })
             .collect(),
+        lines: Mutex::new(Vec::new()),
     };
     // Small trees are walked right here; a big one goes to the pool once it shows its size.
     let mut stack = vec![root];
@@ -654,6 +662,9 @@ where
                 spawn(scope, shared, node);
             }
         });
+    }
+    for line in shared.lines.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        crate::warn::emit(line);
     }
     let mut items = Vec::new();
     for slot in shared.slots {
@@ -1474,6 +1485,39 @@ mod tests {
             .collect();
         want.sort_by(|a, b| cmp_paths(a, b));
         assert_eq!(got, want);
+    }
+
+    /// A diagnostic line emitted while the pool lists a directory (here: a `.gitignore` that
+    /// cannot be read, a link to itself) reaches the caller's collector, as one emitted on
+    /// the caller's own thread does.
+    #[cfg(unix)]
+    #[test]
+    fn lines_emitted_on_the_pool_reach_the_caller() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files: Vec<String> = (0..2000).map(|i| format!("d{}/f{i}.txt", i % 97)).collect();
+        let names: Vec<&str> = files.iter().map(String::as_str).collect();
+        tree(root, &names);
+        for d in ["d0", "d96"] {
+            std::os::unix::fs::symlink(".gitignore", root.join(d).join(".gitignore")).unwrap();
+        }
+        let on = WalkOptions {
+            respect_ignore: true,
+            ..WalkOptions::default()
+        };
+        let (got, mut lines) = crate::warn::collect(|| walk(&config(root), root, &on));
+        assert_eq!(got.len(), 2000);
+        lines.sort();
+        let want: Vec<String> = ["d0", "d96"]
+            .iter()
+            .map(|d| {
+                format!(
+                    "warning: cannot read {}",
+                    root.join(d).join(".gitignore").display()
+                )
+            })
+            .collect();
+        assert_eq!(lines, want);
     }
 
     #[cfg(unix)]
