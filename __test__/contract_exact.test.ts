@@ -1333,6 +1333,45 @@ describe('fsError without permission (wording §4)', () => {
   )
 
   it.runIf(process.platform === 'linux')(
+    'apply_patch gives the warn line of a block it could not open, not of blocks after an error',
+    () => {
+      // Wording §4: a file that stats but cannot be opened makes apply_patch `internal`, its
+      // detail in the warn sink; blocks are read several at once, but only what comes up to
+      // the first failing block (in patch order) is reported.
+      const dir = tempDir()
+      chmodSync(dir, 0o777)
+      writeTree(dir, { 'a.txt': 'a\n', 'b.txt': 'b\n' })
+      chmodSync(join(dir, 'a.txt'), 0o666)
+      chmodSync(join(dir, 'b.txt'), 0)
+      const block = (f: string, from: string, to: string) =>
+        `--- a/${f}\n+++ b/${f}\n@@ -1 +1 @@\n-${from}\n+${to}\n`
+      const results = unprivileged(
+        dir,
+        `const lines = []; root.setWarnSink((m) => lines.push(m))
+        const t = root.createAgentTools({ workspaceRoot: dir })
+        const call = async (patch) => {
+          const before = lines.length
+          const r = root.contentText((await t.callTool('apply_patch', { patch })).content)
+          return { r, lines: lines.slice(before) }
+        }
+        return [
+          await call(${JSON.stringify(block('a.txt', 'a', 'A') + block('b.txt', 'b', 'B'))}),
+          await call(${JSON.stringify(block('nope.txt', 'n', 'N') + block('b.txt', 'b', 'B'))}),
+        ]`,
+      ) as { r: string; lines: string[] }[]
+      expect(results[0]).toEqual({
+        r: '{"error":"internal","message":"internal error"}',
+        lines: [
+          `clarvis-agent-tools: internal error: Error: EACCES: permission denied, open '${join(dir, 'b.txt')}'\n`,
+        ],
+      })
+      expect(JSON.parse(results[1].r)).toMatchObject({ error: 'not_found' })
+      expect(results[1].lines).toEqual([])
+      expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('a\n')
+    },
+  )
+
+  it.runIf(process.platform === 'linux')(
     'an unreadable .gitignore is reported to the warn sink and its rules left out',
     () => {
       // CONTRACT-v0.5 §1 Logging: "`warning: cannot read <path>` (for an unreadable

@@ -1,5 +1,6 @@
 // Contract tests for read_files, read_image, file_stat and tree (v0.5 §2), through the public
 // API.
+import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -148,11 +149,19 @@ describe('file_stat', () => {
       const stat = JSON.parse(ok(await tools.callTool('file_stat', { path: `f${i}` })))
       expect(stat.mtime).toBe(statSync(join(root, `f${i}`)).mtime.toISOString())
     }
-    // Half a millisecond rounds up, before 1970 too.
-    writeFileSync(join(root, 'old'), '')
-    utimesSync(join(root, 'old'), -1.5005, -1.5005)
-    const old = JSON.parse(ok(await tools.callTool('file_stat', { path: 'old' })))
-    expect(old.mtime).toBe(statSync(join(root, 'old')).mtime.toISOString())
+    // Before 1970 the fraction is kept and rounded the same way (Node's utimes cannot set a
+    // negative time, touch can).
+    for (const [name, at, iso] of [
+      ['old1', '@-0.5', '1969-12-31T23:59:59.500Z'],
+      ['old2', '@-1.7', '1969-12-31T23:59:58.300Z'],
+      ['old3', '@-0.0005', '1970-01-01T00:00:00.000Z'],
+    ]) {
+      writeFileSync(join(root, name), '')
+      execFileSync('touch', ['-m', '-d', at, join(root, name)])
+      const stat = JSON.parse(ok(await tools.callTool('file_stat', { path: name })))
+      expect(statSync(join(root, name)).mtime.toISOString()).toBe(iso)
+      expect(stat.mtime).toBe(iso)
+    }
   })
 
   it('reports UTF-16 as binary and works past maxFileBytes', async () => {

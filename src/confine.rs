@@ -548,7 +548,9 @@ mod imp {
         let mtime = if secs >= 0 {
             SystemTime::UNIX_EPOCH + Duration::new(secs as u64, nanos as u32)
         } else {
+            // A timespec before 1970: whole seconds (negative) plus the nanoseconds after them.
             SystemTime::UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs())
+                + Duration::from_nanos(nanos as u64)
         };
         Stat {
             kind,

@@ -207,12 +207,18 @@ fn read_sized(
 ) -> io::Result<Vec<u8>> {
     let cap = max.saturating_add(1);
     if len >= SMALL_FILE {
-        let mut bytes = Vec::with_capacity(len.min(cap) as usize);
+        // One byte past the size: the read that finds the end takes no reallocation (nor a
+        // copy of the whole file into a buffer twice its size).
+        let mut bytes = Vec::with_capacity((len + 1).min(cap) as usize);
         crate::memory::huge_pages(&mut bytes);
         // In pieces, each shown to `on_read` while it is in the cache, up to the end or the cap.
         while (bytes.len() as u64) < cap {
-            let want = READ_PIECE.min(cap - bytes.len() as u64) as usize;
-            bytes.reserve(want);
+            if bytes.len() == bytes.capacity() {
+                // It grew since the stat.
+                bytes.reserve(READ_PIECE as usize);
+            }
+            let room = (bytes.capacity() - bytes.len()) as u64;
+            let want = READ_PIECE.min(room).min(cap - bytes.len() as u64) as usize;
             if read_more(&file, &mut bytes, want)? == 0 {
                 break;
             }

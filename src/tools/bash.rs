@@ -34,15 +34,15 @@ pub const MIN_CAPTURE_BYTES: usize = 8 * 1024 * 1024;
 /// The shell commands run with unless the `shell` option names another: the contract's.
 pub const DEFAULT_SHELL: &str = "sh";
 
-/// The error when `<shell> -c` cannot be started; a shell that is not installed is named as
-/// such,
-/// with what to do about it. `sandbox`: the sandbox's one-line description, when there is one.
 /// Whether a timeout or an output-limit failure reads as the contracts word it: at the root
 /// without extras, and at `/v0.1` (whose texts CONTRACT-v0.5 §6 says are unchanged).
 fn contract_texts(config: &Config) -> bool {
     config.contract_exact() || config.profile == crate::config::Profile::Seed
 }
 
+/// The error when `<shell> -c` cannot be started; a shell that is not installed is named as
+/// such, with what to do about it. `sandbox`: the sandbox's one-line description, when there
+/// is one.
 fn not_started(shell: &str, sandbox: Option<&str>, e: &std::io::Error) -> ToolError {
     let message = if e.kind() == std::io::ErrorKind::NotFound {
         format!(

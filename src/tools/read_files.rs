@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::read_file::{push_row, ROW_LOOKS_AT};
+use super::read_file::{push_row, MAX_LINE_CHARS, ROW_LOOKS_AT};
 use super::Tool;
 use crate::bound::floor_char_boundary;
 use crate::call::Ctx;
@@ -93,11 +93,13 @@ fn load_one(config: &Config, input: &str, budget: usize) -> ToolResult<Rows> {
     let mut total = 0usize;
     for (i, (line, _)) in split_lines(&decoded.text).enumerate() {
         total = i + 1;
-        // Every row after the first fits in the budget, so the lines past twice the budget
-        // never show; and a row never looks past its line's first `ROW_LOOKS_AT` bytes.
-        if lines.is_empty() || kept <= 2 * budget {
+        // A row that shows after the first is never cut to the budget, so it costs at least
+        // its prefix, newline and min(bytes, 2000) (a longer line keeps 2000 characters):
+        // once those lower bounds pass the budget, no later line can show. A row never looks
+        // past its line's first `ROW_LOOKS_AT` bytes.
+        if lines.is_empty() || kept <= budget {
             let line = &line[..floor_char_boundary(line, ROW_LOOKS_AT)];
-            kept += line.len() + 8;
+            kept += line.len().min(MAX_LINE_CHARS) + 8;
             lines.push(line.to_string());
         }
     }
@@ -263,6 +265,23 @@ mod tests {
         let out = run(root, &["long"], 1024);
         let y = "y".repeat(978);
         assert_eq!(out, format!("==> long <==\n     1\t{y}{LINE_CUT_MARKER}"));
+    }
+
+    /// Lines longer than 2000 characters show 2000 of them and the marker: the rows kept for
+    /// rendering must be as many as can show, whatever the lines' full length.
+    #[test]
+    fn long_lines_fill_the_budget_as_their_cut_rows_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let line = "x".repeat(10_000);
+        fs::write(root.join("a"), format!("{line}\n").repeat(30)).unwrap();
+        // Allowance 50000 − 9 − 1 = 49990; each row is 7 + 2000 + 25 bytes and costs 2033.
+        let out = run(root, &["a"], 50_000);
+        assert!(
+            out.ends_with("\n[... 24 of 30 lines shown; use read_file for the rest ...]"),
+            "{}",
+            &out[out.len() - 100..]
+        );
     }
 
     #[test]
