@@ -17,6 +17,8 @@ use crate::dispatch::dispatch;
 const CANARY: &str = "CANARY-8d1f";
 const CALLS: usize = 1000;
 const WORKERS: usize = 4;
+/// Flips of the directory the calls must straddle.
+const MIN_FLIPS: usize = 20;
 
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
@@ -141,13 +143,17 @@ fn no_call_escapes_while_a_directory_flips_to_an_outside_symlink() {
     let next = Arc::new(AtomicUsize::new(0));
     let workers: Vec<_> = (0..WORKERS)
         .map(|w| {
-            let (config, next) = (config.clone(), next.clone());
+            let (config, next, flips) = (config.clone(), next.clone(), flips.clone());
             std::thread::spawn(move || {
                 crate::confine::force_walk(w % 2 == 1);
                 let mut seen = Vec::new();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= CALLS {
+                    // At least CALLS calls, and on until the swapper has flipped often: calls
+                    // that fail fast (the link is there) can otherwise finish them all while
+                    // four busy workers keep the swapper off the cores (with a bound).
+                    let flipped = flips.load(Ordering::Relaxed) > MIN_FLIPS;
+                    if i >= CALLS && (flipped || i >= 50 * CALLS) {
                         break;
                     }
                     let (tool, args) = call(i, w, &config);
@@ -167,7 +173,7 @@ fn no_call_escapes_while_a_directory_flips_to_an_outside_symlink() {
     stop.store(true, Ordering::Relaxed);
     swapper.join().unwrap();
 
-    assert_eq!(results.len(), CALLS);
+    assert!(results.len() >= CALLS);
     let mut ok = 0;
     let mut kinds = std::collections::BTreeMap::<String, usize>::new();
     for (tool, args, is_error, text) in &results {
@@ -194,7 +200,7 @@ fn no_call_escapes_while_a_directory_flips_to_an_outside_symlink() {
         before,
         "nothing outside was created or changed"
     );
-    assert!(flips.load(Ordering::Relaxed) > 20, "the swapper ran");
+    assert!(flips.load(Ordering::Relaxed) > MIN_FLIPS, "the swapper ran");
     // The calls did real work between flips (a call that met the link fails cleanly).
     assert!(ok > 0, "some calls succeeded");
     eprintln!(
