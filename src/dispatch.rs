@@ -34,6 +34,7 @@ impl Outcome {
     }
 
     pub fn error(err: &ToolError) -> Outcome {
+        err.report_detail();
         Outcome {
             is_error: true,
             output: Output::text(err.envelope()),

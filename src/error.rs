@@ -90,6 +90,10 @@ pub struct ToolError {
     pub code: ErrorCode,
     pub message: String,
     pub fields: Map<String, Value>,
+    /// An `internal` error's detail: never in the envelope; it goes to the warn sink when the
+    /// error reaches the caller ([`ToolError::report_detail`]), so an error a tool catches and
+    /// skips (or one after the first that counts) leaves no line.
+    pub detail: Option<Box<str>>,
 }
 
 pub type ToolResult<T> = Result<T, ToolError>;
@@ -100,6 +104,7 @@ impl ToolError {
             code,
             message: message.into(),
             fields: Map::new(),
+            detail: None,
         }
     }
 
@@ -129,6 +134,22 @@ impl ToolError {
     /// The fixed-message error a bug becomes; its detail goes to stderr, never to the caller.
     pub fn internal() -> Self {
         Self::new(ErrorCode::Internal, "internal error")
+    }
+
+    /// [`internal`](Self::internal) with its detail, reported when it reaches the caller.
+    pub fn internal_because(detail: impl Into<String>) -> Self {
+        ToolError {
+            detail: Some(detail.into().into_boxed_str()),
+            ..Self::internal()
+        }
+    }
+
+    /// Writes the detail of an internal error to the warn sink (`internal error: <detail>`):
+    /// called once, where the error becomes the caller's result.
+    pub fn report_detail(&self) {
+        if let Some(detail) = &self.detail {
+            crate::warn::emit(format!("internal error: {detail}"));
+        }
     }
 
     /// Maps an I/O error on `display_path` the way the contract's `fsError` does:

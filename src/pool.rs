@@ -165,7 +165,8 @@ where
 
 /// `f` of each of `items`, in their order, computed on `pool`'s threads one item at a time (a
 /// thread that finishes early takes the next item), or here when there is no pool or only one
-/// item.
+/// item. The diagnostic lines an item emits on the pool are emitted again here, in the items'
+/// order, so they reach this call's warn sink as if emitted on this thread.
 pub fn map_each_on<T, R, F>(pool: Option<&rayon::ThreadPool>, items: Vec<T>, f: F) -> Vec<R>
 where
     T: Send,
@@ -175,7 +176,19 @@ where
     use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
     match pool {
         Some(pool) if items.len() > 1 => {
-            pool.install(|| items.into_par_iter().with_max_len(1).map(f).collect())
+            let done: Vec<(R, Vec<String>)> = pool.install(|| {
+                items
+                    .into_par_iter()
+                    .with_max_len(1)
+                    .map(|item| crate::warn::collect(|| f(item)))
+                    .collect()
+            });
+            done.into_iter()
+                .map(|(result, lines)| {
+                    lines.into_iter().for_each(crate::warn::emit);
+                    result
+                })
+                .collect()
         }
         _ => items.into_iter().map(f).collect(),
     }

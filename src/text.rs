@@ -127,15 +127,14 @@ pub fn open_failure(config: &Config, path: &WorkPath, e: &io::Error) -> ToolErro
     } else if config.contract_exact() && is_access_denied(e) {
         // A file that stats but may not be opened: the reference wraps only its stat in
         // fsError, so its open failure is not a ToolError: `internal`, the detail in the
-        // warn sink (wording §4).
-        crate::warn::emit(format!(
-            "internal error: Error: {}",
+        // warn sink once the error reaches the caller (wording §4).
+        ToolError::internal_because(format!(
+            "Error: {}",
             crate::error::node_fs_error(e, &path.input, "open", &path.abs)
                 .message
                 .split_once(": ")
                 .map_or("", |(_, node)| node)
-        ));
-        ToolError::internal()
+        ))
     } else {
         crate::error::ToolError::from_io(e, &path.input)
     }

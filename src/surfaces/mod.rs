@@ -162,10 +162,13 @@ pub fn dispatch(surface: Surface, name: &str, args: Value, ctx: &Ctx, ledger: &L
                 output: output.map_text(|t| bound(t, max)),
             }
         }
-        Err(err) => Outcome {
-            is_error: true,
-            output: Output::text(err.message.clone()).with_meta("error", err.code.as_str()),
-        },
+        Err(err) => {
+            err.report_detail();
+            Outcome {
+                is_error: true,
+                output: Output::text(err.message.clone()).with_meta("error", err.code.as_str()),
+            }
+        }
     }
 }
 

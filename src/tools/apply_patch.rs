@@ -66,17 +66,12 @@ impl Tool for ApplyPatch {
         let _locks = atomic::lock(&lock_paths);
         // Each block is read and patched on the walk pool, several at once (they are
         // independent: each reads its own file, and nothing is written before the commit);
-        // the first failing block, in patch order, is the error. The diagnostic lines each
-        // block's read emitted come back with it, and only those of the blocks up to that
-        // error are given, as when the blocks were planned one after another here.
-        let planned = crate::walk::par_map(blocks.iter().collect(), |b| {
-            crate::warn::collect(|| plan(b, config))
-        });
+        // the first failing block, in patch order, is the error.
+        let planned = crate::walk::par_map(blocks.iter().collect(), |b| plan(b, config));
         let mut tx = Transaction::new();
         let mut rows = Vec::with_capacity(blocks.len());
         let mut warnings = code::Warnings::default();
-        for (block, (planned, lines)) in blocks.iter().zip(planned) {
-            lines.into_iter().for_each(crate::warn::emit);
+        for (block, planned) in blocks.iter().zip(planned) {
             let Planned { row, bytes, before } = planned?;
             // A new file, or one its hunks changed (not a pure rename or a delete), is checked.
             let changed = matches!(block.op, FileOp::Add { .. }) || before.is_some();

@@ -49,13 +49,15 @@ impl Tool for ReadFiles {
         let loaded = load_all(config, &args.paths, budget);
         // Only ToolErrors are inlined at the root; a file that stats but cannot be opened is
         // not one there, so the whole batch is `internal` (CONTRACT-v0.5-wording §4).
-        if config.contract_exact()
-            && loaded.iter().any(|r| {
+        if config.contract_exact() {
+            let internal = loaded.iter().find_map(|r| {
                 r.as_ref()
-                    .is_err_and(|e| e.code == crate::error::ErrorCode::Internal)
-            })
-        {
-            return Err(crate::error::ToolError::internal());
+                    .err()
+                    .filter(|e| e.code == crate::error::ErrorCode::Internal)
+            });
+            if let Some(e) = internal {
+                return Err(e.clone());
+            }
         }
         Ok(render(&args.paths, loaded, budget as i64).into())
     }
@@ -69,20 +71,11 @@ pub struct Rows {
     pub total: usize,
 }
 
-/// Reads every path, several at once on the walk pool; results, and the diagnostic lines each
-/// read emitted, come back in input order.
+/// Reads every path, several at once on the walk pool; results come back in input order.
 fn load_all(config: &Config, inputs: &[String], budget: usize) -> Vec<ToolResult<Rows>> {
     crate::walk::par_map(inputs.iter().collect(), |input| {
-        crate::warn::collect(|| load_one(config, input, budget))
+        load_one(config, input, budget)
     })
-    .into_iter()
-    .map(|(result, lines)| {
-        for line in lines {
-            crate::warn::emit(line);
-        }
-        result
-    })
-    .collect()
 }
 
 fn load_one(config: &Config, input: &str, budget: usize) -> ToolResult<Rows> {
@@ -139,8 +132,8 @@ pub fn render(inputs: &[String], loaded: Vec<ToolResult<Rows>>, budget: i64) -> 
                         usize::try_from(remaining - header.len() as i64 - 1).unwrap_or(0);
                     let mut rows = String::new();
                     let mut shown = 0usize;
+                    let cut = Some(allowance);
                     for (i, line) in file.lines.iter().enumerate() {
-                        let cut = Some(allowance);
                         if !push_row(&mut rows, i + 1, line.as_bytes(), 1, allowance, cut) {
                             break;
                         }

@@ -306,10 +306,9 @@ fn scope_files(
 /// file, over `maxFileBytes`, binary (a NUL byte, which also catches UTF-16), or otherwise
 /// unreadable.
 pub(crate) fn load(path: &WorkPath, config: &Config) -> Option<Editable> {
-    // A skipped file leaves no trace: not even the warn line the shared reader writes for a
-    // file it may not open (CONTRACT-v0.5-wording §4: "grep and replace skip the file").
-    let (read, _skipped) = crate::warn::collect(|| text::read_capped(path, config));
-    let bytes = read.ok()?;
+    // A skipped file leaves no trace (CONTRACT-v0.5-wording §4: "grep and replace skip the
+    // file"): an internal error's detail is reported only where an error reaches the caller.
+    let bytes = text::read_capped(path, config).ok()?;
     let probe = text::BINARY_PROBE_BYTES;
     let head = &bytes[..bytes.len().min(probe)];
     let tail = &bytes[bytes.len().saturating_sub(probe)..];
