@@ -531,12 +531,15 @@ function makeApi(profile) {
     return toResult(out)
   }
 
-  function makeToolDef(def) {
+  /** A ToolDef; `extras`: advertise the engine's arguments beyond the contract too. */
+  function makeToolDef(def, extras) {
     const { name, description } = def
     // glob bounds its own listing exactly as dispatch would (it orders only what can show),
     // but the newest contract reports it as dispatch-bounded (CONTRACT-v0.5-wording §10).
     const bounded = def.bounded && (seed || def.extra || name !== 'glob')
-    const inputSchema = deepFreeze(seed ? def.seedInputSchema : def.inputSchema)
+    const inputSchema = deepFreeze(
+      seed ? def.seedInputSchema : extras ? def.inputSchema : def.contractInputSchema,
+    )
     return Object.freeze({
       name,
       description,
@@ -562,13 +565,12 @@ function makeApi(profile) {
     })
   }
 
-  /** Every built tool, in registry order, the extras included. */
-  const allTools = Object.freeze(defs.map(makeToolDef))
-  const isExtra = new Set(defs.filter((d) => d.extra).map((d) => d.name))
+  /** Every built tool, in registry order, the extras (tools and arguments) included. */
+  const allTools = Object.freeze(defs.map((d) => makeToolDef(d, true)))
   const isReadOnly = new Set(defs.filter((d) => !d.mutating).map((d) => d.name))
   const needsTreeSitter = new Set(defs.filter((d) => d.needsTreeSitter).map((d) => d.name))
-  /** The contract's tools, in registry order. */
-  const tools = Object.freeze(allTools.filter((t) => !isExtra.has(t.name)))
+  /** The contract's tools, in registry order, with the contract's arguments. */
+  const tools = Object.freeze(defs.filter((d) => !d.extra).map((d) => makeToolDef(d, false)))
   /** The non-mutating subset. */
   const readOnlyTools = Object.freeze(tools.filter((t) => isReadOnly.has(t.name)))
   /** The lists `selectSurface` answers with, by [extras][readOnly][treeSitterAvailable]. */

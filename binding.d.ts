@@ -165,8 +165,9 @@ export declare function testOnlyPanic(): Promise<NativeOutcome | string>
 
 /**
  * Every built tool as JSON, with the flags the JavaScript side selects surfaces by:
- * `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05, extra,
- * needsTreeSitter}]`.
+ * `[{name, description, inputSchema, contractInputSchema, seedInputSchema, mutating, bounded,
+ * sinceV05, extra, needsTreeSitter}]` (`inputSchema` has the engine's extra arguments,
+ * `contractInputSchema` the newest contract's only).
  */
 export declare function toolDefsJson(): string
 

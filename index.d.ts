@@ -6,16 +6,20 @@ import type {
   SurfaceToolArgs,
   ToolArgs,
   ToolName,
+  WidenedToolArgs,
 } from './tool-types'
 
 /**
  * The arguments of each tool, by name, and of each vendor surface's tools (generated from the
  * Rust input structs).
  */
-export type { ExtraToolArgs, ExtraToolName, SurfaceToolArgs, ToolArgs, ToolName }
+export type { ExtraToolArgs, ExtraToolName, SurfaceToolArgs, ToolArgs, ToolName, WidenedToolArgs }
 
-/** The arguments of the contract's tools and of the tools beyond it. */
-type AllToolArgs = ToolArgs & ExtraToolArgs
+/**
+ * The arguments with `extras: true`: the contract's tools (some of them with more arguments)
+ * and the tools beyond it.
+ */
+type AllToolArgs = Omit<ToolArgs, keyof WidenedToolArgs> & WidenedToolArgs & ExtraToolArgs
 
 /** `args` may be omitted for a tool whose arguments are all optional. */
 type ArgsFor<A, N extends keyof A> = Partial<A[N]> extends A[N] ? [args?: A[N]] : [args: A[N]]

@@ -10,18 +10,6 @@ export interface ToolArgs {
     offset?: number | null
     /** Maximum number of lines to return (default 2000). */
     limit?: number | null
-    /** "slice" (default): lines from offset. "indentation": the code block around anchor_line, found by indentation (exact for languages with a grammar). */
-    mode?: 'slice' | 'indentation' | null
-    /** Indentation mode: the line to build the block around (default: offset, else 1). */
-    anchor_line?: number | null
-    /** Indentation mode: enclosing levels to add (their header and closing lines): 0 (default) = only the anchor's block, 1 = also its parent class or function, and so on. */
-    max_levels?: number | null
-    /** Indentation mode: also include the sibling blocks beside the outermost selected block (default false). */
-    include_siblings?: boolean | null
-    /** Indentation mode: include the comments, doc comments, decorators and attributes directly above each block (default true). */
-    include_header?: boolean | null
-    /** Indentation mode: most lines to return, those nearest the anchor kept (default: limit). */
-    max_lines?: number | null
   }
   read_image: {
     /** The image file (PNG, JPEG, GIF or WebP): relative to the workspace root, or absolute. */
@@ -139,10 +127,6 @@ export interface ToolArgs {
     ready_when?: string | null
     /** How long to wait for ready_when, in milliseconds (default 30000; 0 means the default). */
     ready_timeout_ms?: number | null
-    /** Give the process a stdin that monitor_send writes to. By default stdin is empty: a program reading it sees end of file at once. */
-    stdin?: boolean | null
-    /** Run the process in a pseudo-terminal, for programs that need one (they may then print colors and progress bars). Lines still end in plain "\n", and sent input is not echoed. */
-    pty?: boolean | null
   }
   monitor_poll: {
     /** The monitor id from monitor_start (`mon_` and 8 hex digits). */
@@ -266,6 +250,44 @@ export interface ExtraToolArgs {
 
 /** A tool name beyond the contract (offered with `extras: true`). */
 export type ExtraToolName = keyof ExtraToolArgs
+
+/** The arguments of the contract's tools that take more with `extras: true`, by tool name. */
+export interface WidenedToolArgs {
+  read_file: {
+    /** File to read: relative to the workspace root, or absolute. */
+    path: string
+    /** 1-based line to start at. A negative value counts from the end (-20 reads the last 20 lines). 0 is invalid. */
+    offset?: number | null
+    /** Maximum number of lines to return (default 2000). */
+    limit?: number | null
+    /** "slice" (default): lines from offset. "indentation": the code block around anchor_line, found by indentation (exact for languages with a grammar). */
+    mode?: 'slice' | 'indentation' | null
+    /** Indentation mode: the line to build the block around (default: offset, else 1). */
+    anchor_line?: number | null
+    /** Indentation mode: enclosing levels to add (their header and closing lines): 0 (default) = only the anchor's block, 1 = also its parent class or function, and so on. */
+    max_levels?: number | null
+    /** Indentation mode: also include the sibling blocks beside the outermost selected block (default false). */
+    include_siblings?: boolean | null
+    /** Indentation mode: include the comments, doc comments, decorators and attributes directly above each block (default true). */
+    include_header?: boolean | null
+    /** Indentation mode: most lines to return, those nearest the anchor kept (default: limit). */
+    max_lines?: number | null
+  }
+  monitor_start: {
+    /** The shell command to run in the background with `sh -c`, e.g. `npm run dev`. */
+    command: string
+    /** Working directory (default: the workspace root); relative paths are against the root. */
+    cwd?: string | null
+    /** A regular expression (Rust regex syntax) that marks the process as ready when it appears in its output, e.g. `listening on|ready in`. With it the call waits for the match, for the process to exit, or for ready_timeout_ms; without it the call returns at once. */
+    ready_when?: string | null
+    /** How long to wait for ready_when, in milliseconds (default 30000; 0 means the default). */
+    ready_timeout_ms?: number | null
+    /** Give the process a stdin that monitor_send writes to. By default stdin is empty: a program reading it sees end of file at once. */
+    stdin?: boolean | null
+    /** Run the process in a pseudo-terminal, for programs that need one (they may then print colors and progress bars). Lines still end in plain "\n", and sent input is not echoed. */
+    pty?: boolean | null
+  }
+}
 
 /** The arguments of every tool at `agent-tools-native/v0.1`, by tool name. */
 export interface SeedToolArgs {

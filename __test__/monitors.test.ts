@@ -490,7 +490,8 @@ describe('monitors', () => {
     const { root, tools } = setup()
     const script = `
       const { createAgentTools, contentText } = require(${JSON.stringify(repoRoot)})
-      const tools = createAgentTools({ workspaceRoot: process.argv[1] })
+      // background_pids is an extra (the contract's success JSON has five keys).
+      const tools = createAgentTools({ workspaceRoot: process.argv[1], extras: true })
       ;(async () => {
         const bash = JSON.parse(contentText((await tools.callTool('bash', { command: 'sleep 60 &' })).content))
         const mon = JSON.parse(contentText((await tools.callTool('monitor_start', { command: 'echo up; sleep 60' })).content))

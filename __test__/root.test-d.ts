@@ -60,7 +60,7 @@ describe('the package root typings', () => {
     agent.callTool('read_file', { path: 'a.txt' }, { signal: new AbortController().signal })
     agent.callTool('bash', { command: 'ls', timeout_ms: 0 })
     // An optional argument may be null, meaning "not given" (strict function calling sends it).
-    agent.callTool('read_file', { path: 'a.txt', mode: null, limit: null })
+    agent.callTool('read_file', { path: 'a.txt', offset: null, limit: null })
     // @ts-expect-error a required one may not
     agent.callTool('read_file', { path: null })
     // @ts-expect-error an unknown tool name does not compile

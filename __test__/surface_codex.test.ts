@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createAgentTools, type DispatchResult, tools as engineTools } from '../index.js'
+import { createAgentTools, type DispatchResult, selectSurface } from '../index.js'
 import { tempDir, writeTree } from './helpers'
 
 function ws(files: Record<string, string> = {}) {
@@ -25,9 +25,10 @@ function fail(r: DispatchResult): string {
 }
 
 /** Whether the engine's read_file has indentation mode (branch `code`). */
+// The engine's read_file has indentation mode as an extra argument (offered with extras).
 const hasIndentation = Boolean(
   (
-    engineTools.find((t) => t.name === 'read_file')?.inputSchema as
+    selectSurface(false, true, true).find((t) => t.name === 'read_file')?.inputSchema as
       | { properties?: Record<string, unknown> }
       | undefined
   )?.properties?.mode,
@@ -91,7 +92,7 @@ describe('codex surface', () => {
       const out = ok(
         await tools.callTool('read_file', { file_path: 'a.py', mode: 'indentation', indentation }),
       )
-      const engine = createAgentTools({ workspaceRoot: root })
+      const engine = createAgentTools({ workspaceRoot: root, extras: true })
       const rows = ok(
         await engine.callTool('read_file', {
           path: 'a.py',

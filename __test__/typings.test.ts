@@ -57,6 +57,7 @@ const ENTRIES = [
       'ToolResult',
       'Verdict',
       'WarnSink',
+      'WidenedToolArgs',
     ],
     codes: 18,
     resultKeys: ['content', 'isError'],

@@ -74,6 +74,15 @@ function rows(schema, prefix = '') {
   return out
 }
 
+/** The rows of a contract tool's arguments that only `extras` offers. */
+function extraRows(def) {
+  const contract = new Set(Object.keys(def.contractInputSchema?.properties ?? {}))
+  const extra = Object.fromEntries(
+    Object.entries(def.inputSchema?.properties ?? {}).filter(([name]) => !contract.has(name)),
+  )
+  return rows({ properties: extra, required: def.inputSchema?.required })
+}
+
 /** One tool's section. */
 function section(def, schemaKey, note = '') {
   const schema = def[schemaKey]
@@ -109,8 +118,19 @@ export function generate() {
 
 The ${contract.length} tools of the newest contract, then the tools beyond it (${extras.length}), offered only with \`extras: true\` (the CLI and the MCP server turn it on). \`readOnly: true\` keeps only the read-only ones. The root's schemas are lenient: unknown keys are ignored, and an optional argument sent as \`null\` counts as not given. Paths are relative to the workspace root, or absolute inside it.
 
-${contract.map((d) => section(d, 'inputSchema', d.needsTreeSitter ? 'needs the built-in grammars' : '')).join('\n')}
+${contract.map((d) => section(d, 'contractInputSchema', d.needsTreeSitter ? 'needs the built-in grammars' : '')).join('\n')}
 # Beyond the contract (\`extras: true\`)
+
+## Arguments beyond the contract
+
+With \`extras: true\` these tools of the contract take more arguments (without it they are unknown keys, and ignored):
+
+${contract
+  .flatMap((d) => extraRows(d).map((row) => row.replace('| `', `| \`${d.name}\` | \``)))
+  .reduce(
+    (table, row) => `${table}\n${row}`,
+    '| tool | argument | type | default | description |\n| --- | --- | --- | --- | --- |',
+  )}
 
 ${extras.map((d) => section(d, 'inputSchema', 'extra: offered with `extras: true`')).join('\n')}`
   const seed = defs.filter((d) => !d.sinceV05 && !d.extra)

@@ -833,8 +833,9 @@ pub fn test_only_fail_commit_on(name: Option<String>) {
 }
 
 /// Every built tool as JSON, with the flags the JavaScript side selects surfaces by:
-/// `[{name, description, inputSchema, seedInputSchema, mutating, bounded, sinceV05, extra,
-/// needsTreeSitter}]`.
+/// `[{name, description, inputSchema, contractInputSchema, seedInputSchema, mutating, bounded,
+/// sinceV05, extra, needsTreeSitter}]` (`inputSchema` has the engine's extra arguments,
+/// `contractInputSchema` the newest contract's only).
 #[napi]
 pub fn tool_defs_json() -> String {
     let defs: Vec<Value> = tools::REGISTRY
@@ -844,6 +845,7 @@ pub fn tool_defs_json() -> String {
                 "name": t.name,
                 "description": t.description,
                 "inputSchema": t.schema,
+                "contractInputSchema": t.contract_schema,
                 "seedInputSchema": t.seed_schema,
                 "mutating": t.mutating,
                 "bounded": t.bounded,

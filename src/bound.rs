@@ -36,42 +36,6 @@ pub fn marker(shown: usize, total: usize, note: Option<&str>) -> String {
     }
 }
 
-/// Always cuts: keeps the longest prefix of `text` whose cost, plus the cost of the marker,
-/// fits in `budget`, and appends the marker. `shown` in the marker is the UTF-8 byte length of
-/// the kept prefix; `total` is given by the caller (e.g. the raw size of what `text` was made
-/// from). `cost` prices one character — its UTF-8 length for plain text, its JSON-escaped
-/// length when the result will be embedded in a JSON string. When not even the marker fits,
-/// the marker alone is returned.
-pub fn cut_with_marker(
-    text: &str,
-    budget: usize,
-    total: usize,
-    note: Option<&str>,
-    cost: impl Fn(char) -> usize,
-) -> String {
-    let reserve: usize = marker(total.max(text.len()), total, note)
-        .chars()
-        .map(&cost)
-        .sum();
-    let room = budget.saturating_sub(reserve);
-    let mut spent = 0;
-    let mut keep = 0;
-    for (i, c) in text.char_indices() {
-        let n = cost(c);
-        if spent + n > room {
-            break;
-        }
-        spent += n;
-        keep = i + c.len_utf8();
-    }
-    let mut out = String::with_capacity(keep + reserve);
-    out.push_str(&text[..keep]);
-    out.push_str(&marker(keep, total, note));
-    out
-}
-
-/// The newest contract's tail-keeping cut: keeps the longest suffix of `text` whose cost, plus
-/// the cost of the marker, fits in `budget`, behind the marker
 /// `[... earlier output truncated: last <shown> of <total> bytes shown[; <note>] ...]\n`.
 /// The cut start moves forward to a character boundary, so what is shown never exceeds the
 /// budget. When not even the marker fits, the marker alone is returned.
@@ -159,43 +123,5 @@ mod tests {
     fn note_goes_inside_marker() {
         let out = bound_with_note("y".repeat(3000), 1024, Some("full output written to f.log"));
         assert!(out.ends_with("bytes shown; full output written to f.log ...]"));
-    }
-
-    #[test]
-    fn cut_with_marker_prices_characters() {
-        let out = cut_with_marker("abcdef", 200, 999, Some("n"), |c| c.len_utf8());
-        assert_eq!(
-            out,
-            "abcdef\n[... output truncated: 6 of 999 bytes shown; n ...]"
-        );
-        // Each quote costs 2 escaped bytes: the budget keeps fewer of them.
-        let quotes = "\"".repeat(100);
-        let out = cut_with_marker(&quotes, 120, 100, None, |c| match c {
-            '"' | '\n' => 2,
-            c => c.len_utf8(),
-        });
-        let json = serde_json::to_string(&out).unwrap();
-        assert!(json.len() - 2 <= 120, "{}", json.len());
-        assert!(out.starts_with('"') && out.contains("bytes shown ...]"));
-        // Too small for the marker: the marker alone.
-        let out = cut_with_marker("abc", 5, 3, None, |c| c.len_utf8());
-        assert_eq!(out, "\n[... output truncated: 0 of 3 bytes shown ...]");
-    }
-
-    #[test]
-    fn tail_cut_keeps_the_end_behind_the_marker() {
-        let text = format!("{}{}", "a".repeat(500), "é".repeat(300));
-        let out = cut_tail_with_marker(&text, 200, text.len(), Some("n"), |c| c.len_utf8());
-        assert!(out.len() <= 200, "{}", out.len());
-        let (marker, kept) = out.split_once('\n').unwrap();
-        assert!(kept.chars().all(|c| c == 'é'));
-        assert_eq!(
-            marker,
-            format!(
-                "[... earlier output truncated: last {} of {} bytes shown; n ...]",
-                kept.len(),
-                text.len()
-            )
-        );
     }
 }

@@ -50,7 +50,7 @@ impl Outcome {
 /// Runs `name` with `args`: the contract's `dispatch` (find, validate, run, bound).
 pub fn dispatch(name: &str, args: Value, ctx: &Ctx) -> Outcome {
     Outcome::from_result(
-        find(name, ctx).and_then(|tool| run_bounded(tool, tool.check(args, ctx.profile)?, ctx)),
+        find(name, ctx).and_then(|tool| run_bounded(tool, tool.check(args, ctx)?, ctx)),
     )
 }
 
@@ -62,7 +62,7 @@ pub fn dispatch_checked(name: &str, args: Value, ctx: &Ctx) -> Outcome {
 /// Looks the tool up and validates `args`: the steps before the guard. Returns the coerced
 /// arguments the guard sees and the tool then runs with.
 pub fn validate(name: &str, args: Value, config: &Config) -> ToolResult<Value> {
-    find(name, config)?.check(args, config.profile)
+    find(name, config)?.check(args, config)
 }
 
 fn run_bounded(tool: &ToolSpec, args: Value, ctx: &Ctx) -> ToolResult<Output> {

@@ -58,16 +58,6 @@ fn push_escape(out: &mut String, b: u8) {
     });
 }
 
-/// The escaped length of byte `b` (1 when it needs no escape).
-#[inline]
-fn byte_escaped_len(b: u8) -> usize {
-    match ESCAPE[b as usize] {
-        0 => 1,
-        b'u' => 6,
-        _ => 2,
-    }
-}
-
 /// Index of the first byte at or after `i` that needs escaping.
 #[inline]
 fn next_escape(bytes: &[u8], i: usize) -> Option<usize> {
@@ -144,27 +134,6 @@ pub fn push_str_literal(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// The length of `s` once escaped inside a JSON string (quotes not counted).
-pub fn escaped_len(s: &str) -> usize {
-    let bytes = s.as_bytes();
-    let mut len = s.len();
-    let mut start = 0;
-    while let Some(i) = next_escape(bytes, start) {
-        len += byte_escaped_len(bytes[i]) - 1;
-        start = i + 1;
-    }
-    len
-}
-
-/// The escaped length of one character (for cutting on character boundaries).
-pub fn char_escaped_len(c: char) -> usize {
-    if c.is_ascii() {
-        byte_escaped_len(c as u8)
-    } else {
-        c.len_utf8()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,11 +159,6 @@ mod tests {
         ] {
             let want = serde_json::to_string(s).unwrap();
             assert_eq!(literal(s), want, "{s:?}");
-            assert_eq!(escaped_len(s), want.len() - 2, "{s:?}");
-        }
-        for c in ['a', '"', '\\', '\n', '\u{0}', '\u{1f}', 'é', '😀', '\u{7f}'] {
-            let want = serde_json::to_string(&c.to_string()).unwrap();
-            assert_eq!(char_escaped_len(c), want.len() - 2, "{c:?}");
         }
     }
 

@@ -206,7 +206,7 @@ pub fn engine(name: &str, args: Value, ctx: &Ctx) -> ToolResult<Output> {
             )
         }
     })?;
-    tool.call(args, ctx)
+    tool.call_engine(args, ctx)
 }
 
 /// [`engine`], its text parts joined.

@@ -1,12 +1,13 @@
 //! `bash`: runs `sh -c <command>` (see [`crate::shell`] for the process mechanics) and reports
-//! `{"exit_code","stdout","stderr","signal","timed_out"}` — plus `background_pids` when
-//! processes the command started in the background are still running.
+//! `{"exit_code","stdout","stderr","signal","timed_out"}` — plus, with `extras`,
+//! `background_pids` when processes the command started in the background are still running.
 //!
-//! Output display: each stream is decoded as UTF-8 (invalid bytes become U+FFFD), lines longer
-//! than [`MAX_LINE_CHARS`] characters are cut with [`LINE_CUT_MARKER`], and the two streams
-//! share `maxOutputBytes` for the whole JSON text: a stream needing less than half keeps all it
-//! needs and the other gets the rest. A stream that is cut in any way is written whole to a
-//! spill file under `.clarvis/` and ends with the contract's marker naming that file.
+//! Output display ([`shown_streams`]): each stream is decoded as UTF-8 (invalid bytes become
+//! U+FFFD), and the two streams share a byte budget by their captured lengths: a stream under
+//! half keeps all of it and the other gets the rest. A stream over its share is written whole
+//! to a spill file under `.clarvis/` and shows part of itself with the contract's marker naming
+//! that file: its head at `/v0.1` (budget `maxOutputBytes`), its tail at the root (budget
+//! `maxBashOutputBytes`).
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -19,16 +20,12 @@ use crate::bound;
 use crate::call::Ctx;
 use crate::config::{Config, Profile};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
-use crate::json_text::{char_escaped_len, escaped_len, push_str_literal};
+use crate::json_text::push_str_literal;
 use crate::output::Output;
 use crate::paths;
 use crate::shell::{self, Capture, End, Request};
 use crate::spill;
-use crate::text::cut_chars;
 
-/// Characters kept of one output line; the rest is cut with [`LINE_CUT_MARKER`].
-pub const MAX_LINE_CHARS: usize = 2000;
-pub const LINE_CUT_MARKER: &str = " [... line truncated ...]";
 /// The smallest per-stream capture ceiling; `maxOutputBytes` raises it.
 pub const MIN_CAPTURE_BYTES: usize = 8 * 1024 * 1024;
 /// The shell commands run with unless the `shell` option names another: the contract's.
@@ -77,7 +74,7 @@ pub struct Bash;
 
 impl Tool for Bash {
     const NAME: &'static str = "bash";
-    const DESCRIPTION: &'static str = "Run a shell command with `sh -c` and get back JSON {exit_code, stdout, stderr, signal, timed_out}. Use it to build, run tests, use git, or run programs. stdin is closed, so interactive commands fail: pass flags like --yes or pipe input in. The call waits for the shell to exit; start a long-lived process (a server, a watcher) in the background with its output redirected, e.g. `npm start > /tmp/server.log 2>&1 &` — processes still running when the shell exits are listed in background_pids. A non-zero exit code is a normal result. Output is shared between stdout and stderr within a size budget; when cut, the full output is saved under .clarvis/ and the cut text names the file (read it with read_file or grep). The command is killed with all its children when it passes timeout_ms (error `timeout`) or floods output past the capture limit (error `output_limit`). Do not use bash to read, search, list or edit files: read_file, grep, glob, list_dir, edit_file and write_file are faster and safer.";
+    const DESCRIPTION: &'static str = "Run a shell command with `sh -c` and get back JSON {exit_code, stdout, stderr, signal, timed_out}. Use it to build, run tests, use git, or run programs. stdin is closed, so interactive commands fail: pass flags like --yes or pipe input in. The call waits for the shell to exit; start a long-lived process (a server, a watcher) in the background with its output redirected, e.g. `npm start > /tmp/server.log 2>&1 &`. A non-zero exit code is a normal result. Output is shared between stdout and stderr within a size budget; when cut, the full output is saved under .clarvis/ and the cut text names the file (read it with read_file or grep). The command is killed with all its children when it passes timeout_ms (error `timeout`) or floods output past the capture limit (error `output_limit`). Do not use bash to read, search, list or edit files: read_file, grep, glob, list_dir, edit_file and write_file are faster and safer.";
     const MUTATING: bool = true;
     const TITLE: &'static str = "Run shell command";
     const OPEN_WORLD: bool = true;
@@ -103,7 +100,8 @@ impl Tool for Bash {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let config: &Config = ctx;
-        if args.command.trim().is_empty() {
+        // The contracts run an empty command (`sh -c ""` exits 0); the engine asks for one.
+        if args.command.trim().is_empty() && !contract_texts(config) {
             return Err(ToolError::invalid_input(
                 "command is empty: pass the shell command to run, e.g. \"ls -la\"",
             )
@@ -164,12 +162,18 @@ impl Tool for Bash {
         })
         .map_err(|e| not_started(shell_name, line.as_deref(), &e))?;
         let view = View::of(ctx);
-        let budget = view.budget;
-        let spiller = Spiller::new(config, view);
+        let shown = shown_streams(&capture, view, &Spiller::new(config, view));
         match capture.end {
             End::Exited { code, signal } => {
+                // The contracts' success JSON has five keys; which processes the command left
+                // running in the background is the engine's extra.
+                let background: &[u32] = if contract_texts(config) {
+                    &[]
+                } else {
+                    &capture.background
+                };
                 let sandbox = line.as_deref();
-                Ok(success(&capture, code, signal, budget, &spiller, sandbox).into())
+                Ok(success(code, signal, &shown, sandbox, background).into())
             }
             End::TimedOut => {
                 let clamp_note = if requested > timeout_ms {
@@ -189,7 +193,7 @@ impl Tool for Bash {
                 };
                 let base =
                     ToolError::new(ErrorCode::Timeout, message).with("timeout_ms", timeout_ms);
-                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), shown))
             }
             End::OverLimit { .. } if contract_texts(config) => {
                 // CONTRACT-v0.5 §6: `Command output exceeded <cap> bytes on a single stream
@@ -199,7 +203,7 @@ impl Tool for Bash {
                 );
                 let base = ToolError::new(ErrorCode::OutputLimit, message)
                     .with("max_capture_bytes", ceiling);
-                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), shown))
             }
             End::OverLimit { stream } => {
                 let message = format!(
@@ -209,11 +213,11 @@ impl Tool for Bash {
                 let base = ToolError::new(ErrorCode::OutputLimit, message)
                     .with("max_capture_bytes", ceiling)
                     .with("stream", stream.name());
-                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), shown))
             }
             End::Aborted => {
                 let base = ToolError::new(ErrorCode::Aborted, "Command aborted (run cancelled)");
-                Err(failure(sandboxed(base, &line), &capture, budget, &spiller))
+                Err(failure(sandboxed(base, &line), shown))
             }
         }
     }
@@ -276,25 +280,22 @@ fn report(
 }
 
 fn success(
-    capture: &Capture,
     code: i32,
     signal: Option<i32>,
-    budget: usize,
-    spiller: &Spiller,
+    shown: &[String; 2],
     sandbox: Option<&str>,
+    background: &[u32],
 ) -> String {
     let signal = signal.map(shell::signal_name);
-    fit(capture, budget, spiller, |stdout, stderr| {
-        let mut out = report(code, stdout, stderr, signal.as_deref(), &capture.background);
-        // The sandbox's one line, last: a model reading a refused write learns why.
-        if let Some(line) = sandbox {
-            out.pop();
-            out.push_str(",\"sandbox\":");
-            push_str_literal(&mut out, line);
-            out.push('}');
-        }
-        out
-    })
+    let mut out = report(code, &shown[0], &shown[1], signal.as_deref(), background);
+    // The sandbox's one line, last: a model reading a refused write learns why.
+    if let Some(line) = sandbox {
+        out.pop();
+        out.push_str(",\"sandbox\":");
+        push_str_literal(&mut out, line);
+        out.push('}');
+    }
+    out
 }
 
 /// `base` with the sandbox's line, when the command ran sandboxed.
@@ -305,17 +306,10 @@ fn sandboxed(base: ToolError, line: &Option<String>) -> ToolError {
     }
 }
 
-/// `base` with the partial `stdout` / `stderr` fields, fitted so its envelope stays within the
-/// budget like a success would.
-fn failure(base: ToolError, capture: &Capture, budget: usize, spiller: &Spiller) -> ToolError {
-    let with =
-        |stdout: &str, stderr: &str| base.clone().with("stdout", stdout).with("stderr", stderr);
-    let mut fitted = (String::new(), String::new());
-    fit(capture, budget, spiller, |stdout, stderr| {
-        fitted = (stdout.to_string(), stderr.to_string());
-        with(stdout, stderr).envelope()
-    });
-    with(&fitted.0, &fitted.1)
+/// `base` with the streams as shown, in the `stdout` / `stderr` fields.
+fn failure(base: ToolError, shown: [String; 2]) -> ToolError {
+    let [stdout, stderr] = shown;
+    base.with("stdout", stdout).with("stderr", stderr)
 }
 
 /// Writes spill files on demand; all streams of one call share one token.
@@ -346,15 +340,6 @@ impl Spiller {
             )),
         }
     }
-
-    /// `text` (made from `total` raw bytes) cut to `budget` escaped bytes with the marker.
-    fn cut(&self, text: &str, budget: usize, total: usize, note: Option<&str>) -> String {
-        if self.view.keep_tail {
-            bound::cut_tail_with_marker(text, budget, total, note, char_escaped_len)
-        } else {
-            bound::cut_with_marker(text, budget, total, note, char_escaped_len)
-        }
-    }
 }
 
 /// `bytes` as text, invalid UTF-8 as U+FFFD. Strict validation has a fast path for ASCII that
@@ -366,124 +351,45 @@ fn decode(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// A stream as shown: lossily decoded, long lines cut. Returns whether any line was cut.
-/// Valid UTF-8 without long lines is borrowed, not copied.
-fn display(bytes: &[u8]) -> (Cow<'_, str>, bool) {
-    let text = decode(bytes);
-    if !has_line_longer_than(text.as_bytes(), MAX_LINE_CHARS) {
-        return (text, false);
-    }
-    let mut out = String::with_capacity(text.len().min(bytes.len()));
-    let mut cut_any = false;
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let (kept, cut) = cut_chars(line, MAX_LINE_CHARS);
-        out.push_str(kept);
-        if cut {
-            out.push_str(LINE_CUT_MARKER);
-            cut_any = true;
-        }
-    }
-    (Cow::Owned(out), cut_any)
-}
-
-/// Whether some line of `bytes` is longer than `max` bytes (a quick pre-check for cutting
-/// lines of `max` characters): each step looks back from `max + 1` bytes ahead for the newline
-/// ending the current line, so typical output is crossed in strides, not byte by byte.
-fn has_line_longer_than(bytes: &[u8], max: usize) -> bool {
-    let mut start = 0;
-    while bytes.len() - start > max {
-        match bytes[start..=start + max].iter().rposition(|&b| b == b'\n') {
-            Some(p) => start += p + 1,
-            None => return true,
-        }
-    }
-    false
-}
-
-/// Renders `frame(stdout, stderr)` within `budget` bytes: the streams share what the frame
-/// leaves (a stream needing under half keeps all it needs), and a stream cut in any way is
-/// spilled whole and ends with the contract's marker.
-fn fit(
-    capture: &Capture,
-    budget: usize,
-    spiller: &Spiller,
-    mut frame: impl FnMut(&str, &str) -> String,
-) -> String {
+/// The two streams as shown (CONTRACT.md "bash"; CONTRACT-v0.5-wording §8): the view's
+/// budget is split between them by their captured byte lengths ([`split`]); a stream over its
+/// share is written whole to a spill file and shows `share` bytes of itself with the marker,
+/// moved to a character boundary so that the shown bytes never exceed the share. The seed
+/// contract keeps the head, the marker after it; the newest keeps the tail, the marker before
+/// it. The marker and the JSON around the streams are outside the budget.
+fn shown_streams(capture: &Capture, view: View, spiller: &Spiller) -> [String; 2] {
     let raw = [&capture.stdout, &capture.stderr];
-    if spiller.view.keep_tail {
-        return fit_tails(raw, budget, spiller, frame);
-    }
-    let shown = raw.map(|b| display(b));
-    let full = frame(&shown[0].0, &shown[1].0);
-    if full.len() <= budget && !shown[0].1 && !shown[1].1 {
-        return full;
-    }
-    let avail = budget.saturating_sub(frame("", "").len());
-    // What each stream needs: its escaped text, plus a marker when it is already cut.
-    let need = [0, 1].map(|i| {
-        let (text, cut) = &shown[i];
-        let cost = escaped_len(text);
-        let marker = bound::marker(raw[i].len(), raw[i].len(), Some(LONGEST_NOTE))
-            .len()
-            .max(bound::tail_marker(raw[i].len(), raw[i].len(), Some(LONGEST_NOTE)).len());
-        cost + if *cut { marker + 2 } else { 0 }
-    });
-    let share = split(need, avail);
+    let share = split([raw[0].len(), raw[1].len()], view.budget);
     let streams = ["stdout", "stderr"];
-    let fitted = [0, 1].map(|i| {
-        let (text, cut) = &shown[i];
-        if !cut && need[i] <= share[i] {
-            return text.to_string();
-        }
-        let note = spiller.note(streams[i], raw[i]);
-        spiller.cut(text, share[i], raw[i].len(), note.as_deref())
-    });
-    frame(&fitted[0], &fitted[1])
-}
-
-/// The newest contract's view (CONTRACT-v0.5-wording §8): `budget` (`maxBashOutputBytes`) is
-/// split between the streams by their captured byte lengths; a stream over its share keeps its
-/// last `share` bytes (the cut moved forward to a character boundary), is spilled whole, and is
-/// shown behind the marker. The marker and the JSON around the streams are outside the budget,
-/// so even a tiny budget shows the end of the output.
-fn fit_tails(
-    raw: [&Vec<u8>; 2],
-    budget: usize,
-    spiller: &Spiller,
-    mut frame: impl FnMut(&str, &str) -> String,
-) -> String {
-    let (a, b) = (raw[0].len(), raw[1].len());
-    let share = if a + b <= budget {
-        [a, b]
-    } else {
-        let half = budget / 2;
-        if a <= half {
-            [a, budget - a]
-        } else if b <= half {
-            [budget - b, b]
-        } else {
-            [budget - half, half]
-        }
-    };
-    let streams = ["stdout", "stderr"];
-    let shown = [0, 1].map(|i| {
+    [0, 1].map(|i| {
         let bytes = raw[i];
         if bytes.len() <= share[i] {
             return decode(bytes).into_owned();
         }
-        let mut start = bytes.len() - share[i];
-        while start < bytes.len() && bytes[start] & 0xC0 == 0x80 {
-            start += 1;
-        }
         let note = spiller.note(streams[i], bytes);
-        let mut out = bound::tail_marker(bytes.len() - start, bytes.len(), note.as_deref());
-        out.push_str(&decode(&bytes[start..]));
-        out
-    });
-    frame(&shown[0], &shown[1])
+        if view.keep_tail {
+            let mut start = bytes.len() - share[i];
+            while start < bytes.len() && is_continuation(bytes[start]) {
+                start += 1;
+            }
+            let mut out = bound::tail_marker(bytes.len() - start, bytes.len(), note.as_deref());
+            out.push_str(&decode(&bytes[start..]));
+            out
+        } else {
+            let mut end = share[i];
+            while end > 0 && is_continuation(bytes[end]) {
+                end -= 1;
+            }
+            let mut out = decode(&bytes[..end]).into_owned();
+            out.push_str(&bound::marker(end, bytes.len(), note.as_deref()));
+            out
+        }
+    })
+}
+
+/// A UTF-8 continuation byte: not the first byte of a character.
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xC0 == 0x80
 }
 
 /// Node's refusal of a `sh -c` script holding a NUL byte (`spawn('sh', ['-c', script])`).
@@ -579,10 +485,6 @@ fn node_str_escape(s: &str) -> String {
     out
 }
 
-/// A note as long as any spill note gets: reserves room for the marker.
-const LONGEST_NOTE: &str =
-    "full output written to .clarvis/bash-ffffffff-ffffffffffffffff-ffffffff.stdout.log";
-
 /// Splits `avail` between two streams needing `need`: both get all they need when it fits;
 /// otherwise a stream needing at most half keeps its need and the other gets the rest, and when
 /// both need more than half each gets half.
@@ -658,26 +560,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn long_line_check_is_exact_in_bytes() {
-        assert!(!has_line_longer_than(b"", 3));
-        assert!(!has_line_longer_than(b"abc\nabc\nabc", 3));
-        assert!(has_line_longer_than(b"abc\nabcd\nabc", 3));
-        assert!(has_line_longer_than(b"abcd", 3));
-        assert!(!has_line_longer_than(b"\n\n\n\n\n\n", 0));
-        assert!(has_line_longer_than(b"\n\nx", 0));
-    }
-
-    #[test]
-    fn display_cuts_long_lines_and_replaces_bad_utf8() {
-        let long = format!("a\n{}\nb", "x".repeat(3000));
-        let (text, cut) = display(long.as_bytes());
-        assert!(cut);
-        assert_eq!(text, format!("a\n{}{LINE_CUT_MARKER}\nb", "x".repeat(2000)));
-        let (text, cut) = display(b"ok\xff\n");
-        assert_eq!((&*text, cut), ("ok\u{fffd}\n", false));
-    }
-
     #[cfg(unix)]
     #[test]
     fn success_json_has_contract_keys_in_order() {
@@ -708,8 +590,15 @@ mod tests {
         assert_eq!(got, format!("'{}...", "x".repeat(127)));
     }
 
+    /// The stdout and stderr texts of a seed-view success.
+    fn streams(out: &str) -> (String, String) {
+        let v: Value = serde_json::from_str(out).unwrap();
+        let text = |k: &str| v[k].as_str().unwrap().to_string();
+        (text("stdout"), text("stderr"))
+    }
+
     #[test]
-    fn budget_is_shared_and_overflow_spilled() {
+    fn budget_is_split_by_captured_bytes_and_overflow_spilled() {
         let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
         let c = config(dir.path(), 2048);
@@ -718,31 +607,75 @@ mod tests {
             &c,
         )
         .unwrap();
-        assert!(out.len() <= 2048, "{}", out.len());
-        let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["stderr"], "small\n");
-        let stdout = v["stdout"].as_str().unwrap();
-        let rel = stdout
-            .rsplit("full output written to ")
-            .next()
-            .unwrap()
-            .trim_end_matches(" ...]");
-        assert!(stdout.contains(" of 10000 bytes shown; full output written to .clarvis/bash-"));
+        // CONTRACT.md "bash": stderr (6 bytes) is under half, so stdout gets 2048 - 6 bytes,
+        // its head, and the marker after it names the spill file.
+        let (stdout, stderr) = streams(&out);
+        assert_eq!(stderr, "small\n");
+        let (head, marker) = stdout.split_once('\n').unwrap();
+        assert_eq!(head, "a".repeat(2042));
+        let rel = marker
+            .strip_prefix(
+                "[... output truncated: 2042 of 10000 bytes shown; full output written to ",
+            )
+            .and_then(|m| m.strip_suffix(" ...]"))
+            .unwrap_or_else(|| panic!("{marker}"));
+        assert!(rel.starts_with(".clarvis/bash-") && rel.ends_with(".stdout.log"));
         let spilled = fs::read(dir.path().join(rel)).unwrap();
         assert_eq!(spilled.len(), 10000);
     }
 
     #[cfg(unix)]
     #[test]
-    fn escapes_count_against_the_budget() {
+    fn output_within_the_budget_is_shown_whole_whatever_its_escapes_or_lines() {
         let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
         let c = config(dir.path(), 1024);
-        // NUL bytes escape to six characters each.
-        let out = crate::testutil::run_text::<Bash>(args("head -c 5000 /dev/zero"), &c).unwrap();
-        assert!(out.len() <= 1024, "{}", out.len());
-        let v: Value = serde_json::from_str(&out).unwrap();
-        assert!(v["stdout"].as_str().unwrap().starts_with('\0'));
+        // "If a + b fits, nothing is cut": NUL bytes (six escaped bytes each), newlines, and a
+        // split that fills the budget exactly.
+        for (command, want_out, want_err) in [
+            ("head -c 1024 /dev/zero", "\0".repeat(1024), String::new()),
+            (
+                "seq 1 200",
+                (1..=200).map(|i| format!("{i}\n")).collect(),
+                String::new(),
+            ),
+            (
+                "head -c 600 /dev/zero | tr '\\0' a; head -c 424 /dev/zero | tr '\\0' b >&2",
+                "a".repeat(600),
+                "b".repeat(424),
+            ),
+        ] {
+            let out = crate::testutil::run_text::<Bash>(args(command), &c).unwrap();
+            assert_eq!(streams(&out), (want_out, want_err), "{command}");
+        }
+        // No line is cut: one line of 5000 characters under a budget that holds it.
+        let c = config(dir.path(), 8192);
+        let out =
+            crate::testutil::run_text::<Bash>(args("head -c 5000 /dev/zero | tr '\\0' a"), &c)
+                .unwrap();
+        assert_eq!(streams(&out).0, "a".repeat(5000));
+        assert!(!dir.path().join(".clarvis").exists(), "nothing was spilled");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cut_head_ends_on_a_character_boundary() {
+        let _turn = crate::shell::tests::serial();
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), 1024);
+        // One ASCII byte then 600 two-byte characters: byte 1024 is inside a character.
+        let out = crate::testutil::run_text::<Bash>(
+            args("printf a; i=0; while [ $i -lt 600 ]; do printf '\\303\\251'; i=$((i+1)); done"),
+            &c,
+        )
+        .unwrap();
+        let stdout = streams(&out).0;
+        let (head, marker) = stdout.split_once('\n').unwrap();
+        assert_eq!(head, format!("a{}", "é".repeat(511)));
+        assert!(
+            marker.starts_with("[... output truncated: 1023 of 1201 bytes shown; "),
+            "{marker}"
+        );
     }
 
     #[cfg(unix)]
@@ -836,12 +769,62 @@ mod tests {
     }
 
     #[test]
-    fn bad_commands_are_invalid_input() {
+    fn a_nul_byte_is_invalid_input_at_the_seed_entry() {
         let dir = tempfile::tempdir().unwrap();
-        let c = config(dir.path(), 4096);
-        for cmd in ["", "  \n", "a\0b"] {
-            let e = crate::testutil::run_text::<Bash>(args(cmd), &c).unwrap_err();
-            assert_eq!(e.code, ErrorCode::InvalidInput, "{cmd:?}");
+        let e =
+            crate::testutil::run_text::<Bash>(args("a\0b"), &config(dir.path(), 4096)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_empty_command_runs_under_the_contracts_and_is_refused_with_extras() {
+        let _turn = crate::shell::tests::serial();
+        let dir = tempfile::tempdir().unwrap();
+        let empty = r#"{"exit_code":0,"stdout":"","stderr":"","signal":null,"timed_out":false}"#;
+        let seed = config(dir.path(), 4096);
+        let root = crate::testutil::config_at(dir.path());
+        for c in [&seed, &root] {
+            for cmd in ["", "  \n"] {
+                let out = crate::testutil::run_text::<Bash>(args(cmd), c).unwrap();
+                assert_eq!(out, empty, "{cmd:?} at {:?}", c.profile);
+            }
+        }
+        let extras = Config {
+            extras: true,
+            ..root
+        };
+        let e = crate::testutil::run_text::<Bash>(args(""), &extras).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn background_pids_are_an_extra() {
+        let _turn = crate::shell::tests::serial();
+        let dir = tempfile::tempdir().unwrap();
+        let command = "sleep 2 > /dev/null 2>&1 & echo started";
+        let root = crate::testutil::config_at(dir.path());
+        for c in [&config(dir.path(), 4096), &root] {
+            let out = crate::testutil::run_text::<Bash>(args(command), c).unwrap();
+            assert_eq!(
+                out,
+                r#"{"exit_code":0,"stdout":"started\n","stderr":"","signal":null,"timed_out":false}"#
+            );
+        }
+        let extras = Config {
+            extras: true,
+            ..root
+        };
+        let out = crate::testutil::run_text::<Bash>(args(command), &extras).unwrap();
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let pids = v["background_pids"].as_array().unwrap();
+        assert_eq!(pids.len(), 1, "{out}");
+        for pid in pids {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid.as_i64().unwrap() as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            );
         }
     }
 }

@@ -63,6 +63,9 @@ pub trait Tool {
     const NEEDS_TREE_SITTER: bool = false;
     /// Arguments the seed contract's version of this tool lacks: left out of its seed schema.
     const SEED_HIDDEN_ARGS: &'static [&'static str] = &[];
+    /// Arguments beyond the newest contract too: advertised and honoured only with `extras`.
+    /// At the contract root they are unknown keys, which the contract ignores.
+    const EXTRA_ARGS: &'static [&'static str] = &[];
     /// The tool mostly waits on another process (a command, a server getting ready): it runs
     /// off the bounded worker pool so it never holds a worker while it sleeps.
     const WAITS: bool = false;
@@ -98,23 +101,28 @@ pub struct ToolSpec {
     pub output_schema: Option<Value>,
     /// The seed contract's schema: closed objects, strict minimums.
     pub seed_schema: Value,
-    /// The newest contract's schema (see [`crate::schema::relaxed`]).
+    /// The newest contract's schema with the engine's extra arguments (see
+    /// [`crate::schema::relaxed`]): what `extras` and the surfaces see.
     pub schema: Value,
+    /// [`ToolSpec::schema`] without [`Tool::EXTRA_ARGS`]: the contract root's.
+    pub contract_schema: Value,
     run: fn(Value, &Ctx) -> ToolResult<Output>,
 }
 
 impl ToolSpec {
     fn of<T: Tool>() -> ToolSpec {
         let full = schema_for::<T::Args>();
-        let mut seed_schema = full.clone();
-        if let Some(props) = seed_schema
-            .get_mut("properties")
-            .and_then(Value::as_object_mut)
-        {
-            for name in T::SEED_HIDDEN_ARGS {
-                props.remove(*name);
+        let without = |schema: &Value, names: &[&str]| {
+            let mut schema = schema.clone();
+            if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+                names.iter().for_each(|name| {
+                    props.shift_remove(*name);
+                });
             }
-        }
+            schema
+        };
+        let seed_schema = without(&full, T::SEED_HIDDEN_ARGS);
+        let schema = relaxed(&full);
         ToolSpec {
             name: T::NAME,
             description: T::DESCRIPTION,
@@ -132,23 +140,28 @@ impl ToolSpec {
                 "openWorldHint": T::OPEN_WORLD,
             }),
             output_schema: T::output_schema(),
-            schema: relaxed(&full),
+            contract_schema: without(&schema, T::EXTRA_ARGS),
+            schema,
             seed_schema,
             run: |args, ctx| T::run(deserialize(args)?, ctx),
         }
     }
 
-    /// The schema advertised (and enforced) under `profile`.
-    pub fn schema_for(&self, profile: Profile) -> &Value {
-        match profile {
+    /// The schema an entry advertises (and enforces) under `config`: the seed contract's at
+    /// `/v0.1`, the newest contract's at the root, with the engine's extra arguments when
+    /// `extras` is on.
+    pub fn schema_for(&self, config: &Config) -> &Value {
+        match config.profile {
             Profile::Seed => &self.seed_schema,
+            Profile::Current if config.contract_exact() => &self.contract_schema,
             Profile::Current => &self.schema,
         }
     }
 
-    /// Validates `args` as the contract in force does; returns them coerced.
-    pub fn check(&self, args: Value, profile: Profile) -> ToolResult<Value> {
-        check_args(self.schema_for(profile), args, profile)
+    /// Validates `args` as the entry `config` serves does ([`ToolSpec::schema_for`]); returns
+    /// them coerced, keys the schema lacks dropped.
+    pub fn check(&self, args: Value, config: &Config) -> ToolResult<Value> {
+        check_args(self.schema_for(config), args, config.profile)
     }
 
     /// Runs the tool on arguments [`ToolSpec::check`] accepted (no output bounding).
@@ -158,7 +171,19 @@ impl ToolSpec {
 
     /// Validates `args` and runs the tool (no output bounding).
     pub fn call(&self, args: Value, ctx: &Ctx) -> ToolResult<Output> {
-        let args = self.check(args, ctx.profile)?;
+        let args = self.check(args, ctx)?;
+        self.run_checked(args, ctx)
+    }
+
+    /// [`ToolSpec::call`] with every argument the engine has (the surfaces' way in: a vendor
+    /// tool may need an engine argument beyond the contract, such as read_file's indentation
+    /// mode).
+    pub fn call_engine(&self, args: Value, ctx: &Ctx) -> ToolResult<Output> {
+        let schema = match ctx.profile {
+            Profile::Seed => &self.seed_schema,
+            Profile::Current => &self.schema,
+        };
+        let args = check_args(schema, args, ctx.profile)?;
         self.run_checked(args, ctx)
     }
 

@@ -45,6 +45,8 @@ impl Tool for MonitorStart {
     const MUTATING: bool = true;
     const BOUNDED: bool = true;
     const SINCE_V05: bool = true;
+    /// Input for monitor_send, itself an extra.
+    const EXTRA_ARGS: &'static [&'static str] = &["stdin", "pty"];
     const WAITS: bool = true;
     const TITLE: &'static str = "Start background process";
     const DESTRUCTIVE: bool = false;

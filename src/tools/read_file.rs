@@ -62,7 +62,8 @@ pub enum Mode {
     Indentation,
 }
 
-/// The arguments only the newest contract's read_file has (hidden from the seed schema).
+/// The indentation mode's arguments: the engine's, beyond both contracts (the codex surface's
+/// `read_file` modes use them), so offered only with `extras`.
 pub const INDENTATION_ARGS: &[&str] = &[
     "mode",
     "anchor_line",
@@ -81,6 +82,7 @@ impl Tool for ReadFile {
     const TITLE: &'static str = "Read file";
     const BOUNDED: bool = true;
     const SEED_HIDDEN_ARGS: &'static [&'static str] = INDENTATION_ARGS;
+    const EXTRA_ARGS: &'static [&'static str] = INDENTATION_ARGS;
     type Args = Args;
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
