@@ -1,6 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { contentText, createAgentTools as createRoot } from '../index.js'
 import { createAgentTools, dispatch, listTools, resolveConfig } from '../v0.1/index.js'
 import { err, isolateGitHome, ok, tempDir, workspace, writeTree } from './helpers'
 
@@ -476,10 +477,21 @@ describe('grep', () => {
     })
   })
 
-  it('cuts very long lines with a marker saying how much and how to read the rest', async () => {
+  it('shows a long line whole, as the contract row `path:LINE:text` is', async () => {
     const line = `${'a'.repeat(3000)}NEEDLE${'b'.repeat(3000)}`
     const { tools } = workspace({ 'min.js': `x\n${line}\n` })
     const text = ok(await grep(tools, { pattern: 'NEEDLE', output_mode: 'content' }))
+    expect(text).toBe(`min.js:2:${line}`)
+  })
+
+  it('with extras (the root), cuts very long lines with a marker saying how much and how to read the rest', async () => {
+    const line = `${'a'.repeat(3000)}NEEDLE${'b'.repeat(3000)}`
+    const root = tempDir()
+    writeTree(root, { 'min.js': `x\n${line}\n` })
+    const tools = createRoot({ workspaceRoot: root, extras: true })
+    const text = contentText(
+      (await tools.callTool('grep', { pattern: 'NEEDLE', output_mode: 'content' })).content,
+    )
     expect(text.length).toBeLessThan(1000)
     expect(text).toMatch(/^min\.js:2:\[\.\.\. 2900 characters cut \.\.\.\] a+NEEDLEb+ \[\.\.\. /)
     expect(text).toMatch(

@@ -390,6 +390,9 @@ struct Query {
     /// by the reference's rules, and the in-process path splits a run of single-line
     /// multiline matches into one row per line.
     exact: bool,
+    /// Rows show whole lines, as both contracts' `path:LINE:text` does; with `extras` a line
+    /// too long to read is cut around the match.
+    whole_lines: bool,
     /// How the files of a tree scan are judged and read.
     tree_rules: FileRules,
 }
@@ -600,6 +603,7 @@ impl Query {
             skip_empty: newest && multiline && !config.ripgrep_available,
             utf8_names: newest,
             exact,
+            whole_lines: exact || config.profile == Profile::Seed,
             tree_rules: FileRules {
                 max: config.max_file_bytes,
                 strict_nul: in_process,
@@ -1320,7 +1324,7 @@ impl Query {
             // rg sends such lines as `{"bytes":…}`; the reference reads only `text`.
             return format!("{display}:{first}:");
         }
-        if self.exact {
+        if self.whole_lines {
             // The whole text, uncut: rg's `lines.text` less its final `\r?\n`, or the
             // in-process path's decoded lines joined by `\n`.
             if self.rg_rows {
@@ -1367,7 +1371,7 @@ impl Query {
         if self.rg_rows && std::str::from_utf8(bytes).is_err() {
             return format!("{display}{sep}{line}{sep}");
         }
-        if self.exact {
+        if self.whole_lines {
             let text = String::from_utf8_lossy(strip_eol(bytes));
             return format!("{display}{sep}{line}{sep}{text}");
         }
@@ -1633,6 +1637,21 @@ mod tests {
         assert!(out.contains("more bytes of this result cut at the output limit ...]"));
         // The one block alone is over the scan budget: the scan says it is incomplete.
         assert!(out.ends_with(&format!("\n{INCOMPLETE}")), "{out}");
+    }
+
+    #[test]
+    fn the_contracts_show_long_lines_whole() {
+        // CONTRACT.md "grep": `content` → `path:LINE:text`; no contract cuts a row's text.
+        let line = format!("{}NEEDLE{}", "a".repeat(3000), "b".repeat(2000));
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path(), &[("min.js", &line)]);
+        for profile in [Profile::Seed, Profile::Current] {
+            let mut c = config(dir.path());
+            c.profile = profile;
+            let args = json!({"pattern": "NEEDLE", "output_mode": "content"});
+            let out = crate::testutil::call_text("grep", args, &c).unwrap();
+            assert_eq!(out, format!("min.js:1:{line}"), "{profile:?}");
+        }
     }
 
     #[test]
