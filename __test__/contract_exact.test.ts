@@ -4,6 +4,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { applyPatch, parsePatch } from 'diff'
 import { describe, expect, it } from 'vitest'
 import * as root from '../index.js'
 import * as seed from '../v0.1/index.js'
@@ -1029,6 +1030,70 @@ describe('apply_patch reads a unified diff as jsdiff 9 does (wording §7, second
       expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('a\nb\nc\n')
     })
   }
+
+  it('reads hunk headers as jsdiff 9 does: `@@` and a space, numbers it can read, or the hunk never applies', async () => {
+    // "Parsing is jsdiff's `parsePatch`": a line that is not `@@` plus a space is prose, and a
+    // header whose ranges jsdiff cannot read gets a NaN start, so `applyPatch` fails it
+    // ("Hunk failure → `patch_failed`"). Each expectation is what jsdiff 9 itself does.
+    const file = 'a\nb\nc\n'
+    const headers = [
+      '@@ -x +y @@',
+      '@@ @@',
+      '@@',
+      '@@@ -1 +1 @@@',
+      '@@  -1 +1 @@',
+      '@@ -1 +1 @@ trailing text',
+      '@@ note @@ -1 +1 @@',
+    ]
+    const bodies = ['-a\n+A\n', ' a\n-b\n+B\n']
+    for (const header of headers) {
+      for (const body of bodies) {
+        const patch = `--- a/x.ts\n+++ b/x.ts\n${header}\n${body}`
+        const { root: dir, tools } = workspace({ 'x.ts': file })
+        const r = await tools.callTool('apply_patch', { patch })
+        const label = JSON.stringify(patch)
+        let parsed: ReturnType<typeof parsePatch>
+        try {
+          parsed = parsePatch(patch)
+        } catch (e) {
+          expect(envelopeText(r), label).toBe(
+            JSON.stringify({
+              error: 'invalid_input',
+              message: `Malformed patch: ${(e as Error).message}`,
+            }),
+          )
+          continue
+        }
+        const hunks = parsed.flatMap((p) => p.hunks)
+        if (hunks.length === 0) {
+          expect(envelopeText(r), label).toBe(
+            '{"error":"invalid_input","message":"Patch contains no applicable hunks"}',
+          )
+          continue
+        }
+        const applied = applyPatch(file, parsed[0])
+        if (applied === false) {
+          expect(JSON.parse(envelopeText(r)), label).toMatchObject({
+            error: 'patch_failed',
+            message: 'Hunk did not apply cleanly in x.ts',
+            file: 'x.ts',
+          })
+          expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe(file)
+        } else {
+          expect(r.isError, label).toBe(false)
+          expect(readFileSync(join(dir, 'x.ts'), 'utf8'), label).toBe(applied)
+        }
+      }
+    }
+    // Prose between two hunks does not end the block: both hunks are its own.
+    const { root: dir, tools } = workspace({ 'x.ts': file })
+    const patch = '--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+A\nsome prose\n@@ -3 +3 @@\n-c\n+C\n'
+    expect(applyPatch(file, parsePatch(patch)[0])).toBe('A\nb\nC\n')
+    expect(ok(await tools.callTool('apply_patch', { patch }))).toBe(
+      'Applied patch:\n  M x.ts (+2 -2)',
+    )
+    expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('A\nb\nC\n')
+  })
 
   it('with extras the engine still reads counts leniently', async () => {
     const { root: dir, tools } = workspace({ 'x.ts': 'a\nb\nc\n' }, { extras: true })

@@ -190,6 +190,9 @@ enum Miss {
 
 /// Finds where `hunk` goes, at or after `cursor`.
 fn locate<'p>(target: &Target, hunk: &'p Hunk, cursor: usize) -> Result<Replacement<'p>, Miss> {
+    if hunk.unplaceable {
+        return Err(Miss::Lines);
+    }
     let n = target.line_count();
     let mut from = cursor;
     let mut anchor_at = None;

@@ -56,12 +56,12 @@ fn prefix_then_space(s: &str, prefix: &str) -> bool {
 }
 
 /// `/^(---|\+\+\+)\s/`
-fn is_file_header(line: &str) -> bool {
+pub(super) fn is_file_header(line: &str) -> bool {
     prefix_then_space(line, "---") || prefix_then_space(line, "+++")
 }
 
 /// `/^@@\s/`
-fn is_hunk_header(line: &str) -> bool {
+pub(super) fn is_hunk_header(line: &str) -> bool {
     prefix_then_space(line, "@@")
 }
 
@@ -71,7 +71,7 @@ fn is_git_diff_header(line: &str) -> bool {
 }
 
 /// `/^diff --git /`, `/^Index:\s/` or `/^diff(?: -r \w+)+\s/`.
-fn is_diff_header(line: &str) -> bool {
+pub(super) fn is_diff_header(line: &str) -> bool {
     if is_git_diff_header(line) || prefix_then_space(line, "Index:") {
         return true;
     }
@@ -180,6 +180,21 @@ fn git_header_names(line: &str) -> bool {
         return parse_quoted(&rest[q..]).is_some();
     }
     rest.starts_with("a/") && rest.get(1..).is_some_and(|r| r.contains(" b/"))
+}
+
+/// The numbers of a hunk header as jsdiff reads them (the ranges pattern found anywhere in the
+/// line); `None` when jsdiff's would be `NaN`: no match, or a start too large for a line
+/// number. Such a hunk is parsed, but it can never be placed.
+pub(super) fn hunk_numbers(header: &str) -> Option<super::unified::HunkHeader> {
+    let c = HUNK_RANGES.captures(header)?;
+    let number = |i: usize| c.get(i).map(|m| m.as_str().parse::<usize>().ok());
+    let count = |i: usize| number(i).unwrap_or(Some(1));
+    Some(super::unified::HunkHeader {
+        old_start: number(1)??,
+        old_count: count(2)?,
+        new_start: number(3)??,
+        new_count: count(4)?,
+    })
 }
 
 /// A hunk count as JavaScript's `+"<digits>"` holds it.

@@ -105,6 +105,9 @@ pub struct Hunk {
     pub old_no_eol: bool,
     /// Unified `\ No newline at end of file` after a new-side (context or added) last line.
     pub new_no_eol: bool,
+    /// The newest contract's exact parse: the header has no numbers jsdiff can read, so its
+    /// start is `NaN` and the hunk never applies (CONTRACT-v0.5-wording §7, `patch_failed`).
+    pub unplaceable: bool,
 }
 
 /// One line of a hunk, without its prefix character.

@@ -35,7 +35,7 @@
 //! - Lines before the first header (commit messages, `Index:` lines, `diff -u` commands) are
 //!   ignored; a hunk with no file header before it is an error.
 
-use super::{syntax_error, FileOp, FilePatch, Hunk, HunkLine};
+use super::{jsdiff, syntax_error, FileOp, FilePatch, Hunk, HunkLine};
 use crate::error::ToolResult;
 
 const DEV_NULL: &str = "/dev/null";
@@ -49,6 +49,9 @@ pub struct HunkHeader {
     pub new_start: usize,
     pub new_count: usize,
 }
+
+/// The line `svn diff` puts between blocks; jsdiff ends a block at one.
+const SEPARATOR: &str = "===================================================================";
 
 /// Parses `@@ -l[,s] +l[,s] @@…`; `None` when the line does not have that shape.
 pub fn parse_hunk_header(line: &str) -> Option<HunkHeader> {
@@ -160,6 +163,9 @@ pub fn parse_with(
         } else if line.starts_with("Binary files ") && line.trim_end().ends_with(" differ") {
             // `diff -r` / `diff -ru` say this of a binary file, outside any git block.
             return Err(binary_diff(p.lineno()));
+        } else if exact && !jsdiff::is_hunk_header(line) {
+            // Not a hunk header to jsdiff (`@@` with no space after it): prose.
+            p.i += 1;
         } else if line.starts_with("@@") {
             if exact {
                 p.no_path = true;
@@ -301,7 +307,20 @@ impl<'a> Parser<'a> {
         }
         let mut hunks = Vec::new();
         while let Some(line) = self.peek() {
-            if !line.starts_with("@@") {
+            if self.exact {
+                // jsdiff's block: hunks (`@@` and a space) until a diff or file header or a
+                // `===` line; anything else between them is skipped, as prose.
+                if jsdiff::is_diff_header(line)
+                    || jsdiff::is_file_header(line)
+                    || line.starts_with(SEPARATOR)
+                {
+                    break;
+                }
+                if !jsdiff::is_hunk_header(line) {
+                    self.i += 1;
+                    continue;
+                }
+            } else if !line.starts_with("@@") {
                 break;
             }
             hunks.push(self.hunk()?);
@@ -344,6 +363,9 @@ impl<'a> Parser<'a> {
     fn hunk(&mut self) -> ToolResult<Hunk> {
         let header_line = self.lineno();
         let header = self.peek().unwrap_or_default();
+        if self.exact {
+            return self.exact_hunk(header_line, header);
+        }
         let numbers = parse_hunk_header(header);
         if numbers.is_none() && header.trim_start_matches('@').trim().starts_with('-') {
             return Err(syntax_error(
@@ -411,6 +433,52 @@ impl<'a> Parser<'a> {
                 header_line,
                 "this hunk has no lines: give it ' ', '-' or '+' lines",
             ));
+        }
+        Ok(hunk)
+    }
+
+    /// jsdiff's `parseHunk`, for a patch [`super::jsdiff`] has accepted: the body is read
+    /// while the header's counts are not met (a count it lacks is 1) or a `\` line follows.
+    /// A header whose numbers jsdiff cannot read gives a hunk that never applies.
+    fn exact_hunk(&mut self, header_line: usize, header: &str) -> ToolResult<Hunk> {
+        self.i += 1;
+        let numbers = jsdiff::hunk_numbers(header);
+        let mut hunk = Hunk {
+            line: header_line,
+            old_start: numbers.map(|n| n.old_start),
+            unplaceable: numbers.is_none(),
+            ..Hunk::default()
+        };
+        let (mut old_left, mut new_left) = numbers.map_or((1, 1), |n| (n.old_count, n.new_count));
+        while let Some(line) = self.peek() {
+            let marker = line.starts_with(NO_EOL_MARKER);
+            if old_left == 0 && new_left == 0 && !marker {
+                break;
+            }
+            if marker {
+                match hunk.lines.last() {
+                    Some(HunkLine::Context(_)) => {
+                        hunk.old_no_eol = true;
+                        hunk.new_no_eol = true;
+                    }
+                    Some(HunkLine::Remove(_)) => hunk.old_no_eol = true,
+                    Some(HunkLine::Add(_)) => hunk.new_no_eol = true,
+                    None => {}
+                }
+                self.i += 1;
+                continue;
+            }
+            let (item, old, new) = match line.chars().next() {
+                Some('-') => (HunkLine::Remove(line[1..].to_string()), 1, 0),
+                Some('+') => (HunkLine::Add(line[1..].to_string()), 0, 1),
+                Some(' ') => (HunkLine::Context(line[1..].to_string()), 1, 1),
+                // jsdiff reads an empty line (not the text's last) as an empty context line.
+                _ => (HunkLine::Context(String::new()), 1, 1),
+            };
+            old_left = old_left.saturating_sub(old);
+            new_left = new_left.saturating_sub(new);
+            hunk.lines.push(item);
+            self.i += 1;
         }
         Ok(hunk)
     }

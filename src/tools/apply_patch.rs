@@ -514,6 +514,28 @@ mod tests {
     }
 
     #[test]
+    fn the_root_reads_hunk_headers_as_jsdiff_does() {
+        // CONTRACT-v0.5-wording §7: parsing is jsdiff's. `@@` with no space after it is prose
+        // (no hunks here); a header jsdiff cannot read the numbers of never applies, and is
+        // the hunk the failure names when the ones before it apply.
+        let (dir, c) = setup(&[("a.txt", b"a\nb\nc\n")]);
+        let no_hunks = run(&c, "--- a/a.txt\n+++ b/a.txt\n@@\n-a\n+x\n").unwrap_err();
+        assert_eq!(
+            no_hunks.envelope(),
+            r#"{"error":"invalid_input","message":"Patch contains no applicable hunks"}"#
+        );
+        let second = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+x\n@@ -x +y @@\n-c\n+z\n";
+        assert_eq!(
+            run(&c, second).unwrap_err().envelope(),
+            r#"{"error":"patch_failed","message":"Hunk did not apply cleanly in a.txt","file":"a.txt","hunk":2}"#
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("a.txt")).unwrap(),
+            b"a\nb\nc\n"
+        );
+    }
+
+    #[test]
     fn every_operation_in_one_begin_patch() {
         let (dir, c) = setup(&[
             ("m.txt", b"a\nb\n"),
