@@ -987,6 +987,36 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
   })
 })
 
+describe('a symlink loop is fsError ELOOP at the root, an escape with extras', () => {
+  // CONTRACT.md: the check "canonicalizes the longest existing prefix of the path", which a
+  // loop passes; the I/O then fails, and wording §4 words it:
+  // `ELOOP: ELOOP: too many symbolic links encountered, stat '/abs/x'`.
+  it('read_file, list_dir, tree, glob and grep say ELOOP; nothing is read', async () => {
+    const { root: dir, tools } = workspace({})
+    symlinkSync('loopb', join(dir, 'loopa'))
+    symlinkSync('loopa', join(dir, 'loopb'))
+    const eloop = (p: string) =>
+      `ELOOP: ELOOP: too many symbolic links encountered, stat '${join(dir, p)}'`
+    for (const [tool, args, path] of [
+      ['read_file', { path: 'loopa' }, 'loopa'],
+      ['list_dir', { path: 'loopa' }, 'loopa'],
+      ['tree', { path: 'loopa' }, 'loopa'],
+      ['glob', { pattern: '*', path: 'loopa' }, 'loopa'],
+      // grep passes its absolute search root (wording §4).
+      ['grep', { pattern: 'x', path: 'loopa' }, join(dir, 'loopa')],
+    ] as const) {
+      expect(JSON.parse(envelopeText(await tools.callTool(tool, args))), tool).toEqual({
+        error: 'io_error',
+        message: eloop('loopa'),
+        path,
+      })
+    }
+    const extras = root.createAgentTools({ workspaceRoot: dir, extras: true })
+    const e = JSON.parse(envelopeText(await extras.callTool('read_file', { path: 'loopa' })))
+    expect(e.error).toBe('path_escape')
+  })
+})
+
 describe('apply_patch reads a unified diff as jsdiff 9 does (wording §7, second audit)', () => {
   // "Any jsdiff parse error → `invalid_input` `Malformed patch: <jsdiff message>` (no fields)";
   // "the text after `Malformed patch: ` is jsdiff 9's own". Each expected text below is what

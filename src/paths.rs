@@ -25,7 +25,7 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 pub fn resolve(config: &Config, raw: &str) -> ToolResult<WorkPath> {
     let path = lexical(config, raw)?;
     if config.confine_to_workspace {
-        check_confined(&config.workspace_root, &path, raw)?;
+        check_confined(&config.workspace_root, &path, raw, config.contract_exact())?;
     }
     if raw.len() > 1 && raw.ends_with('/') {
         check_names_directory(config, &path)?;
@@ -57,7 +57,7 @@ pub fn resolve_for_read<T>(
         Ok(value) => Ok((path, value)),
         Err(err) => {
             if config.confine_to_workspace {
-                check_links(root, &path, raw)?;
+                check_links(root, &path, raw, config.contract_exact())?;
             }
             Err(err)
         }
@@ -158,12 +158,12 @@ pub fn escape_error(raw: &str, root: &Path, why: &str) -> ToolError {
 /// `confineToWorkspace` says.
 pub fn is_within(root: &Path, abs: &Path) -> bool {
     let path = WorkPath::beneath(root, abs.to_path_buf(), String::new());
-    check_confined(root, &path, "").is_ok()
+    check_confined(root, &path, "", false).is_ok()
 }
 
-fn check_confined(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
+fn check_confined(root: &Path, path: &WorkPath, raw: &str, loop_is_io: bool) -> ToolResult<()> {
     check_lexical(root, path, raw)?;
-    check_links(root, path, raw)
+    check_links(root, path, raw, loop_is_io)
 }
 
 /// The part of the confinement check that needs no I/O: the path must lie under the root.
@@ -174,12 +174,16 @@ fn check_lexical(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
     Ok(())
 }
 
-/// The part that walks the existing path: no symlink on it may lead outside.
-fn check_links(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
+/// The part that walks the existing path: no symlink on it may lead outside. A symlink loop
+/// counts as an escape, except at the contract root (`loop_is_io`): there the check is the
+/// reference's realpath of the longest existing prefix, which a loop passes, and the I/O then
+/// reports `ELOOP` in fsError's words (CONTRACT-v0.5-wording §4).
+fn check_links(root: &Path, path: &WorkPath, raw: &str, loop_is_io: bool) -> ToolResult<()> {
     #[cfg(unix)]
     {
+        let is_loop = |e: &std::io::Error| e.raw_os_error() == Some(libc_eloop());
         match crate::confine::check(path) {
-            Err(e) if is_escape(&e) => Err(escape_error(
+            Err(e) if is_escape(&e) || (is_loop(&e) && !loop_is_io) => Err(escape_error(
                 raw,
                 root,
                 "resolves outside the workspace through a symlink (or through a symlink loop)",
@@ -189,7 +193,16 @@ fn check_links(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
         }
     }
     #[cfg(not(unix))]
-    check_canonical(root, &path.abs, raw)
+    {
+        let _ = loop_is_io;
+        check_canonical(root, &path.abs, raw)
+    }
+}
+
+/// `ELOOP`, the errno of a symlink loop.
+#[cfg(unix)]
+fn libc_eloop() -> i32 {
+    nix::errno::Errno::ELOOP as i32
 }
 
 #[cfg(not(unix))]
@@ -387,8 +400,19 @@ mod tests {
         let root = dir.path();
         std::os::unix::fs::symlink(root.join("b"), root.join("a")).unwrap();
         std::os::unix::fs::symlink(root.join("a"), root.join("b")).unwrap();
+        // With extras an escape; at the contract root the realpath of the longest existing
+        // prefix passes a loop, and the I/O reports ELOOP (CONTRACT-v0.5-wording §4).
         let c = config(root, true);
-        assert_eq!(resolve(&c, "a/x").unwrap_err().code, ErrorCode::PathEscape);
+        let extras = Config {
+            extras: true,
+            ..c.clone()
+        };
+        assert_eq!(
+            resolve(&extras, "a/x").unwrap_err().code,
+            ErrorCode::PathEscape
+        );
+        assert!(resolve(&c, "a/x").is_ok());
+        assert!(!is_within(root, &root.join("a/x")));
     }
 
     /// A read resolved with the link check deferred fails exactly as one checked first, escapes

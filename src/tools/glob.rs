@@ -13,7 +13,7 @@ use super::Tool;
 use crate::bound::{floor_char_boundary, marker};
 use crate::call::Ctx;
 use crate::config::Config;
-use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
 use crate::walk::{self, FileEntry, FileGlob, Walk, WalkOptions};
@@ -49,7 +49,9 @@ impl Tool for Glob {
         crate::pattern::check_len(&args.pattern, "pattern")?;
         let glob = FileGlob::new(&args.pattern, "pattern")?;
         let base = paths::resolve_or_root(config, args.path.as_deref())?;
-        let meta = crate::confine::stat(&base).map_err(|e| io_err(e, &base.input))?;
+        let meta = crate::confine::stat(&base).map_err(|e| {
+            crate::error::fs_error(config.contract_exact(), e, &base.input, "stat", &base.abs)
+        })?;
         if !meta.is_dir() {
             return Err(ToolError::new(
                 ErrorCode::NotAFile,
