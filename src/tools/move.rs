@@ -70,7 +70,16 @@ impl Transfer {
     ) -> ToolResult<Transfer> {
         let src = paths::resolve(config, source)?;
         let dst = paths::resolve(config, destination)?;
-        if paths::identity(&src.abs) == paths::identity(&dst.abs) {
+        // The contract compares the resolved (absolute, not realpath'd) paths, before its
+        // symlink check (CONTRACT-v0.5 §2 "move / copy"); the engine also sees through links.
+        // Either way one file reached by two spellings is harmless: rename leaves it be, and
+        // copy stages the bytes it read.
+        let same = if config.contract_exact() {
+            src.abs == dst.abs
+        } else {
+            paths::identity(&src.abs) == paths::identity(&dst.abs)
+        };
+        if same {
             return Err(ToolError::invalid_input(format!(
                 "Source and destination are the same: {source}"
             ))
