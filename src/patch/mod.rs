@@ -119,6 +119,20 @@ pub enum HunkLine {
 }
 
 impl Hunk {
+    /// A `\ No newline at end of file` line: the side(s) of the hunk's last line end without
+    /// one.
+    pub fn mark_no_eol(&mut self) {
+        match self.lines.last() {
+            Some(HunkLine::Context(_)) => {
+                self.old_no_eol = true;
+                self.new_no_eol = true;
+            }
+            Some(HunkLine::Remove(_)) => self.old_no_eol = true,
+            Some(HunkLine::Add(_)) => self.new_no_eol = true,
+            None => {}
+        }
+    }
+
     /// The lines the file must contain: context and removed lines, in order.
     pub fn old_lines(&self) -> Vec<&str> {
         self.lines

@@ -386,15 +386,7 @@ impl<'a> Parser<'a> {
         let counted = numbers.is_some();
         while let Some(line) = self.peek() {
             if line.starts_with(NO_EOL_MARKER) {
-                match hunk.lines.last() {
-                    Some(HunkLine::Context(_)) => {
-                        hunk.old_no_eol = true;
-                        hunk.new_no_eol = true;
-                    }
-                    Some(HunkLine::Remove(_)) => hunk.old_no_eol = true,
-                    Some(HunkLine::Add(_)) => hunk.new_no_eol = true,
-                    None => {}
-                }
+                hunk.mark_no_eol();
                 self.i += 1;
                 continue;
             }
@@ -456,15 +448,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             if marker {
-                match hunk.lines.last() {
-                    Some(HunkLine::Context(_)) => {
-                        hunk.old_no_eol = true;
-                        hunk.new_no_eol = true;
-                    }
-                    Some(HunkLine::Remove(_)) => hunk.old_no_eol = true,
-                    Some(HunkLine::Add(_)) => hunk.new_no_eol = true,
-                    None => {}
-                }
+                hunk.mark_no_eol();
                 self.i += 1;
                 continue;
             }

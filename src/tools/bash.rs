@@ -590,6 +590,13 @@ mod tests {
         assert_eq!(got, format!("'{}...", "x".repeat(127)));
     }
 
+    /// Runs `command` under the seed contract's view with `max_output` bytes, one test at a
+    /// time; the success text.
+    fn seed_run(root: &std::path::Path, max_output: u64, command: &str) -> String {
+        let _turn = crate::shell::tests::serial();
+        crate::testutil::run_text::<Bash>(args(command), &config(root, max_output)).unwrap()
+    }
+
     /// The stdout and stderr texts of a seed-view success.
     fn streams(out: &str) -> (String, String) {
         let v: Value = serde_json::from_str(out).unwrap();
@@ -599,14 +606,12 @@ mod tests {
 
     #[test]
     fn budget_is_split_by_captured_bytes_and_overflow_spilled() {
-        let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
-        let c = config(dir.path(), 2048);
-        let out = crate::testutil::run_text::<Bash>(
-            args("head -c 10000 /dev/zero | tr '\\0' a; echo small >&2"),
-            &c,
-        )
-        .unwrap();
+        let out = seed_run(
+            dir.path(),
+            2048,
+            "head -c 10000 /dev/zero | tr '\\0' a; echo small >&2",
+        );
         // CONTRACT.md "bash": stderr (6 bytes) is under half, so stdout gets 2048 - 6 bytes,
         // its head, and the marker after it names the spill file.
         let (stdout, stderr) = streams(&out);
@@ -627,9 +632,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn output_within_the_budget_is_shown_whole_whatever_its_escapes_or_lines() {
-        let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
-        let c = config(dir.path(), 1024);
         // "If a + b fits, nothing is cut": NUL bytes (six escaped bytes each), newlines, and a
         // split that fills the budget exactly.
         for (command, want_out, want_err) in [
@@ -645,14 +648,11 @@ mod tests {
                 "b".repeat(424),
             ),
         ] {
-            let out = crate::testutil::run_text::<Bash>(args(command), &c).unwrap();
+            let out = seed_run(dir.path(), 1024, command);
             assert_eq!(streams(&out), (want_out, want_err), "{command}");
         }
         // No line is cut: one line of 5000 characters under a budget that holds it.
-        let c = config(dir.path(), 8192);
-        let out =
-            crate::testutil::run_text::<Bash>(args("head -c 5000 /dev/zero | tr '\\0' a"), &c)
-                .unwrap();
+        let out = seed_run(dir.path(), 8192, "head -c 5000 /dev/zero | tr '\\0' a");
         assert_eq!(streams(&out).0, "a".repeat(5000));
         assert!(!dir.path().join(".clarvis").exists(), "nothing was spilled");
     }
@@ -660,15 +660,13 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_cut_head_ends_on_a_character_boundary() {
-        let _turn = crate::shell::tests::serial();
         let dir = tempfile::tempdir().unwrap();
-        let c = config(dir.path(), 1024);
         // One ASCII byte then 600 two-byte characters: byte 1024 is inside a character.
-        let out = crate::testutil::run_text::<Bash>(
-            args("printf a; i=0; while [ $i -lt 600 ]; do printf '\\303\\251'; i=$((i+1)); done"),
-            &c,
-        )
-        .unwrap();
+        let out = seed_run(
+            dir.path(),
+            1024,
+            "printf a; i=0; while [ $i -lt 600 ]; do printf '\\303\\251'; i=$((i+1)); done",
+        );
         let stdout = streams(&out).0;
         let (head, marker) = stdout.split_once('\n').unwrap();
         assert_eq!(head, format!("a{}", "é".repeat(511)));
