@@ -83,6 +83,21 @@ function extraRows(def) {
   return rows({ properties: extra, required: def.inputSchema?.required })
 }
 
+/** The table of the contract tools' arguments that only `extras` offers, a tool column first. */
+function widenedTable(contract) {
+  const head = [
+    '| tool | argument | type | default | description |',
+    '| --- | --- | --- | --- | --- |',
+  ]
+  const rows = contract.flatMap((d) => extraRows(d).map((row) => `| ${code(d.name)} ${row}`))
+  return [...head, ...rows].join('\n')
+}
+
+/** `text` as inline code. */
+function code(text) {
+  return ['`', text, '`'].join('')
+}
+
 /** One tool's section. */
 function section(def, schemaKey, note = '') {
   const schema = def[schemaKey]
@@ -125,12 +140,7 @@ ${contract.map((d) => section(d, 'contractInputSchema', d.needsTreeSitter ? 'nee
 
 With \`extras: true\` these tools of the contract take more arguments (without it they are unknown keys, and ignored):
 
-${contract
-  .flatMap((d) => extraRows(d).map((row) => row.replace('| `', `| \`${d.name}\` | \``)))
-  .reduce(
-    (table, row) => `${table}\n${row}`,
-    '| tool | argument | type | default | description |\n| --- | --- | --- | --- | --- |',
-  )}
+${widenedTable(contract)}
 
 ${extras.map((d) => section(d, 'inputSchema', 'extra: offered with `extras: true`')).join('\n')}`
   const seed = defs.filter((d) => !d.sinceV05 && !d.extra)

@@ -185,11 +185,11 @@ fn git_header_names(line: &str) -> bool {
 /// The numbers of a hunk header as jsdiff reads them (the ranges pattern found anywhere in the
 /// line); `None` when jsdiff's would be `NaN`: no match, or a start too large for a line
 /// number. Such a hunk is parsed, but it can never be placed.
-pub(super) fn hunk_numbers(header: &str) -> Option<super::unified::HunkHeader> {
+pub(super) fn hunk_numbers(header: &str) -> Option<super::HunkHeader> {
     let c = HUNK_RANGES.captures(header)?;
     let number = |i: usize| c.get(i).map(|m| m.as_str().parse::<usize>().ok());
     let count = |i: usize| number(i).unwrap_or(Some(1));
-    Some(super::unified::HunkHeader {
+    Some(super::HunkHeader {
         old_start: number(1)??,
         old_count: count(2)?,
         new_start: number(3)??,

@@ -89,6 +89,15 @@ impl FileOp {
 }
 
 /// One hunk: context, removed and added lines, and where to look for them.
+/// The numbers of a `@@ -l,s +l,s @@` header (a missing count is 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HunkHeader {
+    pub old_start: usize,
+    pub old_count: usize,
+    pub new_start: usize,
+    pub new_count: usize,
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Hunk {
     /// 1-based line of the patch text where the hunk starts.

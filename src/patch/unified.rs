@@ -35,20 +35,11 @@
 //! - Lines before the first header (commit messages, `Index:` lines, `diff -u` commands) are
 //!   ignored; a hunk with no file header before it is an error.
 
-use super::{jsdiff, syntax_error, FileOp, FilePatch, Hunk, HunkLine};
+use super::{jsdiff, syntax_error, FileOp, FilePatch, Hunk, HunkHeader, HunkLine};
 use crate::error::ToolResult;
 
 const DEV_NULL: &str = "/dev/null";
 const NO_EOL_MARKER: char = '\\';
-
-/// The numbers of a `@@ -l,s +l,s @@` header (a missing count is 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HunkHeader {
-    pub old_start: usize,
-    pub old_count: usize,
-    pub new_start: usize,
-    pub new_count: usize,
-}
 
 /// The line `svn diff` puts between blocks; jsdiff ends a block at one.
 const SEPARATOR: &str = "===================================================================";
