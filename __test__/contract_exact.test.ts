@@ -1011,6 +1011,14 @@ describe('a symlink loop is fsError ELOOP at the root, an escape with extras', (
         path,
       })
     }
+    // bash's cwd is stat'ed the same way.
+    expect(
+      JSON.parse(envelopeText(await tools.callTool('bash', { command: 'pwd', cwd: 'loopa' }))),
+    ).toEqual({ error: 'io_error', message: eloop('loopa'), path: 'loopa' })
+    // A loop further up the path is no final name the check can pass: an escape.
+    expect(
+      JSON.parse(envelopeText(await tools.callTool('read_file', { path: 'loopa/x' }))).error,
+    ).toBe('path_escape')
     const extras = root.createAgentTools({ workspaceRoot: dir, extras: true })
     const e = JSON.parse(envelopeText(await extras.callTool('read_file', { path: 'loopa' })))
     expect(e.error).toBe('path_escape')
@@ -1123,6 +1131,30 @@ describe('apply_patch reads a unified diff as jsdiff 9 does (wording §7, second
       'Applied patch:\n  M x.ts (+2 -2)',
     )
     expect(readFileSync(join(dir, 'x.ts'), 'utf8')).toBe('A\nb\nC\n')
+  })
+
+  it('takes end-of-file markers as jsdiff 9 does: after a change in the last hunk only', async () => {
+    // wording §7: "end-of-file newline markers are taken from the last hunk only"; after a
+    // context line the file keeps its own ending. Each expectation is jsdiff 9's own result.
+    const H = '--- a/x.ts\n+++ b/x.ts\n'
+    const NO_EOL = '\\ No newline at end of file\n'
+    const cases: [string, string][] = [
+      ['a\nb\nc\n', `${H}@@ -1,3 +1,3 @@\n-a\n+x\n b\n c\n${NO_EOL}`],
+      ['a\nb\nc', `${H}@@ -1,3 +1,3 @@\n-a\n+x\n b\n c\n${NO_EOL}`],
+      ['a\nb\nc\n', `${H}@@ -1,3 +1,3 @@\n a\n${NO_EOL}-b\n+y\n c\n`],
+      ['a\nb\nc', `${H}@@ -1,3 +1,3 @@\n a\n b\n-c\n${NO_EOL}+c\n`],
+      ['a\nb\nc\n', `${H}@@ -1,3 +1,3 @@\n a\n b\n-c\n+c\n${NO_EOL}`],
+      ['a\nb\nc\nd\ne\n', `${H}@@ -1,1 +1,1 @@\n-a\n+x\n${NO_EOL}@@ -5,1 +5,1 @@\n-e\n+y\n`],
+      // A new start no line number holds: jsdiff places a hunk by its old start.
+      ['a\nb\nc\n', `${H}@@ -1,1 +99999999999999999999999,1 @@\n-a\n+x\n`],
+    ]
+    for (const [file, patch] of cases) {
+      const want = applyPatch(file, parsePatch(patch)[0])
+      expect(want, patch).not.toBe(false)
+      const { root: dir, tools } = workspace({ 'x.ts': file })
+      ok(await tools.callTool('apply_patch', { patch }))
+      expect(readFileSync(join(dir, 'x.ts'), 'utf8'), patch).toBe(want)
+    }
   })
 
   it('with extras the engine still reads counts leniently', async () => {

@@ -175,19 +175,28 @@ fn check_lexical(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
 }
 
 /// The part that walks the existing path: no symlink on it may lead outside. A symlink loop
-/// counts as an escape, except at the contract root (`loop_is_io`): there the check is the
-/// reference's realpath of the longest existing prefix, which a loop passes, and the I/O then
-/// reports `ELOOP` in fsError's words (CONTRACT-v0.5-wording §4).
+/// counts as an escape, except at the contract root (`loop_is_io`) when the loop is the final
+/// name: there the check is the reference's realpath of the longest existing prefix, which
+/// such a path passes, and the I/O then reports `ELOOP` in fsError's words (or, for a write,
+/// refuses the symlink) (CONTRACT-v0.5-wording §4). A loop further up stays an escape.
 fn check_links(root: &Path, path: &WorkPath, raw: &str, loop_is_io: bool) -> ToolResult<()> {
     #[cfg(unix)]
     {
         let is_loop = |e: &std::io::Error| e.raw_os_error() == Some(libc_eloop());
+        let final_name_loops = || {
+            path.abs.parent().is_some_and(|parent| {
+                let parent = WorkPath::beneath(root, parent.to_path_buf(), String::new());
+                crate::confine::check(&parent).is_ok()
+            })
+        };
         match crate::confine::check(path) {
-            Err(e) if is_escape(&e) || (is_loop(&e) && !loop_is_io) => Err(escape_error(
-                raw,
-                root,
-                "resolves outside the workspace through a symlink (or through a symlink loop)",
-            )),
+            Err(e) if is_escape(&e) || (is_loop(&e) && !(loop_is_io && final_name_loops())) => {
+                Err(escape_error(
+                    raw,
+                    root,
+                    "resolves outside the workspace through a symlink (or through a symlink loop)",
+                ))
+            }
             // Anything else (an unreadable directory, a missing root) is for the I/O to report.
             _ => Ok(()),
         }
@@ -401,18 +410,20 @@ mod tests {
         std::os::unix::fs::symlink(root.join("b"), root.join("a")).unwrap();
         std::os::unix::fs::symlink(root.join("a"), root.join("b")).unwrap();
         // With extras an escape; at the contract root the realpath of the longest existing
-        // prefix passes a loop, and the I/O reports ELOOP (CONTRACT-v0.5-wording §4).
+        // prefix passes a loop that is the final name, and the I/O reports ELOOP
+        // (CONTRACT-v0.5-wording §4). A loop further up stays an escape everywhere.
         let c = config(root, true);
         let extras = Config {
             extras: true,
             ..c.clone()
         };
-        assert_eq!(
-            resolve(&extras, "a/x").unwrap_err().code,
-            ErrorCode::PathEscape
-        );
-        assert!(resolve(&c, "a/x").is_ok());
-        assert!(!is_within(root, &root.join("a/x")));
+        for name in ["a", "a/x"] {
+            let e = resolve(&extras, name).unwrap_err();
+            assert_eq!(e.code, ErrorCode::PathEscape);
+            assert!(!is_within(root, &root.join(name)));
+        }
+        assert!(resolve(&c, "a").is_ok());
+        assert_eq!(resolve(&c, "a/x").unwrap_err().code, ErrorCode::PathEscape);
     }
 
     /// A read resolved with the link check deferred fails exactly as one checked first, escapes

@@ -183,8 +183,8 @@ fn git_header_names(line: &str) -> bool {
 }
 
 /// The numbers of a hunk header as jsdiff reads them (the ranges pattern found anywhere in the
-/// line); `None` when jsdiff's would be `NaN`: no match, or a start too large for a line
-/// number. Such a hunk is parsed, but it can never be placed.
+/// line); `None` when jsdiff's would be `NaN` (no match) or its old start is too large for a
+/// line number. Such a hunk is parsed, but it can never be placed.
 pub(super) fn hunk_numbers(header: &str) -> Option<super::HunkHeader> {
     let c = HUNK_RANGES.captures(header)?;
     let number = |i: usize| c.get(i).map(|m| m.as_str().parse::<usize>().ok());
@@ -192,7 +192,8 @@ pub(super) fn hunk_numbers(header: &str) -> Option<super::HunkHeader> {
     Some(super::HunkHeader {
         old_start: number(1)??,
         old_count: count(2)?,
-        new_start: number(3)??,
+        // jsdiff places a hunk by its old start only; a new start past any line count is fine.
+        new_start: number(3)?.unwrap_or(usize::MAX),
         new_count: count(4)?,
     })
 }

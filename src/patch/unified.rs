@@ -316,6 +316,14 @@ impl<'a> Parser<'a> {
             }
             hunks.push(self.hunk()?);
         }
+        if self.exact {
+            // jsdiff takes the end-of-file markers from a block's last hunk only.
+            let last = hunks.len().saturating_sub(1);
+            for hunk in &mut hunks[..last] {
+                hunk.old_no_eol = false;
+                hunk.new_no_eol = false;
+            }
+        }
         self.op(start, h, hunks)
             .map(|op| op.map(|op| FilePatch { line: start, op }))
     }
@@ -439,7 +447,11 @@ impl<'a> Parser<'a> {
                 break;
             }
             if marker {
-                hunk.mark_no_eol();
+                // jsdiff acts on the marker only after a `-` or `+` line (and only in a block's
+                // last hunk, see `block`); after a context line the file keeps its own ending.
+                if !matches!(hunk.lines.last(), Some(HunkLine::Context(_))) {
+                    hunk.mark_no_eol();
+                }
                 self.i += 1;
                 continue;
             }

@@ -19,7 +19,7 @@ use super::Tool;
 use crate::bound;
 use crate::call::Ctx;
 use crate::config::{Config, Profile};
-use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::json_text::push_str_literal;
 use crate::output::Output;
 use crate::paths;
@@ -124,7 +124,7 @@ impl Tool for Bash {
             if names_file {
                 ToolError::not_a_directory(&cwd.input)
             } else {
-                io_err(e, &cwd.input)
+                crate::error::fs_error(config.contract_exact(), e, &cwd.input, "stat", &cwd.abs)
             }
         })?;
         if nul {
@@ -368,18 +368,12 @@ fn shown_streams(capture: &Capture, view: View, spiller: &Spiller) -> [String; 2
         }
         let note = spiller.note(streams[i], bytes);
         if view.keep_tail {
-            let mut start = bytes.len() - share[i];
-            while start < bytes.len() && is_continuation(bytes[start]) {
-                start += 1;
-            }
+            let start = char_start(bytes, bytes.len() - share[i], true);
             let mut out = bound::tail_marker(bytes.len() - start, bytes.len(), note.as_deref());
             out.push_str(&decode(&bytes[start..]));
             out
         } else {
-            let mut end = share[i];
-            while end > 0 && is_continuation(bytes[end]) {
-                end -= 1;
-            }
+            let end = char_start(bytes, share[i], false);
             let mut out = decode(&bytes[..end]).into_owned();
             out.push_str(&bound::marker(end, bytes.len(), note.as_deref()));
             out
@@ -387,9 +381,18 @@ fn shown_streams(capture: &Capture, view: View, spiller: &Spiller) -> [String; 2
     })
 }
 
-/// A UTF-8 continuation byte: not the first byte of a character.
-fn is_continuation(byte: u8) -> bool {
-    byte & 0xC0 == 0x80
+/// `at` moved to the start of a character (UTF-8): forward to the next one, or back to the
+/// one `at` falls in. A character has at most three continuation bytes, so the move is at
+/// most three bytes; past that the bytes are not UTF-8 and `at` stands (a run of stray
+/// continuation bytes still shows its share, as U+FFFD).
+fn char_start(bytes: &[u8], at: usize, forward: bool) -> usize {
+    let starts = |i: &usize| bytes.get(*i).is_none_or(|b| b & 0xC0 != 0x80);
+    let found = if forward {
+        (at..=at + 3).find(starts)
+    } else {
+        (at.saturating_sub(3)..=at).rev().find(starts)
+    };
+    found.unwrap_or(at)
 }
 
 /// Node's refusal of a `sh -c` script holding a NUL byte (`spawn('sh', ['-c', script])`).
@@ -764,6 +767,34 @@ mod tests {
         assert_eq!(err.message, "Command aborted (run cancelled)");
         assert_eq!(err.fields["stdout"], "started\n");
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+
+    #[test]
+    fn a_cut_moves_at_most_three_bytes_to_a_character() {
+        let bytes = "aé€😀".as_bytes(); // 1, 2, 3 and 4 bytes: starts at 0, 1, 3, 6
+        assert_eq!(char_start(bytes, 2, false), 1);
+        assert_eq!(char_start(bytes, 2, true), 3);
+        assert_eq!(char_start(bytes, 9, false), 6);
+        assert_eq!(char_start(bytes, 7, true), 10);
+        assert_eq!(char_start(bytes, 10, true), 10);
+        // Stray continuation bytes are no character: the cut stands where it falls.
+        let stray = [0x80u8; 100];
+        assert_eq!(char_start(&stray, 50, false), 50);
+        assert_eq!(char_start(&stray, 50, true), 50);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn stray_continuation_bytes_still_show_their_share() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = seed_run(
+            dir.path(),
+            1024,
+            "head -c 3000 /dev/zero | tr '\\0' '\\200'",
+        );
+        let stdout = streams(&out).0;
+        assert!(stdout.starts_with(&"\u{fffd}".repeat(1024)), "{stdout:.80}");
+        assert!(stdout.contains("\n[... output truncated: 1024 of 3000 bytes shown; "));
     }
 
     #[test]
