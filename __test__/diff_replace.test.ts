@@ -147,6 +147,23 @@ describe('replace', () => {
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('foo 1\nfoo 2\n')
   })
 
+  it('takes JavaScript look-around and backreferences, as String.prototype.replace does', async () => {
+    // CONTRACT-v0.5 §2 replace: "Regex: JavaScript `RegExp` with flags `g`".
+    const text = 'foo bar foo baz\naa ab bb\n$5 and 7\n'
+    const { root, tools } = workspace({ 'f.txt': text })
+    for (const [pattern, replacement] of [
+      ['foo(?= bar)', 'X'],
+      ['(\\w)\\1', '<$1>'],
+      ['(?<=\\$)\\d', 'N'],
+      ['(?<c>o)\\k<c>', '[$<c>]'],
+    ]) {
+      writeFileSync(join(root, 'f.txt'), text)
+      ok(await tools.callTool('replace', { pattern, replacement, path: 'f.txt', dry_run: false }))
+      const want = text.replace(new RegExp(pattern, 'g'), replacement)
+      expect(readFileSync(join(root, 'f.txt'), 'utf8'), pattern).toBe(want)
+    }
+  })
+
   it('applies atomically, keeping EOLs, BOM and undecodable bytes; meta.diff joins patches', async () => {
     const { root, tools } = workspace({
       'crlf.txt': 'foo\r\nkeep\r\nfoo\r\n',

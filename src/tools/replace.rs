@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use regex::{Captures, Regex, RegexBuilder};
+use regex::{Regex, RegexBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -104,7 +104,7 @@ pub fn run_replace(
         args.ignore_case.unwrap_or(false),
         args.multiline.unwrap_or(false),
     )?;
-    let template = Template::parse(&args.replacement, &re);
+    let template = Template::parse(&args.replacement, &re.groups());
     let raw = path_arg.unwrap_or(".");
     let base = paths::resolve(config, raw)?;
     // fsError's words, with `path ?? "."` (CONTRACT-v0.5-wording §4): `f.txt/x` is ENOTDIR.
@@ -319,12 +319,28 @@ pub(crate) fn load(path: &WorkPath, config: &Config) -> Option<Editable> {
 }
 
 /// Runs the replacement on one file's LF-normalized text; `None` when nothing changes.
-fn replace_in(path: &WorkPath, file: Editable, re: &Regex, template: &Template) -> Option<Change> {
+fn replace_in(
+    path: &WorkPath,
+    file: Editable,
+    re: &JsRegex,
+    template: &Template,
+) -> Option<Change> {
     change_from(path, file, |haystack| {
         let mut pieces: Vec<(usize, usize, String)> = Vec::new();
-        for caps in re.captures_iter(haystack) {
-            let m = caps.get(0)?;
-            pieces.push((m.start(), m.end(), template.expand(&caps, haystack)));
+        let complete = re.each_match(haystack, |spans| {
+            let whole = spans[0].clone()?;
+            let text = template.expand(spans, &re.groups(), haystack);
+            pieces.push((whole.start, whole.end, text));
+            Some(())
+        });
+        if !complete {
+            // A backtracking pattern ran past its step limit: the file is left as it is,
+            // rather than half replaced.
+            crate::warn::emit(format!(
+                "replace: the pattern needed too many backtracking steps in {}; the file was left unchanged",
+                path.display
+            ));
+            return None;
         }
         Some(pieces)
     })
@@ -384,9 +400,80 @@ pub(crate) fn change_from(
 // ---------------------------------------------------------------------------------------------
 // JavaScript regular expressions
 
+/// A compiled JavaScript pattern: on the `regex` crate (linear time) when it can express it,
+/// else, for look-around and backreferences, on `fancy-regex` (backtracking, with a step
+/// limit), which the `regex` crate leaves out by design.
+#[derive(Debug)]
+pub enum JsRegex {
+    Plain(Regex),
+    Fancy(fancy_regex::Regex),
+}
+
+/// The groups of a pattern: how many, and their names (index 0 is the whole match).
+pub struct Groups {
+    count: usize,
+    names: Vec<Option<String>>,
+}
+
+impl JsRegex {
+    pub fn groups(&self) -> Groups {
+        let names: Vec<Option<String>> = match self {
+            JsRegex::Plain(re) => re.capture_names().map(|n| n.map(str::to_string)).collect(),
+            JsRegex::Fancy(re) => re.capture_names().map(|n| n.map(str::to_string)).collect(),
+        };
+        Groups {
+            count: names.len().saturating_sub(1),
+            names,
+        }
+    }
+
+    /// Calls `found` with each match's group spans (`spans[0]` the whole match) until it
+    /// returns `None`. False when a backtracking pattern gave up (its step limit).
+    pub fn each_match(
+        &self,
+        haystack: &str,
+        mut found: impl FnMut(&[Option<std::ops::Range<usize>>]) -> Option<()>,
+    ) -> bool {
+        match self {
+            JsRegex::Plain(re) => {
+                for caps in re.captures_iter(haystack) {
+                    let spans: Vec<_> = caps.iter().map(|m| m.map(|m| m.range())).collect();
+                    if found(&spans).is_none() {
+                        break;
+                    }
+                }
+                true
+            }
+            JsRegex::Fancy(re) => {
+                for caps in re.captures_iter(haystack) {
+                    let Ok(caps) = caps else {
+                        return false;
+                    };
+                    let spans: Vec<_> = caps.iter().map(|m| m.map(|m| m.range())).collect();
+                    if found(&spans).is_none() {
+                        break;
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// Whether the pattern matches the empty string (a pattern that gives up counts as one).
+    fn matches_empty(&self) -> bool {
+        match self {
+            JsRegex::Plain(re) => re.is_match(""),
+            JsRegex::Fancy(re) => re.is_match("").unwrap_or(true),
+        }
+    }
+}
+
+/// Backtracking steps one match of a look-around or backreference pattern may take.
+const BACKTRACK_LIMIT: usize = 1_000_000;
+
 /// Compiles a JavaScript pattern with flags `g` (+`ms` with `multiline`, +`i` with
 /// `ignore_case`). Refuses a pattern that matches the empty string (checked with no flags).
-pub fn compile(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<Regex> {
+pub fn compile(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<JsRegex> {
     let bad = |msg: String| {
         ToolError::invalid_input(format!("Invalid regex: {msg}")).with("pattern", pattern)
     };
@@ -397,17 +484,37 @@ pub fn compile(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<
         )));
     }
     let translated = js_to_rust(pattern);
-    let build = |i: bool, m: bool| {
-        RegexBuilder::new(&translated)
+    let build = |i: bool, m: bool| -> ToolResult<JsRegex> {
+        let plain = RegexBuilder::new(&translated)
             .case_insensitive(i)
             .multi_line(m)
             .dot_matches_new_line(m)
             .size_limit(REGEX_SIZE_LIMIT)
-            .build()
-            .map_err(|e| bad(engine_message(&e)))
+            .build();
+        match plain {
+            Ok(re) => Ok(JsRegex::Plain(re)),
+            Err(e) => {
+                let message = engine_message(&e);
+                if !needs_backtracking(&message, &translated) {
+                    return Err(bad(message));
+                }
+                let flags = match (i, m) {
+                    (false, false) => "",
+                    (true, false) => "(?i)",
+                    (false, true) => "(?ms)",
+                    (true, true) => "(?ims)",
+                };
+                fancy_regex::RegexBuilder::new(&format!("{flags}{translated}"))
+                    .backtrack_limit(BACKTRACK_LIMIT)
+                    .delegate_size_limit(REGEX_SIZE_LIMIT)
+                    .build()
+                    .map(JsRegex::Fancy)
+                    .map_err(|e| bad(e.to_string()))
+            }
+        }
     };
     let plain = build(false, false)?;
-    if plain.is_match("") {
+    if plain.matches_empty() {
         return Err(ToolError::invalid_input(
             "pattern matches the empty string; refusing to insert the replacement between every character.",
         )
@@ -417,6 +524,14 @@ pub fn compile(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<
         return Ok(plain);
     }
     build(ignore_case, multiline)
+}
+
+/// Whether the `regex` crate refused a pattern for what it leaves out by design: look-around
+/// and backreferences (`\1`, or `\k<name>`, which it reads as an unknown escape).
+fn needs_backtracking(message: &str, pattern: &str) -> bool {
+    message.contains("look-around")
+        || message.contains("backreferences")
+        || pattern.contains("\\k<")
 }
 
 /// The useful last line of the `regex` crate's error (`error: unclosed group`).
@@ -559,9 +674,9 @@ pub struct Template {
 }
 
 impl Template {
-    pub fn parse(src: &str, re: &Regex) -> Template {
-        let groups = re.captures_len() - 1;
-        let has_named = re.capture_names().any(|n| n.is_some());
+    pub fn parse(src: &str, groups_of: &Groups) -> Template {
+        let groups = groups_of.count;
+        let has_named = groups_of.names.iter().any(Option::is_some);
         let b = src.as_bytes();
         let mut parts = Vec::new();
         let mut lit = String::new();
@@ -621,15 +736,25 @@ impl Template {
         Template { parts }
     }
 
-    /// The replacement for one match of `haystack`.
-    pub fn expand(&self, caps: &Captures<'_>, haystack: &str) -> String {
+    /// The replacement for one match of `haystack`, whose group spans are `spans`.
+    pub fn expand(
+        &self,
+        spans: &[Option<std::ops::Range<usize>>],
+        groups: &Groups,
+        haystack: &str,
+    ) -> String {
         let mut out = String::new();
-        let whole = caps.get(0).map_or(0..0, |m| m.range());
+        let span = |n: usize| spans.get(n).cloned().flatten();
+        let text = |n: usize| span(n).map_or("", |r| &haystack[r]);
+        let whole = span(0).unwrap_or(0..0);
         for p in &self.parts {
             match p {
                 Part::Literal(s) => out.push_str(s),
-                Part::Group(n) => out.push_str(caps.get(*n).map_or("", |m| m.as_str())),
-                Part::Named(name) => out.push_str(caps.name(name).map_or("", |m| m.as_str())),
+                Part::Group(n) => out.push_str(text(*n)),
+                Part::Named(name) => {
+                    let index = groups.names.iter().position(|n| n.as_deref() == Some(name));
+                    out.push_str(index.map_or("", text));
+                }
                 Part::Whole => out.push_str(&haystack[whole.clone()]),
                 Part::Before => out.push_str(&haystack[..whole.start]),
                 Part::After => out.push_str(&haystack[whole.end..]),
@@ -645,11 +770,32 @@ mod tests {
     use crate::testutil::config_at;
     use std::fs;
 
+    fn js_replace_with(text: &str, re: &JsRegex, repl: &str) -> String {
+        let groups = re.groups();
+        let t = Template::parse(repl, &groups);
+        let (mut out, mut done) = (String::new(), 0);
+        assert!(re.each_match(text, |spans| {
+            let whole = spans[0].clone()?;
+            out.push_str(&text[done..whole.start]);
+            out.push_str(&t.expand(spans, &groups, text));
+            done = whole.end;
+            Some(())
+        }));
+        out.push_str(&text[done..]);
+        out
+    }
+
     fn js_replace(text: &str, pattern: &str, repl: &str) -> String {
-        let re = compile(pattern, false, false).unwrap();
-        let t = Template::parse(repl, &re);
-        re.replace_all(text, |c: &Captures<'_>| t.expand(c, text))
-            .into_owned()
+        js_replace_with(text, &compile(pattern, false, false).unwrap(), repl)
+    }
+
+    fn is_match(re: &JsRegex, text: &str) -> bool {
+        let mut any = false;
+        re.each_match(text, |_| {
+            any = true;
+            None
+        });
+        any
     }
 
     #[test]
@@ -666,10 +812,10 @@ mod tests {
         assert_eq!(js_replace("ab", "(a)b", "$<x>"), "$<x>");
         assert_eq!(js_replace("ab", "(?<x>a)b", "${x}"), "${x}");
         assert_eq!(js_replace("ab", "a", "$"), "$b");
-        let re = compile("(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)", false, false).unwrap();
-        let t = Template::parse("$10-$1", &re);
-        let h = "abcdefghij";
-        assert_eq!(t.expand(&re.captures(h).unwrap(), h), "j-a");
+        assert_eq!(
+            js_replace("abcdefghij", "(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)", "$10-$1"),
+            "j-a"
+        );
     }
 
     #[test]
@@ -685,8 +831,9 @@ mod tests {
         let e = compile("(", false, false).unwrap_err();
         assert!(e.message.starts_with("Invalid regex: "), "{}", e.message);
         assert_eq!(e.fields["pattern"], "(");
-        let e = compile("(?=a)", false, false).unwrap_err();
-        assert!(e.message.contains("look-around"), "{}", e.message);
+        // A look-ahead alone does not match "" (as `/(?=a)/.test("")` is false): it passes,
+        // and matches before each `a`.
+        assert_eq!(js_replace("ba", "(?=a)", "^"), "b^a");
         for empty in ["a*", "^", "$", "(?:)", "x?"] {
             let e = compile(empty, false, false).unwrap_err();
             assert!(
@@ -700,13 +847,37 @@ mod tests {
     #[test]
     fn anchors_are_whole_file_unless_multiline() {
         let re = compile("^b$", false, false).unwrap();
-        assert!(!re.is_match("a\nb\nc"));
+        assert!(!is_match(&re, "a\nb\nc"));
         let re = compile("^b$", false, true).unwrap();
-        assert!(re.is_match("a\nb\nc"));
+        assert!(is_match(&re, "a\nb\nc"));
         let re = compile("a.b", false, true).unwrap();
-        assert!(re.is_match("a\nb"));
+        assert!(is_match(&re, "a\nb"));
         let re = compile("AB", true, false).unwrap();
-        assert!(re.is_match("ab"));
+        assert!(is_match(&re, "ab"));
+    }
+
+    #[test]
+    fn look_around_and_backreferences_work_as_in_javascript() {
+        // CONTRACT-v0.5 §2 replace: "Regex: JavaScript `RegExp`".
+        assert_eq!(
+            js_replace("foo bar foo baz", "foo(?= bar)", "X"),
+            "X bar foo baz"
+        );
+        assert_eq!(
+            js_replace("foo bar foo baz", "foo(?! bar)", "X"),
+            "foo bar X baz"
+        );
+        assert_eq!(js_replace("$5 and 7", r"(?<=\$)\d", "N"), "$N and 7");
+        assert_eq!(js_replace("a1 b2", r"(?<!a)\d", "#"), "a1 b#");
+        assert_eq!(js_replace("aa ab bb", r"(\w)\1", "<$1>"), "<a> ab <b>");
+        assert_eq!(js_replace("xx xy", r"(?<c>x)\k<c>", "[$<c>]"), "[x] xy");
+        // The flags reach the backtracking engine too; \d stays ASCII there.
+        let re = compile(r"^(\w)\1$", true, true).unwrap();
+        assert_eq!(js_replace_with("aA\nbc\nBB", &re, "=$1"), "=a\nbc\n=B");
+        assert_eq!(js_replace("٣٣ 33", r"(\d)\1", "D"), "٣٣ D");
+        // A pattern that backtracks without end gives up: the file is left as it is.
+        let re = compile(r"(a|aa)+\1c", false, false).unwrap();
+        assert!(!re.each_match(&format!("{}!", "a".repeat(40)), |_| Some(())));
     }
 
     fn args(
