@@ -434,29 +434,27 @@ impl JsRegex {
         haystack: &str,
         mut found: impl FnMut(&[Option<std::ops::Range<usize>>]) -> Option<()>,
     ) -> bool {
-        match self {
-            JsRegex::Plain(re) => {
-                for caps in re.captures_iter(haystack) {
-                    let spans: Vec<_> = caps.iter().map(|m| m.map(|m| m.range())).collect();
-                    if found(&spans).is_none() {
-                        break;
-                    }
-                }
-                true
-            }
-            JsRegex::Fancy(re) => {
-                for caps in re.captures_iter(haystack) {
-                    let Ok(caps) = caps else {
-                        return false;
-                    };
-                    let spans: Vec<_> = caps.iter().map(|m| m.map(|m| m.range())).collect();
-                    if found(&spans).is_none() {
-                        break;
-                    }
-                }
-                true
+        type Spans = Vec<Option<std::ops::Range<usize>>>;
+        let matches: Box<dyn Iterator<Item = Option<Spans>>> = match self {
+            JsRegex::Plain(re) => Box::new(
+                re.captures_iter(haystack)
+                    .map(|c| Some(c.iter().map(|m| m.map(|m| m.range())).collect())),
+            ),
+            JsRegex::Fancy(re) => Box::new(re.captures_iter(haystack).map(|c| {
+                c.ok()
+                    .map(|c| c.iter().map(|m| m.map(|m| m.range())).collect())
+            })),
+        };
+        for spans in matches {
+            // `None`: the backtracking engine gave up.
+            let Some(spans) = spans else {
+                return false;
+            };
+            if found(&spans).is_none() {
+                break;
             }
         }
+        true
     }
 
     /// Whether the pattern matches the empty string (a pattern that gives up counts as one).
