@@ -182,7 +182,8 @@ fn check_lexical(root: &Path, path: &WorkPath, raw: &str) -> ToolResult<()> {
 fn check_links(root: &Path, path: &WorkPath, raw: &str, loop_is_io: bool) -> ToolResult<()> {
     #[cfg(unix)]
     {
-        let is_loop = |e: &std::io::Error| e.raw_os_error() == Some(libc_eloop());
+        let is_loop =
+            |e: &std::io::Error| e.raw_os_error() == Some(nix::errno::Errno::ELOOP as i32);
         let final_name_loops = || {
             path.abs.parent().is_some_and(|parent| {
                 let parent = WorkPath::beneath(root, parent.to_path_buf(), String::new());
@@ -206,12 +207,6 @@ fn check_links(root: &Path, path: &WorkPath, raw: &str, loop_is_io: bool) -> Too
         let _ = loop_is_io;
         check_canonical(root, &path.abs, raw)
     }
-}
-
-/// `ELOOP`, the errno of a symlink loop.
-#[cfg(unix)]
-fn libc_eloop() -> i32 {
-    nix::errno::Errno::ELOOP as i32
 }
 
 #[cfg(not(unix))]

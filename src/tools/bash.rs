@@ -488,9 +488,9 @@ fn node_str_escape(s: &str) -> String {
     out
 }
 
-/// Splits `avail` between two streams needing `need`: both get all they need when it fits;
-/// otherwise a stream needing at most half keeps its need and the other gets the rest, and when
-/// both need more than half each gets half.
+/// Splits `avail` between two streams needing `need` (CONTRACT-v0.5-wording §8): both get all
+/// they need when it fits; otherwise, with `half = avail / 2`, a stream needing at most half
+/// keeps its need and the other gets the rest, and when both need more, `[avail - half, half]`.
 fn split(need: [usize; 2], avail: usize) -> [usize; 2] {
     if need[0] + need[1] <= avail {
         return need;
@@ -501,7 +501,7 @@ fn split(need: [usize; 2], avail: usize) -> [usize; 2] {
     } else if need[1] <= half {
         [avail - need[1], need[1]]
     } else {
-        [half, avail - half]
+        [avail - half, half]
     }
 }
 
@@ -535,6 +535,7 @@ mod tests {
         assert_eq!(split([10, 500], 100), [10, 90]);
         assert_eq!(split([500, 10], 100), [90, 10]);
         assert_eq!(split([500, 600], 100), [50, 50]);
+        assert_eq!(split([600, 700], 1025), [513, 512]);
     }
 
     #[test]

@@ -151,9 +151,17 @@ impl ToolSpec {
     /// `/v0.1`, the newest contract's at the root, with the engine's extra arguments when
     /// `extras` is on.
     pub fn schema_for(&self, config: &Config) -> &Value {
-        match config.profile {
+        if config.contract_exact() {
+            &self.contract_schema
+        } else {
+            self.engine_schema(config.profile)
+        }
+    }
+
+    /// The schema with every argument the engine has, under `profile`.
+    fn engine_schema(&self, profile: Profile) -> &Value {
+        match profile {
             Profile::Seed => &self.seed_schema,
-            Profile::Current if config.contract_exact() => &self.contract_schema,
             Profile::Current => &self.schema,
         }
     }
@@ -179,11 +187,7 @@ impl ToolSpec {
     /// tool may need an engine argument beyond the contract, such as read_file's indentation
     /// mode).
     pub fn call_engine(&self, args: Value, ctx: &Ctx) -> ToolResult<Output> {
-        let schema = match ctx.profile {
-            Profile::Seed => &self.seed_schema,
-            Profile::Current => &self.schema,
-        };
-        let args = check_args(schema, args, ctx.profile)?;
+        let args = check_args(self.engine_schema(ctx.profile), args, ctx.profile)?;
         self.run_checked(args, ctx)
     }
 

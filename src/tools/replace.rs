@@ -329,7 +329,7 @@ fn replace_in(
         let mut pieces: Vec<(usize, usize, String)> = Vec::new();
         let complete = re.each_match(haystack, |spans| {
             let whole = spans[0].clone()?;
-            let text = template.expand(spans, &re.groups(), haystack);
+            let text = template.expand(spans, haystack);
             pieces.push((whole.start, whole.end, text));
             Some(())
         });
@@ -656,7 +656,6 @@ fn is_quantifier(s: &[char]) -> bool {
 enum Part {
     Literal(String),
     Group(usize),
-    Named(String),
     Whole,
     Before,
     After,
@@ -713,9 +712,16 @@ impl Template {
                         _ => None,
                     }
                 }
-                b'<' if has_named => src[i + 2..]
-                    .find('>')
-                    .map(|end| (Part::Named(src[i + 2..i + 2 + end].to_string()), end + 3)),
+                // `$<name>` is that group, or nothing when no group has the name.
+                b'<' if has_named => src[i + 2..].find('>').map(|end| {
+                    let name = &src[i + 2..i + 2 + end];
+                    let index = groups_of
+                        .names
+                        .iter()
+                        .position(|n| n.as_deref() == Some(name));
+                    let part = index.map_or(Part::Literal(String::new()), Part::Group);
+                    (part, end + 3)
+                }),
                 _ => None,
             };
             match part {
@@ -735,12 +741,7 @@ impl Template {
     }
 
     /// The replacement for one match of `haystack`, whose group spans are `spans`.
-    pub fn expand(
-        &self,
-        spans: &[Option<std::ops::Range<usize>>],
-        groups: &Groups,
-        haystack: &str,
-    ) -> String {
+    pub fn expand(&self, spans: &[Option<std::ops::Range<usize>>], haystack: &str) -> String {
         let mut out = String::new();
         let span = |n: usize| spans.get(n).cloned().flatten();
         let text = |n: usize| span(n).map_or("", |r| &haystack[r]);
@@ -749,10 +750,6 @@ impl Template {
             match p {
                 Part::Literal(s) => out.push_str(s),
                 Part::Group(n) => out.push_str(text(*n)),
-                Part::Named(name) => {
-                    let index = groups.names.iter().position(|n| n.as_deref() == Some(name));
-                    out.push_str(index.map_or("", text));
-                }
                 Part::Whole => out.push_str(&haystack[whole.clone()]),
                 Part::Before => out.push_str(&haystack[..whole.start]),
                 Part::After => out.push_str(&haystack[whole.end..]),
@@ -775,7 +772,7 @@ mod tests {
         assert!(re.each_match(text, |spans| {
             let whole = spans[0].clone()?;
             out.push_str(&text[done..whole.start]);
-            out.push_str(&t.expand(spans, &groups, text));
+            out.push_str(&t.expand(spans, text));
             done = whole.end;
             Some(())
         }));
