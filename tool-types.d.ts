@@ -53,7 +53,7 @@ export interface ToolArgs {
     patch: string
   }
   replace: {
-    /** JavaScript regular expression to find (no slashes, no flags: use ignore_case and multiline). Look-around and backreferences are not supported. It must not match the empty string. */
+    /** JavaScript regular expression to find (no slashes, no flags: use ignore_case and multiline). It must not match the empty string. */
     pattern: string
     /** Replacement text with JavaScript replace syntax: `$1`..`$99` for groups, `$<name>` for a named group, `$&` for the whole match, `$$` for a literal `$`. */
     replacement: string
@@ -123,7 +123,7 @@ export interface ToolArgs {
     command: string
     /** Working directory (default: the workspace root); relative paths are against the root. */
     cwd?: string | null
-    /** A regular expression (Rust regex syntax) that marks the process as ready when it appears in its output, e.g. `listening on|ready in`. With it the call waits for the match, for the process to exit, or for ready_timeout_ms; without it the call returns at once. */
+    /** A JavaScript regular expression (no slashes, no flags) that marks the process as ready when it appears in its output, e.g. `listening on|ready in`. With it the call waits for the match, for the process to exit, or for ready_timeout_ms; without it the call returns at once. */
     ready_when?: string | null
     /** How long to wait for ready_when, in milliseconds (default 30000; 0 means the default). */
     ready_timeout_ms?: number | null
@@ -133,7 +133,7 @@ export interface ToolArgs {
     id: string
     /** Byte offset to read from (default 0): pass the next_offset of the previous poll to get only new output. */
     offset?: number | null
-    /** A regular expression (Rust regex syntax): only the output lines matching it are returned, e.g. `error|warn`. */
+    /** A JavaScript regular expression (no slashes, no flags): only the output lines matching it are returned, e.g. `error|warn`. */
     match?: string | null
   }
   monitor_stop: {
@@ -278,7 +278,7 @@ export interface WidenedToolArgs {
     command: string
     /** Working directory (default: the workspace root); relative paths are against the root. */
     cwd?: string | null
-    /** A regular expression (Rust regex syntax) that marks the process as ready when it appears in its output, e.g. `listening on|ready in`. With it the call waits for the match, for the process to exit, or for ready_timeout_ms; without it the call returns at once. */
+    /** A JavaScript regular expression (no slashes, no flags) that marks the process as ready when it appears in its output, e.g. `listening on|ready in`. With it the call waits for the match, for the process to exit, or for ready_timeout_ms; without it the call returns at once. */
     ready_when?: string | null
     /** How long to wait for ready_when, in milliseconds (default 30000; 0 means the default). */
     ready_timeout_ms?: number | null

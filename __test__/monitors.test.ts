@@ -360,6 +360,47 @@ describe('monitors', () => {
     await tools.callTool('monitor_stop', { id: big.id })
   })
 
+  it('ready_when and match are JavaScript RegExps, as the contract compiles them', async () => {
+    // CONTRACT-v0.5 §3: `ready_when` "(regex, no flags)", `match` "(regex)"; the reference
+    // compiles both with `new RegExp(source)`. Each expectation is JavaScript's own answer.
+    const { tools } = setup()
+    const lines = [
+      '{"status":"ready","port":5173}',
+      'listening on http://localhost:5173/',
+      'digits ٣٣ only',
+      'ready in 3s',
+      'ready!',
+      'abba',
+      'Word_1 é',
+    ]
+    const command = `printf '%s\\n' ${lines.map((l) => `'${l}'`).join(' ')}; sleep 30`
+    // A `{` that is not a quantifier is literal in JavaScript (and an error in Rust's syntax).
+    const started = ok(
+      await tools.callTool('monitor_start', { command, ready_when: '{"status":"ready"' }),
+    )
+    expect(started).toMatchObject({ ready: true, running: true })
+    await until(async () => {
+      const p = ok(await tools.callTool('monitor_poll', { id: started.id }))
+      return String(p.output).includes('Word_1')
+    })
+    const patterns = [
+      'digits \\d', // ASCII digits only: ٣ is not one
+      'http:\\/\\/localhost:\\d+\\/',
+      'ready(?! in)', // look-ahead
+      '(\\w)\\1', // backreference
+      '^\\w+ \\W$', // \w is ASCII: é is \W
+      '\\bin\\b',
+      '[^]y!$',
+      '"port":\\d{4}}',
+    ]
+    for (const match of patterns) {
+      const polled = ok(await tools.callTool('monitor_poll', { id: started.id, match }))
+      const re = new RegExp(match)
+      expect(polled.output, match).toBe(lines.filter((l) => re.test(l)).join('\n'))
+    }
+    await tools.callTool('monitor_stop', { id: started.id })
+  })
+
   it('stop kills the whole group, grandchildren that ignore SIGTERM included', async () => {
     const { tools } = setup()
     const command = [

@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod editing;
 pub mod error;
 pub mod ignore_rules;
+pub mod js_regex;
 pub mod json_text;
 pub mod matching;
 pub mod memory;

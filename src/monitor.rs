@@ -54,10 +54,10 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use regex::bytes::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::confine::Dir;
+use crate::js_regex::JsRegex;
 use crate::{paths, spill};
 
 /// How often `monitor_start` looks for `ready_when` in the log.
@@ -141,7 +141,8 @@ pub struct StartRequest<'a> {
     pub command: &'a str,
     /// Absolute working directory (already checked).
     pub cwd: &'a Path,
-    pub ready_when: Option<(&'a str, Regex)>,
+    /// The source as given, and the JavaScript pattern compiled from it.
+    pub ready_when: Option<(&'a str, JsRegex)>,
     pub ready_timeout: Duration,
     pub max_output: usize,
     pub max_monitors: usize,
@@ -554,7 +555,9 @@ pub fn start(req: StartRequest<'_>, cancelled: &dyn Fn() -> bool) -> MonResult<S
             settle_log(&store, &meta);
         }
         let (head, _) = store.read_log(&id, 0, req.max_output);
-        if re.is_match(&head) {
+        // Matched as the contract's `RegExp.test` on the decoded text; a pattern that gives up
+        // (its backtracking limit) has not matched yet.
+        if re.is_match(&String::from_utf8_lossy(&head)) == Some(true) {
             let head = cut_to_char(&head, true);
             return Ok(Started {
                 id,
@@ -661,7 +664,7 @@ pub fn poll(
     id: &str,
     offset: u64,
     max: usize,
-    filter: Option<&Regex>,
+    filter: Option<&JsRegex>,
 ) -> MonResult<Polled> {
     let (store, meta) = find(root, id)?;
     let st = status(&store, &meta);
@@ -686,8 +689,9 @@ pub fn poll(
                 Vec::new()
             } else {
                 body.split(|&b| b == b'\n')
-                    .filter(|line| re.is_match(line))
-                    .map(|line| String::from_utf8_lossy(line).into_owned())
+                    .map(String::from_utf8_lossy)
+                    .filter(|line| re.is_match(line) == Some(true))
+                    .map(std::borrow::Cow::into_owned)
                     .collect()
             };
             lines.join("\n")
@@ -1364,8 +1368,12 @@ mod tests {
         }
     }
 
+    fn js(pattern: &str) -> JsRegex {
+        crate::js_regex::compile(pattern, Default::default()).unwrap()
+    }
+
     fn ready<'a>(mut r: StartRequest<'a>, pattern: &'a str) -> StartRequest<'a> {
-        r.ready_when = Some((pattern, Regex::new(pattern).unwrap()));
+        r.ready_when = Some((pattern, js(pattern)));
         r
     }
 
@@ -1588,7 +1596,7 @@ mod tests {
         }
         assert_eq!(p.output, "a1\nb2\na3\n");
         assert!(p.running);
-        let re = Regex::new("^a").unwrap();
+        let re = js("^a");
         let f = poll(dir.path(), &s.id, 0, 1000, Some(&re)).unwrap();
         assert_eq!(f.output, "a1\na3");
         let more = poll(dir.path(), &s.id, 0, 4, None).unwrap();

@@ -1,13 +1,13 @@
 //! `monitor_poll`: reads a monitor's output from a byte offset (see [`crate::monitor`]).
 //! Also home of what the monitor tools share: regex compilation and the error mapping.
 
-use regex::bytes::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
 use crate::call::Ctx;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::js_regex::{self, Flags, JsRegex};
 use crate::monitor::{self, MonError};
 use crate::output::Output;
 
@@ -19,8 +19,8 @@ pub struct Args {
     /// only new output.
     #[schemars(range(min = 0))]
     pub offset: Option<u64>,
-    /// A regular expression (Rust regex syntax): only the output lines matching it are
-    /// returned, e.g. `error|warn`.
+    /// A JavaScript regular expression (no slashes, no flags): only the output lines matching
+    /// it are returned, e.g. `error|warn`.
     #[serde(rename = "match")]
     pub match_: Option<String>,
 }
@@ -71,19 +71,18 @@ impl Tool for MonitorPoll {
     }
 }
 
-/// Compiles a caller's regex (no flags), or the contract's `invalid_input`.
-/// Compiles a monitor regex (`match`, `ready_when`). A bad one is `invalid_input`
-/// `Invalid <field> regex: <msg>`; at the root (`exact`) with the contract's field, named after
-/// the argument and holding it (`{"match": "("}`, CONTRACT-v0.5 §3), and the engine's
-/// one-line reason as `<msg>`.
-pub(super) fn compile(src: &str, field: &str, exact: bool) -> ToolResult<Regex> {
-    Regex::new(src).map_err(|e| {
+/// Compiles a monitor regex (`match`, `ready_when`): a JavaScript `RegExp` with no flags, as
+/// the contract's (CONTRACT-v0.5 §3). A bad one is `invalid_input` `Invalid <field> regex:
+/// <msg>` with the engine's one-line reason as `<msg>`; at the root (`exact`) its field is the
+/// contract's, named after the argument and holding it (`{"match": "("}`), with `extras` it is
+/// `field` naming the argument.
+pub(super) fn compile(src: &str, field: &str, exact: bool) -> ToolResult<JsRegex> {
+    js_regex::compile(src, Flags::default()).map_err(|reason| {
+        let e = ToolError::invalid_input(format!("Invalid {field} regex: {reason}"));
         if exact {
-            let report = e.to_string();
-            let reason = report.rsplit("error: ").next().unwrap_or(&report).trim();
-            ToolError::invalid_input(format!("Invalid {field} regex: {reason}")).with(field, src)
+            e.with(field, src)
         } else {
-            ToolError::invalid_input(format!("Invalid {field} regex: {e}")).with("field", field)
+            e.with("field", field)
         }
     })
 }
@@ -134,8 +133,6 @@ mod tests {
         );
         let e = compile("(", "ready_when", false).unwrap_err();
         assert_eq!(e.fields["field"], "ready_when");
-        assert!(e
-            .message
-            .starts_with("Invalid ready_when regex: regex parse error:"));
+        assert_eq!(e.message, "Invalid ready_when regex: unclosed group");
     }
 }

@@ -21,8 +21,8 @@ pub struct Args {
     pub command: String,
     /// Working directory (default: the workspace root); relative paths are against the root.
     pub cwd: Option<String>,
-    /// A regular expression (Rust regex syntax) that marks the process as ready when it
-    /// appears in its output, e.g. `listening on|ready in`. With it the call waits for the
+    /// A JavaScript regular expression (no slashes, no flags) that marks the process as ready
+    /// when it appears in its output, e.g. `listening on|ready in`. With it the call waits for the
     /// match, for the process to exit, or for ready_timeout_ms; without it the call returns
     /// at once.
     pub ready_when: Option<String>,

@@ -3,14 +3,12 @@
 //! apply writes every changed file in one transaction (all or nothing) under per-file locks,
 //! keeping each file's line endings, BOM and undecodable bytes.
 //!
-//! JavaScript syntax is translated to the `regex` crate's ([`js_to_rust`]): `\d`, `\w`, `\b`
-//! keep their ASCII meaning, `[^]` matches anything, a `{` that is not a quantifier is literal.
-//! What the crate cannot do (look-around, backreferences) is refused as an invalid regex.
+//! The pattern is compiled by [`js_regex`], which gives Rust's engines JavaScript's syntax and
+//! meaning, look-around and backreferences included.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use regex::{Regex, RegexBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -20,6 +18,7 @@ use crate::call::Ctx;
 use crate::config::Config;
 use crate::confine::WorkPath;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::js_regex::{self, Flags, Groups, JsRegex};
 use crate::output::Output;
 use crate::paths;
 use crate::text::{self, Editable, NewlineView};
@@ -29,14 +28,11 @@ use crate::{code, unified_diff};
 
 /// Longest pattern accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 10_000;
-/// Compiled-program size limit for one pattern.
-const REGEX_SIZE_LIMIT: usize = 16 << 20;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
     /// JavaScript regular expression to find (no slashes, no flags: use ignore_case and
-    /// multiline). Look-around and backreferences are not supported. It must not match the
-    /// empty string.
+    /// multiline). It must not match the empty string.
     pub pattern: String,
     /// Replacement text with JavaScript replace syntax: `$1`..`$99` for groups, `$<name>` for a
     /// named group, `$&` for the whole match, `$$` for a literal `$`.
@@ -397,80 +393,9 @@ pub(crate) fn change_from(
     })
 }
 
-// ---------------------------------------------------------------------------------------------
-// JavaScript regular expressions
-
-/// A compiled JavaScript pattern: on the `regex` crate (linear time) when it can express it,
-/// else, for look-around and backreferences, on `fancy-regex` (backtracking, with a step
-/// limit), which the `regex` crate leaves out by design.
-#[derive(Debug)]
-pub enum JsRegex {
-    Plain(Regex),
-    Fancy(fancy_regex::Regex),
-}
-
-/// The groups of a pattern: how many, and their names (index 0 is the whole match).
-pub struct Groups {
-    count: usize,
-    names: Vec<Option<String>>,
-}
-
-impl JsRegex {
-    pub fn groups(&self) -> Groups {
-        let names: Vec<Option<String>> = match self {
-            JsRegex::Plain(re) => re.capture_names().map(|n| n.map(str::to_string)).collect(),
-            JsRegex::Fancy(re) => re.capture_names().map(|n| n.map(str::to_string)).collect(),
-        };
-        Groups {
-            count: names.len().saturating_sub(1),
-            names,
-        }
-    }
-
-    /// Calls `found` with each match's group spans (`spans[0]` the whole match) until it
-    /// returns `None`. False when a backtracking pattern gave up (its step limit).
-    pub fn each_match(
-        &self,
-        haystack: &str,
-        mut found: impl FnMut(&[Option<std::ops::Range<usize>>]) -> Option<()>,
-    ) -> bool {
-        type Spans = Vec<Option<std::ops::Range<usize>>>;
-        let matches: Box<dyn Iterator<Item = Option<Spans>>> = match self {
-            JsRegex::Plain(re) => Box::new(
-                re.captures_iter(haystack)
-                    .map(|c| Some(c.iter().map(|m| m.map(|m| m.range())).collect())),
-            ),
-            JsRegex::Fancy(re) => Box::new(re.captures_iter(haystack).map(|c| {
-                c.ok()
-                    .map(|c| c.iter().map(|m| m.map(|m| m.range())).collect())
-            })),
-        };
-        for spans in matches {
-            // `None`: the backtracking engine gave up.
-            let Some(spans) = spans else {
-                return false;
-            };
-            if found(&spans).is_none() {
-                break;
-            }
-        }
-        true
-    }
-
-    /// Whether the pattern matches the empty string (a pattern that gives up counts as one).
-    fn matches_empty(&self) -> bool {
-        match self {
-            JsRegex::Plain(re) => re.is_match(""),
-            JsRegex::Fancy(re) => re.is_match("").unwrap_or(true),
-        }
-    }
-}
-
-/// Backtracking steps one match of a look-around or backreference pattern may take.
-const BACKTRACK_LIMIT: usize = 1_000_000;
-
-/// Compiles a JavaScript pattern with flags `g` (+`ms` with `multiline`, +`i` with
-/// `ignore_case`). Refuses a pattern that matches the empty string (checked with no flags).
+/// Compiles replace's pattern: JavaScript syntax, flags `g` (+`ms` with `multiline`, +`i` with
+/// `ignore_case`). Refuses a pattern that matches the empty string (checked with no flags, as
+/// the contract's `/p/.test("")`).
 pub fn compile(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<JsRegex> {
     let bad = |msg: String| {
         ToolError::invalid_input(format!("Invalid regex: {msg}")).with("pattern", pattern)
@@ -481,37 +406,7 @@ pub fn compile(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<
             pattern.len()
         )));
     }
-    let translated = js_to_rust(pattern);
-    let build = |i: bool, m: bool| -> ToolResult<JsRegex> {
-        let plain = RegexBuilder::new(&translated)
-            .case_insensitive(i)
-            .multi_line(m)
-            .dot_matches_new_line(m)
-            .size_limit(REGEX_SIZE_LIMIT)
-            .build();
-        match plain {
-            Ok(re) => Ok(JsRegex::Plain(re)),
-            Err(e) => {
-                let message = engine_message(&e);
-                if !needs_backtracking(&message, &translated) {
-                    return Err(bad(message));
-                }
-                let flags = match (i, m) {
-                    (false, false) => "",
-                    (true, false) => "(?i)",
-                    (false, true) => "(?ms)",
-                    (true, true) => "(?ims)",
-                };
-                fancy_regex::RegexBuilder::new(&format!("{flags}{translated}"))
-                    .backtrack_limit(BACKTRACK_LIMIT)
-                    .delegate_size_limit(REGEX_SIZE_LIMIT)
-                    .build()
-                    .map(JsRegex::Fancy)
-                    .map_err(|e| bad(e.to_string()))
-            }
-        }
-    };
-    let plain = build(false, false)?;
+    let plain = js_regex::compile(pattern, Flags::default()).map_err(bad)?;
     if plain.matches_empty() {
         return Err(ToolError::invalid_input(
             "pattern matches the empty string; refusing to insert the replacement between every character.",
@@ -521,132 +416,11 @@ pub fn compile(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<
     if !ignore_case && !multiline {
         return Ok(plain);
     }
-    build(ignore_case, multiline)
-}
-
-/// Whether the `regex` crate refused a pattern for what it leaves out by design: look-around
-/// and backreferences (`\1`, or `\k<name>`, which it reads as an unknown escape).
-fn needs_backtracking(message: &str, pattern: &str) -> bool {
-    message.contains("look-around")
-        || message.contains("backreferences")
-        || pattern.contains("\\k<")
-}
-
-/// The useful last line of the `regex` crate's error (`error: unclosed group`).
-fn engine_message(e: &regex::Error) -> String {
-    let text = e.to_string();
-    let last = text
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or(&text);
-    last.trim().trim_start_matches("error: ").to_string()
-}
-
-/// Rewrites JavaScript regex syntax into the `regex` crate's with the same meaning where the
-/// two differ: ASCII `\d \w \b` (and their negations), `[^]` / `[]`, `\cX`, `\0`, a literal `{`
-/// that is not a quantifier, and `[`, `&`, `~` inside a class (set operators there).
-pub fn js_to_rust(src: &str) -> String {
-    let chars: Vec<char> = src.chars().collect();
-    let mut out = String::with_capacity(src.len() + 8);
-    let mut in_class = false;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '\\' if i + 1 < chars.len() => {
-                let n = chars[i + 1];
-                i += 2;
-                match (n, in_class) {
-                    ('d', false) => out.push_str("[0-9]"),
-                    ('d', true) => out.push_str("0-9"),
-                    ('D', _) => out.push_str("[^0-9]"),
-                    ('w', false) => out.push_str("[0-9A-Za-z_]"),
-                    ('w', true) => out.push_str("0-9A-Za-z_"),
-                    ('W', _) => out.push_str("[^0-9A-Za-z_]"),
-                    ('b', false) => out.push_str(r"(?-u:\b)"),
-                    ('B', false) => out.push_str(r"(?-u:\B)"),
-                    ('b', true) => out.push_str(r"\x08"),
-                    ('c', _) if i < chars.len() && chars[i].is_ascii_alphabetic() => {
-                        let _ = write!(out, r"\x{:02X}", chars[i] as u32 % 32);
-                        i += 1;
-                    }
-                    ('0', _) if !chars.get(i).is_some_and(char::is_ascii_digit) => {
-                        out.push_str(r"\x00")
-                    }
-                    ('/', _) => out.push('/'),
-                    _ => {
-                        out.push('\\');
-                        out.push(n);
-                    }
-                }
-                continue;
-            }
-            '[' if !in_class => {
-                if chars.get(i + 1) == Some(&'^') && chars.get(i + 2) == Some(&']') {
-                    out.push_str(r"[\s\S]");
-                    i += 3;
-                    continue;
-                }
-                if chars.get(i + 1) == Some(&']') {
-                    out.push_str(r"[^\s\S]");
-                    i += 2;
-                    continue;
-                }
-                in_class = true;
-                out.push('[');
-                if chars.get(i + 1) == Some(&'^') {
-                    out.push('^');
-                    i += 1;
-                }
-                // A `]` first in a JS class closes it (the empty class, handled above); in
-                // the regex crate it would be a literal, so nothing to do here.
-            }
-            ']' if in_class => {
-                in_class = false;
-                out.push(']');
-            }
-            '[' | '&' | '~' if in_class => {
-                out.push('\\');
-                out.push(c);
-            }
-            '-' if in_class && chars.get(i + 1) == Some(&'-') => out.push_str(r"\-"),
-            '{' if !in_class && !is_quantifier(&chars[i..]) => out.push_str(r"\{"),
-            '}' if !in_class => out.push_str(r"\}"),
-            _ => out.push(c),
-        }
-        if c == '{' && !in_class && is_quantifier(&chars[i..]) {
-            // Copy the whole quantifier so its `}` is not escaped.
-            while i + 1 < chars.len() && chars[i + 1] != '}' {
-                i += 1;
-                out.push(chars[i]);
-            }
-            i += 1;
-            out.push('}');
-        }
-        i += 1;
-    }
-    out
-}
-
-/// Whether `s` (starting at a `{`) is a quantifier: `{n}`, `{n,}` or `{n,m}`.
-fn is_quantifier(s: &[char]) -> bool {
-    let mut i = 1;
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while s.get(*i).is_some_and(char::is_ascii_digit) {
-            *i += 1;
-        }
-        *i > start
+    let flags = Flags {
+        ignore_case,
+        multiline,
     };
-    if !digits(&mut i) {
-        return false;
-    }
-    if s.get(i) == Some(&',') {
-        i += 1;
-        digits(&mut i);
-    }
-    s.get(i) == Some(&'}')
+    js_regex::compile(pattern, flags).map_err(bad)
 }
 
 // ---------------------------------------------------------------------------------------------
