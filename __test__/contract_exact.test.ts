@@ -735,7 +735,8 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     const e = err(await tools.callTool('monitor_start', { command: 'true', ready_when: '(' }))
     expect(e).toEqual({
       error: 'invalid_input',
-      message: 'Invalid ready_when regex: unclosed group',
+      // <msg> is what the reference's `new RegExp(ready_when)` throws.
+      message: 'Invalid ready_when regex: Invalid regular expression: /(/: Unterminated group',
       ready_when: '(',
     })
     const done = JSON.parse(
@@ -746,7 +747,7 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
     const p = err(await tools.callTool('monitor_poll', { id: done.id, match: '(' }))
     expect(p).toEqual({
       error: 'invalid_input',
-      message: 'Invalid match regex: unclosed group',
+      message: 'Invalid match regex: Invalid regular expression: /(/: Unterminated group',
       match: '(',
     })
     await tools.callTool('monitor_stop', { id: done.id })

@@ -164,6 +164,87 @@ describe('replace', () => {
     }
   })
 
+  it('reads patterns as JavaScript does, and refuses them with V8’s own message', async () => {
+    // CONTRACT-v0.5 §2 replace: "Regex: JavaScript `RegExp` with flags `g`, `ms` if multiline,
+    // `i` if ignore_case"; "Bad regex → `Invalid regex: <engine message>`", the engine being
+    // the reference's V8. Every expectation comes from JavaScript itself.
+    const text = 'x{ a{,2} \\k p{L} \u2028 A.b a\rb \ufeff \u0001 éé kK\nfoo\tbar ٣3 [x] (y)\n'
+    const { root, tools } = workspace({ 'f.txt': text })
+    const cases: [string, boolean, boolean][] = []
+    for (const pattern of [
+      'x{',
+      'a{,2}',
+      '\\k',
+      '\\p{L}',
+      '\\s',
+      '.',
+      'a.b',
+      '^\\w+$',
+      '\\d',
+      '\\b\\w',
+
+      '\\101',
+      '\\1',
+      '\\cA',
+      '[\\d-]',
+      '[]a]|\\]',
+      '(?=o)+o',
+      '\\bfoo(?=\\tbar)',
+      'é{2}',
+      'k',
+      '(?<n>o)\\k<n>',
+      '(',
+      ')',
+      '[',
+      '*',
+      'a{2,1}',
+      '(?<n>a)(?<n>b)',
+      '(?i)x',
+      '\\',
+      '[z-a]',
+      '(?<n>a)\\k<m>',
+      '(?<=a)*',
+      '(?<1>a)',
+    ]) {
+      for (const [ignore_case, multiline] of [
+        [false, false],
+        [true, false],
+        [false, true],
+        [true, true],
+      ]) {
+        cases.push([pattern, ignore_case, multiline])
+      }
+    }
+    for (const [pattern, ignore_case, multiline] of cases) {
+      writeFileSync(join(root, 'f.txt'), text)
+      const flags = `g${ignore_case ? 'i' : ''}${multiline ? 'ms' : ''}`
+      const r = await tools.callTool('replace', {
+        pattern,
+        replacement: '<$&>',
+        path: 'f.txt',
+        dry_run: false,
+        ignore_case,
+        multiline,
+      })
+      const label = `/${pattern}/${flags}`
+      let re: RegExp
+      try {
+        re = new RegExp(pattern, flags)
+      } catch (e) {
+        expect(err(r), label).toEqual({
+          error: 'invalid_input',
+          message: `Invalid regex: ${(e as Error).message}`,
+          pattern,
+        })
+        continue
+      }
+      const want = text.replace(re, '<$&>')
+      if (want === text) expect(ok(r), label).toBe('(no matches)')
+      else ok(r)
+      expect(readFileSync(join(root, 'f.txt'), 'utf8'), label).toBe(want)
+    }
+  })
+
   it('applies atomically, keeping EOLs, BOM and undecodable bytes; meta.diff joins patches', async () => {
     const { root, tools } = workspace({
       'crlf.txt': 'foo\r\nkeep\r\nfoo\r\n',
@@ -256,7 +337,7 @@ describe('replace', () => {
     expect(err(await call({ path: '', glob: '' })).error).toBe('invalid_input')
     const bad = err(await call({ path: '.', pattern: '(' }))
     expect(bad).toMatchObject({ error: 'invalid_input', pattern: '(' })
-    expect(bad.message).toMatch(/^Invalid regex: /)
+    expect(bad.message).toBe('Invalid regex: Invalid regular expression: /(/g: Unterminated group')
     expect(err(await call({ path: '.', pattern: 'a*' }))).toEqual({
       error: 'invalid_input',
       message:

@@ -2,9 +2,11 @@
 //! tools whose contract says "JavaScript `RegExp`": replace's pattern, and monitor_start's
 //! `ready_when` and monitor_poll's `match`.
 //!
-//! A pattern is first translated where the two syntaxes differ ([`js_to_rust`]: `\d`, `\w`,
-//! `\b` keep their ASCII meaning, `[^]` matches anything, a `{` that is not a quantifier is
-//! literal, …), then compiled on the `regex` crate (linear time). What that crate leaves out by
+//! A pattern is first parsed as V8 parses one without the `u` flag (`translate`), which
+//! refuses what V8 refuses with V8's message and rewrites the rest in the `regex` crate's
+//! syntax with JavaScript's meaning (`\d`, `\w`, `\b` stay ASCII, `\p{L}` is `p{L}`, a `{`
+//! that is not a quantifier is literal, …); that is compiled on the `regex` crate (linear
+//! time). What that crate leaves out by
 //! design, look-around and backreferences, runs on `fancy-regex` (backtracking, on top of the
 //! `regex` crate) with a step limit: a search that passes it gives up (`None` / `false` from
 //! the search methods) rather than run without end.
@@ -19,45 +21,70 @@ const REGEX_SIZE_LIMIT: usize = 16 << 20;
 /// Backtracking steps one match of a look-around or backreference pattern may take.
 const BACKTRACK_LIMIT: usize = 1_000_000;
 
-/// A `RegExp`'s flags beyond `g`, which every search here has.
+/// A `RegExp`'s flags.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Flags {
+    /// `g`: it names the pattern in an error message only (the caller decides how often to
+    /// search).
+    pub global: bool,
     /// `i`.
     pub ignore_case: bool,
     /// `m` and `s` together: `^`/`$` at line ends, and `.` matches a newline.
     pub multiline: bool,
 }
 
-/// Compiles a JavaScript pattern with `flags`; a pattern neither engine takes is `Err` with
-/// the engine's one-line reason (`unclosed group`).
+impl Flags {
+    /// The flags as `RegExp.prototype.flags` spells them (`gims` order).
+    fn source(self) -> String {
+        let mut s = String::new();
+        for (on, f) in [
+            (self.global, "g"),
+            (self.ignore_case, "i"),
+            (self.multiline, "ms"),
+        ] {
+            if on {
+                s.push_str(f);
+            }
+        }
+        s
+    }
+}
+
+/// Compiles a JavaScript pattern with `flags`. A pattern that JavaScript refuses is `Err` with
+/// V8's message (`Invalid regular expression: /(/g: Unterminated group`); one that only the
+/// engine here cannot take (a program over its size limit) gets the engine's reason in the
+/// same frame.
 pub fn compile(pattern: &str, flags: Flags) -> Result<JsRegex, String> {
-    let translated = js_to_rust(pattern);
-    let (i, m) = (flags.ignore_case, flags.multiline);
-    let plain = RegexBuilder::new(&translated)
-        .case_insensitive(i)
-        .multi_line(m)
-        .dot_matches_new_line(m)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build();
-    let e = match plain {
-        Ok(re) => return Ok(JsRegex::Plain(re)),
-        Err(e) => engine_message(&e),
+    let refused = |reason: &str| {
+        format!(
+            "Invalid regular expression: /{pattern}/{}: {reason}",
+            flags.source()
+        )
     };
-    if !needs_backtracking(&e, &translated) {
-        return Err(e);
+    let t = translate(pattern, flags.multiline, false).map_err(refused)?;
+    let (i, m) = (flags.ignore_case, flags.multiline);
+    if !t.backtracking {
+        return RegexBuilder::new(&t.pattern)
+            .case_insensitive(i)
+            .multi_line(m)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map(JsRegex::Plain)
+            .map_err(|e| refused(&engine_message(&e)));
     }
     let inline = match (i, m) {
         (false, false) => "",
         (true, false) => "(?i)",
-        (false, true) => "(?ms)",
-        (true, true) => "(?ims)",
+        (false, true) => "(?m)",
+        (true, true) => "(?im)",
     };
-    fancy_regex::RegexBuilder::new(&format!("{inline}{translated}"))
+    let t = translate(pattern, flags.multiline, true).map_err(refused)?;
+    fancy_regex::RegexBuilder::new(&format!("{inline}{}", t.pattern))
         .backtrack_limit(BACKTRACK_LIMIT)
         .delegate_size_limit(REGEX_SIZE_LIMIT)
         .build()
         .map(JsRegex::Fancy)
-        .map_err(|e| e.to_string())
+        .map_err(|e| refused(&e.to_string()))
 }
 
 /// A compiled JavaScript pattern: on the `regex` crate (linear time) when it can express it,
@@ -132,14 +159,6 @@ impl JsRegex {
     }
 }
 
-/// Whether the `regex` crate refused a pattern for what it leaves out by design: look-around
-/// and backreferences (`\1`, or `\k<name>`, which it reads as an unknown escape).
-fn needs_backtracking(message: &str, pattern: &str) -> bool {
-    message.contains("look-around")
-        || message.contains("backreferences")
-        || pattern.contains("\\k<")
-}
-
 /// The useful last line of the `regex` crate's error (`error: unclosed group`).
 fn engine_message(e: &regex::Error) -> String {
     let text = e.to_string();
@@ -151,110 +170,594 @@ fn engine_message(e: &regex::Error) -> String {
     last.trim().trim_start_matches("error: ").to_string()
 }
 
-/// Rewrites JavaScript regex syntax into the `regex` crate's with the same meaning where the
-/// two differ: ASCII `\d \w \b` (and their negations), `[^]` / `[]`, `\cX`, `\0`, a literal `{`
-/// that is not a quantifier, and `[`, `&`, `~` inside a class (set operators there).
-fn js_to_rust(src: &str) -> String {
-    let chars: Vec<char> = src.chars().collect();
-    let mut out = String::with_capacity(src.len() + 8);
-    let mut in_class = false;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '\\' if i + 1 < chars.len() => {
-                let n = chars[i + 1];
-                i += 2;
-                match (n, in_class) {
-                    ('d', false) => out.push_str("[0-9]"),
-                    ('d', true) => out.push_str("0-9"),
-                    ('D', _) => out.push_str("[^0-9]"),
-                    ('w', false) => out.push_str("[0-9A-Za-z_]"),
-                    ('w', true) => out.push_str("0-9A-Za-z_"),
-                    ('W', _) => out.push_str("[^0-9A-Za-z_]"),
-                    ('b', false) => out.push_str(r"(?-u:\b)"),
-                    ('B', false) => out.push_str(r"(?-u:\B)"),
-                    ('b', true) => out.push_str(r"\x08"),
-                    ('c', _) if i < chars.len() && chars[i].is_ascii_alphabetic() => {
-                        let _ = write!(out, r"\x{:02X}", chars[i] as u32 % 32);
-                        i += 1;
-                    }
-                    ('0', _) if !chars.get(i).is_some_and(char::is_ascii_digit) => {
-                        out.push_str(r"\x00")
-                    }
-                    ('/', _) => out.push('/'),
-                    _ => {
-                        out.push('\\');
-                        out.push(n);
-                    }
-                }
-                continue;
-            }
-            '[' if !in_class => {
-                if chars.get(i + 1) == Some(&'^') && chars.get(i + 2) == Some(&']') {
-                    out.push_str(r"[\s\S]");
-                    i += 3;
-                    continue;
-                }
-                if chars.get(i + 1) == Some(&']') {
-                    out.push_str(r"[^\s\S]");
-                    i += 2;
-                    continue;
-                }
-                in_class = true;
-                out.push('[');
-                if chars.get(i + 1) == Some(&'^') {
-                    out.push('^');
-                    i += 1;
-                }
-                // A `]` first in a JS class closes it (the empty class, handled above); in
-                // the regex crate it would be a literal, so nothing to do here.
-            }
-            ']' if in_class => {
-                in_class = false;
-                out.push(']');
-            }
-            '[' | '&' | '~' if in_class => {
-                out.push('\\');
-                out.push(c);
-            }
-            '-' if in_class && chars.get(i + 1) == Some(&'-') => out.push_str(r"\-"),
-            '{' if !in_class && !is_quantifier(&chars[i..]) => out.push_str(r"\{"),
-            '}' if !in_class => out.push_str(r"\}"),
-            _ => out.push(c),
-        }
-        if c == '{' && !in_class && is_quantifier(&chars[i..]) {
-            // Copy the whole quantifier so its `}` is not escaped.
-            while i + 1 < chars.len() && chars[i + 1] != '}' {
-                i += 1;
-                out.push(chars[i]);
-            }
-            i += 1;
-            out.push('}');
-        }
-        i += 1;
-    }
-    out
+/// A pattern rewritten in the `regex` crate's syntax.
+#[derive(Debug, PartialEq, Eq)]
+struct Translated {
+    pattern: String,
+    /// It holds look-around or a backreference: only the backtracking engine runs it.
+    backtracking: bool,
 }
 
-/// Whether `s` (starting at a `{`) is a quantifier: `{n}`, `{n,}` or `{n,m}`.
-fn is_quantifier(s: &[char]) -> bool {
-    let mut i = 1;
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while s.get(*i).is_some_and(char::is_ascii_digit) {
-            *i += 1;
-        }
-        *i > start
+/// JavaScript's `\s`: WhiteSpace and LineTerminator, as class members.
+const JS_SPACE: &str =
+    r"\t\n\x0B\f\r \xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+/// JavaScript's `\w` and `\d` (ASCII), as class members.
+const JS_WORD: &str = "0-9A-Za-z_";
+const JS_DIGIT: &str = "0-9";
+/// A class that matches nothing (JavaScript's `[]`, or a lone surrogate, which no text
+/// decoded from UTF-8 holds).
+const NOTHING: &str = r"[^\s\S]";
+
+/// Rewrites a JavaScript pattern (no `u` or `v` flag: the Annex B grammar, as V8 parses it)
+/// into the `regex` crate's syntax with the same meaning: ASCII `\d \w \b`, JavaScript's `\s`
+/// and `.`, `[^]` and `[]`, identity escapes (`\a` is `a`, `\p{L}` is `p{L}`), legacy octal
+/// escapes, `\cX`, `\xHH`, `\uHHHH`, a `{` that is not a quantifier as a literal, and `\k` as a
+/// literal `k` in a pattern without named groups. A pattern V8 refuses is `Err` with V8's
+/// reason, the first one its parser meets (`Unterminated group`).
+///
+/// `for_backtracking` writes `\b` and `\B` as look-around, for `fancy-regex`, which cannot
+/// switch Unicode off inline as `(?-u:\b)` does.
+fn translate(src: &str, dot_all: bool, for_backtracking: bool) -> Result<Translated, &'static str> {
+    let chars: Vec<char> = src.chars().collect();
+    let (captures, named) = scan_captures(&chars);
+    let mut p = Parser {
+        chars,
+        at: 0,
+        out: String::with_capacity(src.len() + 16),
+        dot_all,
+        for_backtracking,
+        captures,
+        named,
+        names: Vec::new(),
+        references: Vec::new(),
+        backtracking: false,
     };
-    if !digits(&mut i) {
-        return false;
+    p.disjunction()?;
+    if p.references.iter().any(|r| !p.names.contains(r)) {
+        return Err("Invalid named capture referenced");
     }
-    if s.get(i) == Some(&',') {
+    Ok(Translated {
+        pattern: p.out,
+        backtracking: p.backtracking,
+    })
+}
+
+/// How many capturing groups the whole pattern has, and whether any is named: V8's pre-scan,
+/// which decides what `\1` and `\k` mean wherever they stand.
+fn scan_captures(chars: &[char]) -> (usize, bool) {
+    let (mut count, mut named) = (0, false);
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' => {
+                i += 1;
+                while i < chars.len() && chars[i] != ']' {
+                    if chars[i] == '\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            '(' if chars.get(i + 1) != Some(&'?') => count += 1,
+            '(' if chars.get(i + 2) == Some(&'<')
+                && !matches!(chars.get(i + 3), Some('=' | '!')) =>
+            {
+                count += 1;
+                named = true;
+            }
+            _ => {}
+        }
         i += 1;
-        digits(&mut i);
     }
-    s.get(i) == Some(&'}')
+    (count, named)
+}
+
+/// What an atom was, for the quantifier that may follow it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Atom {
+    /// Characters, classes, groups and look-aheads: a quantifier may follow.
+    Quantifiable,
+    /// `^ $ \b \B`: a quantifier after one is "Nothing to repeat".
+    Assertion,
+    /// A look-behind: a quantifier after one is "Invalid quantifier".
+    LookBehind,
+    /// A look-ahead, its text starting at this index of the output: JavaScript lets a
+    /// quantifier follow one (Annex B); the engines here do not.
+    LookAhead(usize),
+}
+
+#[derive(Clone, PartialEq, Eq)]
+enum Group {
+    Plain,
+    /// A named capture: V8 checks its name against the others' when the group closes.
+    Named(String),
+    LookAhead(usize),
+    LookBehind,
+}
+
+struct Parser {
+    chars: Vec<char>,
+    at: usize,
+    out: String,
+    dot_all: bool,
+    for_backtracking: bool,
+    captures: usize,
+    named: bool,
+    /// Group names defined so far, and names `\k<…>` referred to.
+    names: Vec<String>,
+    references: Vec<String>,
+    backtracking: bool,
+}
+
+impl Parser {
+    fn peek(&self, ahead: usize) -> Option<char> {
+        self.chars.get(self.at + ahead).copied()
+    }
+
+    /// The whole pattern: alternatives of terms, each term an atom and its quantifier.
+    fn disjunction(&mut self) -> Result<(), &'static str> {
+        let mut groups: Vec<Group> = Vec::new();
+        while let Some(c) = self.peek(0) {
+            self.at += 1;
+            let atom = match c {
+                '|' => {
+                    self.out.push('|');
+                    continue;
+                }
+                ')' => {
+                    let group = groups.pop().ok_or("Unmatched ')'")?;
+                    self.out.push(')');
+                    match group {
+                        Group::Named(name) if self.names.contains(&name) => {
+                            return Err("Duplicate capture group name")
+                        }
+                        Group::Named(name) => {
+                            self.names.push(name);
+                            Atom::Quantifiable
+                        }
+                        Group::Plain => Atom::Quantifiable,
+                        Group::LookAhead(start) => Atom::LookAhead(start),
+                        Group::LookBehind => Atom::LookBehind,
+                    }
+                }
+                '(' => {
+                    groups.push(self.open_group()?);
+                    continue;
+                }
+                '*' | '+' | '?' => return Err("Nothing to repeat"),
+                '{' => {
+                    if self.quantifier_braces(self.at - 1).is_some() {
+                        return Err("Nothing to repeat");
+                    }
+                    self.out.push_str(r"\{");
+                    Atom::Quantifiable
+                }
+                '^' | '$' => {
+                    self.out.push(c);
+                    Atom::Assertion
+                }
+                '.' => {
+                    self.out.push_str(if self.dot_all {
+                        r"[\s\S]"
+                    } else {
+                        r"[^\n\r\x{2028}\x{2029}]"
+                    });
+                    Atom::Quantifiable
+                }
+                '[' => {
+                    self.class()?;
+                    Atom::Quantifiable
+                }
+                '\\' => self.atom_escape()?,
+                c => {
+                    push_literal(&mut self.out, c);
+                    Atom::Quantifiable
+                }
+            };
+            self.quantifier(atom)?;
+        }
+        if groups.is_empty() {
+            Ok(())
+        } else {
+            Err("Unterminated group")
+        }
+    }
+
+    /// After `(`: the group's kind, its opening written out.
+    fn open_group(&mut self) -> Result<Group, &'static str> {
+        if self.peek(0) != Some('?') {
+            self.out.push('(');
+            return Ok(Group::Plain);
+        }
+        let (opening, group, skip) = match (self.peek(1), self.peek(2)) {
+            (Some(':'), _) => ("(?:", Group::Plain, 2),
+            (Some('='), _) => ("(?=", Group::LookAhead(self.out.len()), 2),
+            (Some('!'), _) => ("(?!", Group::LookAhead(self.out.len()), 2),
+            (Some('<'), Some('=')) => ("(?<=", Group::LookBehind, 3),
+            (Some('<'), Some('!')) => ("(?<!", Group::LookBehind, 3),
+            (Some('<'), _) => {
+                self.at += 2;
+                let name = self.group_name()?;
+                let _ = write!(self.out, "(?P<{name}>");
+                return Ok(Group::Named(name));
+            }
+            _ => return Err("Invalid group"),
+        };
+        if skip == 3 || opening != "(?:" {
+            self.backtracking = true;
+        }
+        self.at += skip;
+        self.out.push_str(opening);
+        Ok(group)
+    }
+
+    /// A group name up to its `>` (consumed): an identifier, as JavaScript's.
+    fn group_name(&mut self) -> Result<String, &'static str> {
+        let mut name = String::new();
+        loop {
+            let c = self.peek(0).ok_or("Invalid capture group name")?;
+            self.at += 1;
+            if c == '>' && !name.is_empty() {
+                return Ok(name);
+            }
+            let ok = if name.is_empty() {
+                c == '$' || c == '_' || unicode_ident::is_xid_start(c)
+            } else {
+                c == '$' || c == '\u{200C}' || c == '\u{200D}' || unicode_ident::is_xid_continue(c)
+            };
+            if !ok {
+                return Err("Invalid capture group name");
+            }
+            name.push(c);
+        }
+    }
+
+    /// `{n}`, `{n,}` or `{n,m}` starting at `from` (a `{`): the bounds and the index past the
+    /// `}`; `None` when the text there is not a quantifier (then it is literal).
+    fn quantifier_braces(&self, from: usize) -> Option<(u64, Option<u64>, usize)> {
+        let mut i = from + 1;
+        let number = |i: &mut usize| -> Option<u64> {
+            let start = *i;
+            let mut n: u64 = 0;
+            while let Some(d) = self.chars.get(*i).and_then(|c| c.to_digit(10)) {
+                n = n.saturating_mul(10).saturating_add(u64::from(d));
+                *i += 1;
+            }
+            (*i > start).then_some(n)
+        };
+        let min = number(&mut i)?;
+        let max = if self.chars.get(i) == Some(&',') {
+            i += 1;
+            if self.chars.get(i) == Some(&'}') {
+                None
+            } else {
+                Some(number(&mut i)?)
+            }
+        } else {
+            Some(min)
+        };
+        (self.chars.get(i) == Some(&'}')).then_some((min, max, i + 1))
+    }
+
+    /// The quantifier after an atom, if any, with its lazy `?`.
+    fn quantifier(&mut self, atom: Atom) -> Result<(), &'static str> {
+        let Some(c) = self.peek(0) else {
+            return Ok(());
+        };
+        let braces = if c == '{' {
+            self.quantifier_braces(self.at)
+        } else {
+            None
+        };
+        if !matches!(c, '*' | '+' | '?') && braces.is_none() {
+            return Ok(());
+        }
+        match atom {
+            Atom::Assertion => return Err("Nothing to repeat"),
+            Atom::LookBehind => return Err("Invalid quantifier"),
+            Atom::LookAhead(start) => {
+                // Repeating an assertion is the assertion once, or, when zero times may do,
+                // the assertion or nothing.
+                let min = braces.map_or(u64::from(c == '+'), |(min, _, _)| min);
+                if min == 0 {
+                    self.out.insert_str(start, "(?:");
+                    self.out.push_str("|)");
+                }
+                self.at = braces.map_or(self.at + 1, |(_, _, end)| end);
+                if self.peek(0) == Some('?') {
+                    self.at += 1;
+                }
+                return Ok(());
+            }
+            Atom::Quantifiable => {}
+        }
+        match braces {
+            Some((min, max, end)) => {
+                if max.is_some_and(|max| max < min) {
+                    return Err("numbers out of order in {} quantifier");
+                }
+                let _ = match max {
+                    Some(max) if max == min => write!(self.out, "{{{min}}}"),
+                    Some(max) => write!(self.out, "{{{min},{max}}}"),
+                    None => write!(self.out, "{{{min},}}"),
+                };
+                self.at = end;
+            }
+            None => {
+                self.out.push(c);
+                self.at += 1;
+            }
+        }
+        if self.peek(0) == Some('?') {
+            self.out.push('?');
+            self.at += 1;
+        }
+        Ok(())
+    }
+
+    /// After a `\` outside a class.
+    fn atom_escape(&mut self) -> Result<Atom, &'static str> {
+        let c = self.peek(0).ok_or("\\ at end of pattern")?;
+        self.at += 1;
+        match c {
+            'b' | 'B' if self.for_backtracking => {
+                // A word character on exactly one side (`\b`), or on neither or both (`\B`).
+                let (w, n) = ("(?<=[0-9A-Za-z_])", "(?<![0-9A-Za-z_])");
+                let (ahead_w, ahead_n) = ("(?=[0-9A-Za-z_])", "(?![0-9A-Za-z_])");
+                let _ = if c == 'b' {
+                    write!(self.out, "(?:{w}{ahead_n}|{n}{ahead_w})")
+                } else {
+                    write!(self.out, "(?:{w}{ahead_w}|{n}{ahead_n})")
+                };
+            }
+            'b' => self.out.push_str(r"(?-u:\b)"),
+            'B' => self.out.push_str(r"(?-u:\B)"),
+            '1'..='9' => {
+                let start = self.at - 1;
+                let mut n: usize = 0;
+                let mut i = start;
+                while let Some(d) = self.chars.get(i).and_then(|c| c.to_digit(10)) {
+                    n = n.saturating_mul(10).saturating_add(d as usize);
+                    i += 1;
+                }
+                if n <= self.captures {
+                    self.at = i;
+                    self.backtracking = true;
+                    let _ = write!(self.out, r"\{n}");
+                } else if c >= '8' {
+                    push_literal(&mut self.out, c);
+                } else {
+                    self.at = start;
+                    let value = self.octal();
+                    push_literal(&mut self.out, value);
+                }
+                return Ok(Atom::Quantifiable);
+            }
+            'k' if self.named => {
+                if self.peek(0) != Some('<') {
+                    return Err("Invalid named reference");
+                }
+                self.at += 1;
+                let name = self.group_name()?;
+                let _ = write!(self.out, r"\k<{name}>");
+                self.references.push(name);
+                self.backtracking = true;
+                return Ok(Atom::Quantifiable);
+            }
+            _ => {
+                self.at -= 1;
+                self.character_escape(false);
+                return Ok(Atom::Quantifiable);
+            }
+        }
+        Ok(Atom::Assertion)
+    }
+
+    /// An escape that stands for characters (`at` on the character after the `\`), written
+    /// out as a class or a class's members (`in_class`).
+    fn character_escape(&mut self, in_class: bool) {
+        let Some(c) = self.peek(0) else {
+            return;
+        };
+        self.at += 1;
+        let members = |negated: bool, set: &str| match (negated, in_class) {
+            (false, true) => set.to_string(),
+            (false, false) => format!("[{set}]"),
+            (true, _) => format!("[^{set}]"),
+        };
+        let text = match c {
+            'd' | 'D' => members(c == 'D', JS_DIGIT),
+            'w' | 'W' => members(c == 'W', JS_WORD),
+            's' | 'S' => members(c == 'S', JS_SPACE),
+            'f' => r"\f".to_string(),
+            'n' => r"\n".to_string(),
+            'r' => r"\r".to_string(),
+            't' => r"\t".to_string(),
+            'v' => r"\x0B".to_string(),
+            'b' if in_class => r"\x08".to_string(),
+            '0'..='7' if in_class || c == '0' => {
+                self.at -= 1;
+                let value = self.octal();
+                return push_literal(&mut self.out, value);
+            }
+            'c' => match self.peek(0) {
+                Some(l)
+                    if l.is_ascii_alphabetic()
+                        || (in_class && (l.is_ascii_digit() || l == '_')) =>
+                {
+                    self.at += 1;
+                    format!(r"\x{:02X}", u32::from(l) % 32)
+                }
+                // Not a control escape: the backslash itself is literal, then `c`.
+                _ => r"\\c".to_string(),
+            },
+            'x' => match self.hex(2) {
+                Some(v) => format!(r"\x{{{v:X}}}"),
+                None => "x".to_string(),
+            },
+            'u' => match self.hex(4) {
+                Some(high @ 0xD800..=0xDBFF) => {
+                    let pair = (self.peek(0) == Some('\\') && self.peek(1) == Some('u'))
+                        .then(|| {
+                            self.at += 2;
+                            self.hex(4)
+                                .filter(|low| (0xDC00..=0xDFFF).contains(low))
+                                .or_else(|| {
+                                    self.at -= 2;
+                                    None
+                                })
+                        })
+                        .flatten();
+                    match pair {
+                        Some(low) => format!(
+                            r"\x{{{:X}}}",
+                            0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+                        ),
+                        None => NOTHING.to_string(),
+                    }
+                }
+                // A lone surrogate never matches text decoded from UTF-8 (in a class: a member
+                // that adds nothing).
+                Some(0xDC00..=0xDFFF) => NOTHING.to_string(),
+                Some(v) => format!(r"\x{{{v:X}}}"),
+                None => "u".to_string(),
+            },
+            // Everything else is the character itself (identity escapes: `\/`, `\-`, `\a`).
+            c => {
+                let mut literal = String::new();
+                push_literal(&mut literal, c);
+                literal
+            }
+        };
+        self.out.push_str(&text);
+    }
+
+    /// A legacy octal escape from `at` (on its first digit): at most three digits, at most
+    /// `\377`.
+    fn octal(&mut self) -> char {
+        let mut value = 0u32;
+        for _ in 0..3 {
+            match self.peek(0).and_then(|c| c.to_digit(8)) {
+                Some(d) if value * 8 + d <= 0o377 => {
+                    value = value * 8 + d;
+                    self.at += 1;
+                }
+                _ => break,
+            }
+        }
+        char::from_u32(value).unwrap_or('\0')
+    }
+
+    /// `digits` hex digits from `at` (consumed), or `None` (nothing consumed).
+    fn hex(&mut self, digits: usize) -> Option<u32> {
+        let mut value = 0;
+        for k in 0..digits {
+            value = value * 16 + self.peek(k)?.to_digit(16)?;
+        }
+        self.at += digits;
+        Some(value)
+    }
+
+    /// After `[`: the class up to its `]`.
+    fn class(&mut self) -> Result<(), &'static str> {
+        let negated = self.peek(0) == Some('^');
+        if negated {
+            self.at += 1;
+        }
+        if self.peek(0) == Some(']') {
+            // `[]` matches nothing, `[^]` anything.
+            self.at += 1;
+            self.out.push_str(if negated { r"[\s\S]" } else { NOTHING });
+            return Ok(());
+        }
+        let mut body = String::new();
+        loop {
+            let (first, first_text) = self.class_atom()?;
+            if self.peek(0) == Some('-') && self.peek(1).is_some_and(|c| c != ']') {
+                self.at += 1;
+                let (second, second_text) = self.class_atom()?;
+                match (first, second) {
+                    (Some(a), Some(b)) if a > b => {
+                        return Err("Range out of order in character class")
+                    }
+                    (Some(_), Some(_)) => {
+                        let _ = write!(body, "{first_text}-{second_text}");
+                    }
+                    // A class escape at either end: the `-` is literal (Annex B).
+                    _ => {
+                        let _ = write!(body, r"{first_text}\-{second_text}");
+                    }
+                }
+            } else {
+                body.push_str(&first_text);
+            }
+            if self.peek(0) == Some(']') {
+                self.at += 1;
+                break;
+            }
+        }
+        let _ = write!(self.out, "[{}{body}]", if negated { "^" } else { "" });
+        Ok(())
+    }
+
+    /// One class member: the character it is (`None` for a class escape such as `\d`, or a
+    /// lone surrogate) and its text.
+    fn class_atom(&mut self) -> Result<(Option<char>, String), &'static str> {
+        let c = self.peek(0).ok_or("Unterminated character class")?;
+        self.at += 1;
+        if c != '\\' {
+            let mut text = String::new();
+            push_literal(&mut text, c);
+            return Ok((Some(c), text));
+        }
+        match self.peek(0) {
+            None => return Err("\\ at end of pattern"),
+            // With named groups `\k` is a reference, which a class cannot hold.
+            Some('k') if self.named => return Err("Invalid escape"),
+            _ => {}
+        }
+        let outer = std::mem::take(&mut self.out);
+        let before = self.at;
+        self.character_escape(true);
+        let text = std::mem::replace(&mut self.out, outer);
+        let class = matches!(self.chars[before], 'd' | 'D' | 'w' | 'W' | 's' | 'S');
+        let value = if class || text == NOTHING {
+            None
+        } else {
+            escaped_value(&text)
+        };
+        Ok((value, text))
+    }
+}
+
+/// The character an escape's translated text stands for (`\x{41}` → `A`, `\n` → newline).
+fn escaped_value(text: &str) -> Option<char> {
+    let hex = |s: &str| u32::from_str_radix(s, 16).ok().and_then(char::from_u32);
+    match text {
+        r"\f" => Some('\u{C}'),
+        r"\n" => Some('\n'),
+        r"\r" => Some('\r'),
+        r"\t" => Some('\t'),
+        r"\\c" => None,
+        _ if text.starts_with(r"\x{") => hex(text.trim_start_matches(r"\x{").trim_end_matches('}')),
+        _ if text.starts_with(r"\x") => hex(&text[2..]),
+        _ => {
+            let mut chars = text.chars();
+            match (chars.next(), chars.next(), chars.next()) {
+                (Some('\\'), Some(c), None) | (Some(c), None, None) => Some(c),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// Appends `c` as a literal of the `regex` crate (escaped where it is a meta character).
+fn push_literal(out: &mut String, c: char) {
+    if regex_syntax::is_meta_character(c) {
+        out.push('\\');
+    }
+    out.push(c);
 }
 
 #[cfg(test)]
@@ -296,14 +799,136 @@ mod tests {
         let m = Flags {
             ignore_case: true,
             multiline: true,
+            ..Flags::default()
         };
         let re = compile("^b.c$", m).unwrap();
         assert_eq!(re.is_match("a\nB\nc"), Some(true));
+        let g = Flags { global: true, ..m };
+        assert_eq!(
+            compile("(", g).unwrap_err(),
+            "Invalid regular expression: /(/gims: Unterminated group"
+        );
         assert_eq!(
             compile("(", Flags::default()).unwrap_err(),
-            "unclosed group"
+            "Invalid regular expression: /(/: Unterminated group"
         );
-        assert!(compile("(?<=a", Flags::default()).is_err());
+    }
+
+    #[test]
+    fn refusals_are_v8s_first_error() {
+        // Each reason is what Node 20's `new RegExp(p)` throws (V8's regexp-error.h texts).
+        for (pattern, reason) in [
+            ("(", "Unterminated group"),
+            ("((a)", "Unterminated group"),
+            ("(?:", "Unterminated group"),
+            ("(?<a>", "Unterminated group"),
+            ("(?<=a", "Unterminated group"),
+            (")", "Unmatched ')'"),
+            ("(a))", "Unmatched ')'"),
+            ("a)(", "Unmatched ')'"),
+            ("[", "Unterminated character class"),
+            ("[a-", "Unterminated character class"),
+            ("*", "Nothing to repeat"),
+            ("+a", "Nothing to repeat"),
+            ("a**", "Nothing to repeat"),
+            ("a+?+", "Nothing to repeat"),
+            ("a|*", "Nothing to repeat"),
+            ("(*)", "Nothing to repeat"),
+            ("^*", "Nothing to repeat"),
+            ("$+", "Nothing to repeat"),
+            (r"\b*", "Nothing to repeat"),
+            ("{2}", "Nothing to repeat"),
+            ("a{1}{2}", "Nothing to repeat"),
+            ("(?<=a)*", "Invalid quantifier"),
+            ("(?<!a)?", "Invalid quantifier"),
+            ("\\", "\\ at end of pattern"),
+            ("(?<a", "Invalid capture group name"),
+            ("(?<1a>x)", "Invalid capture group name"),
+            ("(?<a-b>x)", "Invalid capture group name"),
+            (r"(?<a>x)\k<a", "Invalid capture group name"),
+            ("[z-a]", "Range out of order in character class"),
+            ("[b-a", "Range out of order in character class"),
+            ("[a--b]", "Range out of order in character class"),
+            ("a{2,1}", "numbers out of order in {} quantifier"),
+            ("a{2,1}b{", "numbers out of order in {} quantifier"),
+            ("(?<a>x)(?<a>y)", "Duplicate capture group name"),
+            ("(?<a>x)(?<a>y", "Unterminated group"),
+            ("(?<a>x)(?<a>y)*?*", "Duplicate capture group name"),
+            ("(?<a>(?<a>x))", "Duplicate capture group name"),
+            (r"(?<a>x)[\k]", "Invalid escape"),
+            ("(?<a>x)|(?<a>y)", "Duplicate capture group name"),
+            ("(?", "Invalid group"),
+            ("(?i)a", "Invalid group"),
+            ("(?P<a>x)", "Invalid group"),
+            (r"(?<a>x)\k", "Invalid named reference"),
+            (r"(?<a>x)\k<b>", "Invalid named capture referenced"),
+            (r"\k<a>(?<b>x)", "Invalid named capture referenced"),
+        ] {
+            assert_eq!(translate(pattern, false, false), Err(reason), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn annex_b_patterns_mean_what_they_mean_in_javascript() {
+        // (pattern, text, JavaScript's `new RegExp(pattern).test(text)`).
+        for (pattern, text, js) in [
+            ("x{", "x{", true),
+            ("a{,2}", "a{,2}", true),
+            ("a{,2}", "aa", false),
+            ("x{2,1", "x{2,1", true),
+            ("a]}", "a]}", true),
+            (r"\k", "k", true),
+            (r"\k<a>", "k<a>", true),
+            (r"\p{L}", "p{L}", true),
+            (r"\p{L}", "é", false),
+            (r"\A\z\e", "Aze", true),
+            (r"\u{41}", "uuu", false),
+            (r"^\u{3}$", "uuu", true),
+            (r"\u0041\x41", "AA", true),
+            (r"\x4", "x4", true),
+            (r"\uD83D\uDE00", "😀", true),
+            (r"\uD83D", "😀", false),
+            (r"a\1", "a\u{1}", true),
+            (r"\8", "8", true),
+            (r"\101", "A", true),
+            (r"\0", "\0", true),
+            (r"(a)\1", "aa", true),
+            (r"(a)\10", "a\u{8}", true),
+            (r"\c", "\\c", true),
+            (r"\cJ", "\n", true),
+            (r"[\c1]", "\u{11}", true),
+            ("a.b", "a\rb", false),
+            ("a.b", "a\u{2028}b", false),
+            ("a.b", "a\u{85}b", true),
+            (r"\s", "\u{feff}", true),
+            (r"\s", "\u{85}", false),
+            (r"[\d-z]", "-", true),
+            (r"[\w-]", "-", true),
+            (r"[a-]", "-", true),
+            (r"[\b]", "\u{8}", true),
+            (r"[\B]", "B", true),
+            ("[]a]", "a]", false),
+            ("[^]", "\n", true),
+            ("[[]]", "[]", true),
+            ("[a&&b]", "&", true),
+            ("[a-b-c]", "-", true),
+            ("[--a]", "-", true),
+            ("(?=a)*b", "b", true),
+            ("(?=a)+b", "b", false),
+            ("(?=a){0,2}b", "b", true),
+            ("(?!a){1}b", "b", true),
+            ("(?<é>x)", "x", true),
+            ("a#b", "a#b", true),
+            // `\b` stays ASCII on the backtracking engine too.
+            (r"\bé(?=x)", "éx", false),
+            (r"\bab(?=c)\b", "abc", false),
+            (r"\bab(?=c)", "abc", true),
+            (r"(a)\B\1", "aa", true),
+        ] {
+            let re =
+                compile(pattern, Flags::default()).unwrap_or_else(|e| panic!("{pattern}: {e}"));
+            assert_eq!(re.is_match(text), Some(js), "{pattern} on {text:?}");
+        }
     }
 
     #[test]

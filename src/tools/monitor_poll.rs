@@ -129,10 +129,13 @@ mod tests {
         let e = compile("(", "match", true).unwrap_err();
         assert_eq!(
             e.envelope(),
-            r#"{"error":"invalid_input","message":"Invalid match regex: unclosed group","match":"("}"#
+            r#"{"error":"invalid_input","message":"Invalid match regex: Invalid regular expression: /(/: Unterminated group","match":"("}"#
         );
         let e = compile("(", "ready_when", false).unwrap_err();
         assert_eq!(e.fields["field"], "ready_when");
-        assert_eq!(e.message, "Invalid ready_when regex: unclosed group");
+        assert_eq!(
+            e.message,
+            "Invalid ready_when regex: Invalid regular expression: /(/: Unterminated group"
+        );
     }
 }

@@ -393,9 +393,9 @@ pub(crate) fn change_from(
     })
 }
 
-/// Compiles replace's pattern: JavaScript syntax, flags `g` (+`ms` with `multiline`, +`i` with
-/// `ignore_case`). Refuses a pattern that matches the empty string (checked with no flags, as
-/// the contract's `/p/.test("")`).
+/// Compiles replace's pattern as the contract does: a JavaScript `RegExp` with flags `g`
+/// (+`ms` with `multiline`, +`i` with `ignore_case`), then, after compiling, the refusal of a
+/// pattern that matches the empty string, checked with no flags (`/p/.test("")`).
 pub fn compile(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<JsRegex> {
     let bad = |msg: String| {
         ToolError::invalid_input(format!("Invalid regex: {msg}")).with("pattern", pattern)
@@ -406,21 +406,24 @@ pub fn compile(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<
             pattern.len()
         )));
     }
-    let plain = js_regex::compile(pattern, Flags::default()).map_err(bad)?;
+    let flags = Flags {
+        global: true,
+        ignore_case,
+        multiline,
+    };
+    let re = js_regex::compile(pattern, flags).map_err(bad)?;
+    let plain = if ignore_case || multiline {
+        &js_regex::compile(pattern, Flags::default()).map_err(bad)?
+    } else {
+        &re
+    };
     if plain.matches_empty() {
         return Err(ToolError::invalid_input(
             "pattern matches the empty string; refusing to insert the replacement between every character.",
         )
         .with("pattern", pattern));
     }
-    if !ignore_case && !multiline {
-        return Ok(plain);
-    }
-    let flags = Flags {
-        ignore_case,
-        multiline,
-    };
-    js_regex::compile(pattern, flags).map_err(bad)
+    Ok(re)
 }
 
 // ---------------------------------------------------------------------------------------------
