@@ -722,8 +722,33 @@ describe('the close-reading audit: texts, fields and orders the contract pins', 
       expect(e.message).toBe(
         rg
           ? 'ripgrep error: regex parse error:\n    (\n    ^\nerror: unclosed group'
-          : 'Invalid regex: unclosed group',
+          : // The in-process engine is the reference's V8.
+            'Invalid regex: Invalid regular expression: /(/: Unterminated group',
       )
+    }
+  })
+
+  it('without rg, grep reads its pattern as the in-process path’s JavaScript RegExp does', async () => {
+    // Wording §1: the in-process path compiles a `RegExp` (flags `i` or none; `gms`/`gmsi` when
+    // multiline), so `\d` is ASCII, `\p` an identity escape and `x{` a literal.
+    const text = 'x{\n٣\np{L}\n7\n'
+    for (const rg of [true, false]) {
+      const { tools } = workspace({ 'a.txt': text }, { probeRipgrep: () => rg })
+      for (const pattern of ['^\\d$', '\\p{L}', 'x{']) {
+        const r = await tools.callTool('grep', { pattern, output_mode: 'content' })
+        if (rg) {
+          // rg's syntax: `\d` is Unicode, `\p{L}` a letter class, `x{` an error.
+          if (pattern === 'x{') expect(err(r).message).toMatch(/^ripgrep error: /)
+          continue
+        }
+        const re = new RegExp(pattern)
+        const want = text
+          .split('\n')
+          .map((line, i) => (re.test(line) && line ? `a.txt:${i + 1}:${line}` : ''))
+          .filter(Boolean)
+          .join('\n')
+        expect(ok(r), pattern).toBe(want)
+      }
     }
   })
 

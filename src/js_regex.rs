@@ -55,12 +55,7 @@ impl Flags {
 /// engine here cannot take (a program over its size limit) gets the engine's reason in the
 /// same frame.
 pub fn compile(pattern: &str, flags: Flags) -> Result<JsRegex, String> {
-    let refused = |reason: &str| {
-        format!(
-            "Invalid regular expression: /{pattern}/{}: {reason}",
-            flags.source()
-        )
-    };
+    let refused = |reason: &str| refusal(pattern, flags, reason);
     let t = translate(pattern, flags.multiline, false).map_err(refused)?;
     let (i, m) = (flags.ignore_case, flags.multiline);
     if !t.backtracking {
@@ -85,6 +80,24 @@ pub fn compile(pattern: &str, flags: Flags) -> Result<JsRegex, String> {
         .build()
         .map(JsRegex::Fancy)
         .map_err(|e| refused(&e.to_string()))
+}
+
+/// V8's message for a pattern it refuses.
+fn refusal(pattern: &str, flags: Flags, reason: &str) -> String {
+    format!(
+        "Invalid regular expression: /{pattern}/{}: {reason}",
+        flags.source()
+    )
+}
+
+/// A JavaScript pattern in the `regex` crate's syntax with its JavaScript meaning, for an
+/// engine built on that syntax (grep's), which sets the flags itself; V8's message when V8
+/// refuses it. `Ok(None)`: the pattern needs look-around or a backreference, which that
+/// syntax cannot express.
+pub fn rust_syntax(pattern: &str, flags: Flags) -> Result<Option<String>, String> {
+    let t = translate(pattern, flags.multiline, false)
+        .map_err(|reason| refusal(pattern, flags, reason))?;
+    Ok((!t.backtracking).then_some(t.pattern))
 }
 
 /// A compiled JavaScript pattern: on the `regex` crate (linear time) when it can express it,

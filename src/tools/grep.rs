@@ -1,6 +1,8 @@
 //! `grep`: search file contents with ripgrep's own engines (`grep-regex` + `grep-searcher`) on
 //! the shared walk policy ([`crate::walk`]), in process. The engine is always this one, whether
-//! or not an `rg` binary is installed (`ripgrepAvailable` is only reported).
+//! or not an `rg` binary is installed; at the exact root without `rg` (`ripgrepAvailable`
+//! false, the reference's in-process path) the pattern is read as a JavaScript `RegExp` first
+//! ([`crate::js_regex::rust_syntax`]).
 //!
 //! Exact answers in bounded memory, in two passes:
 //! 1. The parallel walk counts matches in every file and keeps only `(path, count)` for files
@@ -36,6 +38,7 @@ use crate::bound::bound;
 use crate::call::Ctx;
 use crate::config::{Config, Profile};
 use crate::error::{io_err, ErrorCode, ToolError, ToolResult};
+use crate::js_regex;
 use crate::output::Output;
 use crate::paging::{cut_line, past_the_end, strip_eol, Page, INCOMPLETE, MAX_ROW_CHARS};
 use crate::paths;
@@ -536,17 +539,43 @@ impl Query {
     fn new(args: &Args, config: &Config) -> ToolResult<Query> {
         let multiline = args.multiline.unwrap_or(false);
         crate::pattern::check_len(&args.pattern, "pattern")?;
+        let ignore_case = args.ignore_case.unwrap_or(false);
         let mut builder = RegexMatcherBuilder::new();
         crate::pattern::limit(&mut builder)
-            .case_insensitive(args.ignore_case.unwrap_or(false))
+            .case_insensitive(ignore_case)
             .multi_line(true)
             .crlf(true);
         if multiline {
             builder.dot_matches_new_line(true).line_terminator(None);
         }
+        // The reference's in-process path (no `rg`) compiles a JavaScript `RegExp`, flags `i`
+        // or none, `gms`/`gmsi` when multiline (CONTRACT-v0.5-wording §1): the pattern is read
+        // as JavaScript reads it, and refused with V8's message.
+        let in_process = config.contract_exact() && !config.ripgrep_available;
+        let pattern = if in_process {
+            let flags = js_regex::Flags {
+                global: multiline,
+                ignore_case,
+                multiline,
+            };
+            let bad = |message: String| {
+                ToolError::invalid_input(format!("Invalid regex: {message}"))
+                    .with("pattern", args.pattern.as_str())
+            };
+            js_regex::rust_syntax(&args.pattern, flags)
+                .map_err(bad)?
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{}: look-around and backreferences are not supported by grep's engine; rewrite the pattern without them",
+                        args.pattern
+                    ))
+                })?
+        } else {
+            args.pattern.clone()
+        };
         // The syntax check first: its message quotes the pattern exactly as given (grep-regex
         // reports errors on its own wrapped form of it).
-        if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(&args.pattern) {
+        if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(&pattern) {
             if config.contract_exact() {
                 return Err(contract_regex_error(config, &args.pattern, &e, e.kind()));
             }
@@ -555,12 +584,8 @@ impl Query {
                     .with("field", "pattern"),
             );
         }
-        let key = (
-            args.pattern.clone(),
-            args.ignore_case.unwrap_or(false),
-            multiline,
-        );
-        let matcher = cached_matcher(key, || builder.build(&args.pattern)).map_err(|e| {
+        let key = (pattern.clone(), ignore_case, multiline);
+        let matcher = cached_matcher(key, || builder.build(&pattern)).map_err(|e| {
             if let Some(err) = crate::pattern::compile_error(&e.to_string(), "pattern") {
                 return err;
             }
@@ -1440,14 +1465,49 @@ mod tests {
             "ripgrep error: regex parse error:\n    (\n    ^\nerror: unclosed group"
         );
         assert_eq!(e.fields["pattern"], "(");
+        // The in-process path's engine is V8: `new RegExp("(", "")` / `("(", "gmsi")`.
         let e = crate::testutil::call_text("grep", json!({"pattern": "("}), &without).unwrap_err();
-        assert_eq!(e.message, "Invalid regex: unclosed group");
+        assert_eq!(
+            e.message,
+            "Invalid regex: Invalid regular expression: /(/: Unterminated group"
+        );
+        let args = json!({"pattern": "a{2,1}", "multiline": true, "ignore_case": true});
+        let e = crate::testutil::call_text("grep", args, &without).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Invalid regex: Invalid regular expression: /a{2,1}/gims: numbers out of order in {} quantifier"
+        );
         let extras = Config {
             extras: true,
             ..config(root)
         };
         let e = crate::testutil::call_text("grep", json!({"pattern": "("}), &extras).unwrap_err();
         assert_eq!(e.fields["field"], "pattern");
+    }
+
+    #[test]
+    fn without_rg_the_root_reads_the_pattern_as_javascript() {
+        // CONTRACT-v0.5-wording §1: the in-process path runs a JavaScript `RegExp`; the
+        // ripgrep path, rg's own syntax.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &[("a.txt", "x{\n٣\np{L}\n7\n")]);
+        let run = |pattern: &str, rg: bool| {
+            let c = Config {
+                ripgrep_available: rg,
+                ..config(root)
+            };
+            let args = json!({"pattern": pattern, "output_mode": "content"});
+            crate::testutil::call_text("grep", args, &c).map_err(|e| e.message)
+        };
+        assert_eq!(run("x{", false).unwrap(), "a.txt:1:x{");
+        assert_eq!(run(r"^\d$", false).unwrap(), "a.txt:4:7");
+        assert_eq!(run(r"\p{L}", false).unwrap(), "a.txt:3:p{L}");
+        assert_eq!(run(r"^\d$", true).unwrap(), "a.txt:2:٣\na.txt:4:7");
+        assert!(run("x{", true).unwrap_err().starts_with("ripgrep error: "));
+        assert!(run("x(?=y)", false)
+            .unwrap_err()
+            .contains("look-around and backreferences are not supported"));
     }
 
     #[test]
