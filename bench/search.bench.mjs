@@ -225,12 +225,13 @@ async function checkGlob(w) {
   // Plain `rg --files` (unsorted, parallel) lists the same set in walk order.
   const unsorted = lines(rg(['--files', ...RG_WALK, ...w.rg]))
   assertSame(`${w.name} (unsorted rg)`, sortPaths(mine), sortPaths(unsorted))
-  // Newest first, ties by path (rg leaves ties in walk order, so only ours is checked for it).
+  // Newest first, ties by path as JavaScript compares strings (the root's order, CONTRACT.md
+  // "glob"; rg leaves ties in walk order, so only ours is checked for it).
   const mtimes = mine.map((p) => statSync(join(corpus, p)).mtimeMs)
   for (let i = 1; i < mine.length; i++) {
     const ok =
       mtimes[i - 1] > mtimes[i] ||
-      (mtimes[i - 1] === mtimes[i] && comparePaths(mine[i - 1], mine[i]) < 0)
+      (mtimes[i - 1] === mtimes[i] && byCodeUnits(mine[i - 1], mine[i]) < 0)
     if (!ok) throw new Error(`${w.name}: not newest first at ${mine[i - 1]} / ${mine[i]}`)
   }
   return `${mine.length} files`

@@ -693,8 +693,14 @@ pub fn cmp_paths(a: &str, b: &str) -> Ordering {
 /// JavaScript's default string order: by UTF-16 code units. It is byte order except where a
 /// character at or past U+E000 meets one past U+FFFF (a surrogate pair sorts before U+E000).
 pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
-    let mut at = common_prefix(a.as_bytes(), b.as_bytes());
-    match (a.as_bytes().get(at), b.as_bytes().get(at)) {
+    cmp_utf16_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`cmp_utf16`] on the bytes of two strings (UTF-8; a byte that is not is compared as
+/// U+FFFD would be, in the one case where the byte order is not the answer).
+pub fn cmp_utf16_bytes(a: &[u8], b: &[u8]) -> Ordering {
+    let mut at = common_prefix(a, b);
+    match (a.get(at), b.get(at)) {
         // Byte order is code point order, and the two orders differ only between a character
         // led by 0xEE/0xEF (U+E000–U+FFFF) and one led by 0xF0–0xF4 (past U+FFFF). Bytes that
         // differ below 0xEE are a continuation byte (same lead, same length) or a lead outside
@@ -703,10 +709,15 @@ pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
         (Some(_), Some(_)) => {}
         _ => return a.len().cmp(&b.len()),
     }
-    while !a.is_char_boundary(at) {
+    // Back to the start of the character that differs (its continuation bytes are shared).
+    while at > 0 && a[at] & 0xC0 == 0x80 {
         at -= 1;
     }
-    a[at..].encode_utf16().cmp(b[at..].encode_utf16())
+    let (a, b) = (
+        String::from_utf8_lossy(&a[at..]),
+        String::from_utf8_lossy(&b[at..]),
+    );
+    a.encode_utf16().cmp(b.encode_utf16())
 }
 
 /// [`cmp_paths`] on the paths' bytes.

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::bound::{floor_char_boundary, marker};
 use crate::call::Ctx;
-use crate::config::Config;
+use crate::config::{Config, Profile};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
 use crate::paths;
@@ -79,6 +79,7 @@ impl Tool for Glob {
         };
         let dir = walk::open_base(config, &base)?;
         let (walker, root) = Walk::new(config, &base.abs, dir, &options);
+        let ties = Ties::of(config);
         // Rows are keyed for sorting as they are found, on the walk's threads.
         let unkeyed: Mutex<Vec<Row>> = Mutex::new(Vec::new());
         let found = walk::collect_files(
@@ -89,7 +90,11 @@ impl Tool for Glob {
             || {
                 |entry: &mut FileEntry<'_>| {
                     let mtime = entry.meta().map_or(SystemTime::UNIX_EPOCH, |m| m.mtime);
-                    match key_row(rel_string(entry.take_rel()), mtime) {
+                    let path = rel_string(entry.take_rel());
+                    if ties == Ties::CodeUnits {
+                        return Some((path.into_bytes(), mtime));
+                    }
+                    match key_row(path, mtime) {
                         Ok(row) => Some(row),
                         Err(row) => {
                             unkeyed.lock().unwrap_or_else(|e| e.into_inner()).push(row);
@@ -105,8 +110,41 @@ impl Tool for Glob {
         let prefix = base.display_prefix();
         let unkeyed = unkeyed.into_inner().unwrap_or_else(|e| e.into_inner());
         let budget = config.max_output_bytes as usize;
+        if ties == Ties::CodeUnits {
+            if found.items.is_empty() {
+                return Ok(Output::text("(no matches)"));
+            }
+            let order = newest_first_utf16;
+            return Ok(write_rows(found.items, &prefix, budget, order, false).into());
+        }
         Ok(listing_rows(found.items, unkeyed, &prefix, budget).into())
     }
+}
+
+/// How paths of the same mtime are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ties {
+    /// Folder by folder (`a/x` before `a b`): a listing grouped by directory, the engine's.
+    Folders,
+    /// The whole paths as JavaScript compares strings (`a b` before `a/x`), as the contracts'
+    /// references sort (`ties by path`, CONTRACT.md "glob").
+    CodeUnits,
+}
+
+impl Ties {
+    fn of(config: &Config) -> Ties {
+        if config.contract_exact() || config.profile == Profile::Seed {
+            Ties::CodeUnits
+        } else {
+            Ties::Folders
+        }
+    }
+}
+
+/// Newest first, ties by path in UTF-16 code-unit order, on the paths' own bytes.
+fn newest_first_utf16(a: &Row, b: &Row) -> Ordering {
+    b.1.cmp(&a.1)
+        .then_with(|| walk::cmp_utf16_bytes(&a.0, &b.0))
 }
 
 /// A relative path as results show it: `/`-separated, invalid UTF-8 replaced.
@@ -313,6 +351,42 @@ mod tests {
         assert_eq!(
             glob(root, json!({"pattern": "*.zig"})).unwrap(),
             "(no matches)"
+        );
+    }
+
+    #[test]
+    fn ties_compare_whole_paths_at_the_contract_entries_and_folders_with_extras() {
+        // CONTRACT.md "glob": "newest mtime first (ties by path)"; the references compare the
+        // paths as JavaScript compares strings (UTF-16 code units).
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for rel in [
+            "a/x.rs",
+            "a.rs",
+            "a b.rs",
+            "a-c/z.rs",
+            "\u{E000}.rs",
+            "😀.rs",
+        ] {
+            touch(root, rel, 3_000);
+        }
+        let run = |c: Config| crate::testutil::call_text("glob", json!({"pattern": "**/*.rs"}), &c);
+        let exact = crate::testutil::config_at(root);
+        assert!(exact.contract_exact());
+        let code_units = "a b.rs\na-c/z.rs\na.rs\na/x.rs\n😀.rs\n\u{E000}.rs";
+        assert_eq!(run(exact.clone()).unwrap(), code_units);
+        let seed = Config {
+            profile: Profile::Seed,
+            ..exact.clone()
+        };
+        assert_eq!(run(seed).unwrap(), code_units);
+        let extras = Config {
+            extras: true,
+            ..exact
+        };
+        assert_eq!(
+            run(extras).unwrap(),
+            "a/x.rs\na b.rs\na-c/z.rs\na.rs\n\u{E000}.rs\n😀.rs"
         );
     }
 
