@@ -89,6 +89,41 @@ describe('lenient validation at the root', () => {
     expect(g.isError).toBe(false)
   })
 
+  it('reads a number from a string as ajv does: JavaScript Number(), whitespace and 0x too', async () => {
+    // CONTRACT-v0.5 §1: values are coerced (ajv `coerceTypes`: a string `s` with `s == +s`).
+    // Each expectation is ajv's own verdict on the advertised schema.
+    const Ajv = (await import('ajv')).default
+    const schema = tools.find((t) => t.name === 'read_file')?.inputSchema as object
+    const validate = new Ajv({ coerceTypes: true, strict: false }).compile(schema)
+    const { tools: t } = agent({ 'a.txt': 'l1\nl2\nl3\n' })
+    for (const offset of [
+      '2',
+      ' 2 ',
+      '2\n',
+      '\u00a02',
+      '0x2',
+      '0b10',
+      '0o2',
+      '.2e1',
+      '2.',
+      '+2',
+      '2.5',
+      '0x',
+      '2 3',
+      '1_0',
+      '',
+      'two',
+    ]) {
+      const data: Record<string, unknown> = { path: 'a.txt', offset, limit: 1 }
+      const valid = validate(data)
+      const r = await t.callTool('read_file', { path: 'a.txt', offset, limit: 1 })
+      expect(r.isError, JSON.stringify(offset)).toBe(!valid)
+      if (valid)
+        expect(r.text.split('\t')[0].trim(), JSON.stringify(offset)).toBe(String(data.offset))
+      else expect(envelope(r).message).toBe('data/offset must be integer')
+    }
+  })
+
   it('0 means the default for read_file.limit, grep.head_limit and bash.timeout_ms', async () => {
     const lines = Array.from({ length: 2500 }, (_, i) => `line ${i + 1}`).join('\n')
     const { tools: t } = agent({ 'big.txt': lines })

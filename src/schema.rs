@@ -273,12 +273,11 @@ mod lenient {
     /// ajv's `coerceTypes` conversion of `value` to `to`, or `None` when it does not convert.
     fn coerce(to: &str, value: &Value) -> Option<Value> {
         match (to, value) {
-            ("number" | "integer", Value::String(s)) => {
-                let t = s.trim();
-                if t.is_empty() || t != s {
-                    return None;
-                }
-                let n: f64 = t.parse().ok()?;
+            // ajv: a non-empty string `s` with `s == +s`, that is, JavaScript's `Number(s)` is
+            // not NaN (`" 12 "`, `"0x2"`, `"1e3"`, `" "` → 0). An infinite one is refused
+            // here, as no tool argument can hold it.
+            ("number" | "integer", Value::String(s)) if !s.is_empty() => {
+                let n = js_number(s)?;
                 if !n.is_finite() || (to == "integer" && n.fract() != 0.0) {
                     return None;
                 }
@@ -298,12 +297,72 @@ mod lenient {
         }
     }
 
+    /// A whole number as an integer (past `i64`, the nearest end of it: `1e21` is past every
+    /// count or offset either way), any other as a float.
     fn json_number(n: f64) -> Value {
-        if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        if n.fract() == 0.0 {
             Value::from(n as i64)
         } else {
             Value::from(n)
         }
+    }
+
+    /// JavaScript's `Number(s)` (StringToNumber): surrounding white space and line terminators
+    /// ignored, empty → 0, `0x`/`0o`/`0b` integers, decimal literals with an optional sign and
+    /// exponent, `Infinity`; `None` where JavaScript gives NaN.
+    pub(super) fn js_number(s: &str) -> Option<f64> {
+        let t = s.trim_matches(|c: char| {
+            matches!(c, '\u{9}'..='\u{D}' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}')
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
+                )
+        });
+        if t.is_empty() {
+            return Some(0.0);
+        }
+        let radix = match t.get(..2) {
+            Some("0x" | "0X") => 16,
+            Some("0o" | "0O") => 8,
+            Some("0b" | "0B") => 2,
+            _ => 10,
+        };
+        if radix != 10 {
+            let digits = &t[2..];
+            if digits.is_empty() {
+                return None;
+            }
+            return digits.chars().try_fold(0f64, |n, c| {
+                c.to_digit(radix)
+                    .map(|d| n * f64::from(radix) + f64::from(d))
+            });
+        }
+        let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
+        if unsigned == "Infinity" {
+            return Some(if t.starts_with('-') {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            });
+        }
+        // Digits with at most one `.` and at least one digit, then an optional exponent: the
+        // grammar Rust's parser also reads, without its `inf`/`nan` words.
+        let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+            Some(at) => (&unsigned[..at], Some(&unsigned[at + 1..])),
+            None => (unsigned, None),
+        };
+        let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
+        let dots = mantissa.bytes().filter(|&b| b == b'.').count();
+        if digits == 0 || digits + dots != mantissa.len() || dots > 1 {
+            return None;
+        }
+        if let Some(e) = exponent {
+            let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if e.is_empty() || !e.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+        }
+        t.parse().ok()
     }
 
     /// A bound as JavaScript prints it: `0`, not `0.0`.
@@ -549,6 +608,38 @@ mod tests {
     use super::*;
     use serde::Deserialize;
     use serde_json::json;
+
+    #[test]
+    fn strings_become_numbers_as_javascripts_number_reads_them() {
+        // ajv's coerceTypes (CONTRACT-v0.5 §1, "values are coerced") keeps `s` when `s == +s`;
+        // each expectation is Node's `Number(s)` (NaN as None).
+        for (s, n) in [
+            ("2", Some(2.0)),
+            (" 2 ", Some(2.0)),
+            ("2\n", Some(2.0)),
+            ("\u{A0}2\u{FEFF}", Some(2.0)),
+            (" ", Some(0.0)),
+            ("0x2", Some(2.0)),
+            ("0B10", Some(2.0)),
+            ("0o17", Some(15.0)),
+            ("-0x2", None),
+            ("0x", None),
+            ("1e21", Some(1e21)),
+            (".5e1", Some(5.0)),
+            ("5.", Some(5.0)),
+            ("+2", Some(2.0)),
+            ("-Infinity", Some(f64::NEG_INFINITY)),
+            ("inf", None),
+            ("NaN", None),
+            ("1_0", None),
+            ("1e", None),
+            (".", None),
+            ("2 3", None),
+            ("--2", None),
+        ] {
+            assert_eq!(lenient::js_number(s), n, "{s:?}");
+        }
+    }
 
     #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
     #[serde(deny_unknown_fields)]
