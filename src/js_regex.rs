@@ -134,25 +134,37 @@ impl JsRegex {
         haystack: &str,
         mut found: impl FnMut(&[Option<std::ops::Range<usize>>]) -> Option<()>,
     ) -> bool {
-        type Spans = Vec<Option<std::ops::Range<usize>>>;
-        let matches: Box<dyn Iterator<Item = Option<Spans>>> = match self {
-            JsRegex::Plain(re) => Box::new(
-                re.captures_iter(haystack)
-                    .map(|c| Some(c.iter().map(|m| m.map(|m| m.range())).collect())),
-            ),
-            JsRegex::Fancy(re) => Box::new(re.captures_iter(haystack).map(|c| {
-                c.ok()
-                    .map(|c| c.iter().map(|m| m.map(|m| m.range())).collect())
-            })),
-        };
-        for spans in matches {
-            // `None`: the backtracking engine gave up.
-            let Some(spans) = spans else {
-                return false;
+        // `String.prototype.replace` with `g`: each search starts where the last match ended
+        // (an empty match right after a non-empty one counts, which the engines' own iterators
+        // skip), one character further after an empty match.
+        let mut at = 0;
+        while at <= haystack.len() {
+            let spans: Vec<Option<std::ops::Range<usize>>> = match self {
+                JsRegex::Plain(re) => match re.captures_at(haystack, at) {
+                    Some(c) => c.iter().map(|m| m.map(|m| m.range())).collect(),
+                    None => break,
+                },
+                JsRegex::Fancy(re) => match re.captures_from_pos(haystack, at) {
+                    Ok(Some(c)) => c.iter().map(|m| m.map(|m| m.range())).collect(),
+                    Ok(None) => break,
+                    // The backtracking engine gave up.
+                    Err(_) => return false,
+                },
+            };
+            let Some(whole) = spans[0].clone() else {
+                break;
             };
             if found(&spans).is_none() {
                 break;
             }
+            at = if whole.is_empty() {
+                haystack[whole.end..]
+                    .chars()
+                    .next()
+                    .map_or(haystack.len() + 1, |c| whole.end + c.len_utf8())
+            } else {
+                whole.end
+            };
         }
         true
     }
@@ -197,6 +209,9 @@ const JS_SPACE: &str =
 /// JavaScript's `\w` and `\d` (ASCII), as class members.
 const JS_WORD: &str = "0-9A-Za-z_";
 const JS_DIGIT: &str = "0-9";
+/// V8's largest quantifier bound, which stands for infinity.
+const V8_INFINITY: u64 = (1 << 31) - 1;
+
 /// A class that matches nothing (JavaScript's `[]`, or a lone surrogate, which no text
 /// decoded from UTF-8 holds).
 const NOTHING: &str = r"[^\s\S]";
@@ -212,7 +227,7 @@ const NOTHING: &str = r"[^\s\S]";
 /// switch Unicode off inline as `(?-u:\b)` does.
 fn translate(src: &str, dot_all: bool, for_backtracking: bool) -> Result<Translated, &'static str> {
     let chars: Vec<char> = src.chars().collect();
-    let (captures, named) = scan_captures(&chars);
+    let (captures, numbered) = scan_captures(&chars);
     let mut p = Parser {
         chars,
         at: 0,
@@ -220,7 +235,8 @@ fn translate(src: &str, dot_all: bool, for_backtracking: bool) -> Result<Transla
         dot_all,
         for_backtracking,
         captures,
-        named,
+        named: !numbered.is_empty(),
+        numbered,
         names: Vec::new(),
         references: Vec::new(),
         backtracking: false,
@@ -235,10 +251,10 @@ fn translate(src: &str, dot_all: bool, for_backtracking: bool) -> Result<Transla
     })
 }
 
-/// How many capturing groups the whole pattern has, and whether any is named: V8's pre-scan,
-/// which decides what `\1` and `\k` mean wherever they stand.
-fn scan_captures(chars: &[char]) -> (usize, bool) {
-    let (mut count, mut named) = (0, false);
+/// How many capturing groups the whole pattern has, and the names of the named ones with their
+/// numbers: V8's pre-scan, which decides what `\1` and `\k` mean wherever they stand.
+fn scan_captures(chars: &[char]) -> (usize, Vec<(String, usize)>) {
+    let (mut count, mut names) = (0, Vec::new());
     let mut i = 0;
     while i < chars.len() {
         match chars[i] {
@@ -257,13 +273,14 @@ fn scan_captures(chars: &[char]) -> (usize, bool) {
                 && !matches!(chars.get(i + 3), Some('=' | '!')) =>
             {
                 count += 1;
-                named = true;
+                let name = chars[i + 3..].iter().take_while(|&&c| c != '>').collect();
+                names.push((name, count));
             }
             _ => {}
         }
         i += 1;
     }
-    (count, named)
+    (count, names)
 }
 
 /// What an atom was, for the quantifier that may follow it.
@@ -297,6 +314,8 @@ struct Parser {
     for_backtracking: bool,
     captures: usize,
     named: bool,
+    /// Each named group's name and number, from the pre-scan.
+    numbered: Vec<(String, usize)>,
     /// Group names defined so far, and names `\k<…>` referred to.
     names: Vec<String>,
     references: Vec<String>,
@@ -437,7 +456,8 @@ impl Parser {
                 n = n.saturating_mul(10).saturating_add(u64::from(d));
                 *i += 1;
             }
-            (*i > start).then_some(n)
+            // V8 clamps a bound to its infinity (2³¹ − 1).
+            (*i > start).then_some(n.min(V8_INFINITY))
         };
         let min = number(&mut i)?;
         let max = if self.chars.get(i) == Some(&',') {
@@ -466,6 +486,14 @@ impl Parser {
         if !matches!(c, '*' | '+' | '?') && braces.is_none() {
             return Ok(());
         }
+        // V8 refuses a quantifier after `^ $ \b \B` first, then one out of order, then one
+        // after a look-behind.
+        if atom == Atom::Assertion {
+            return Err("Nothing to repeat");
+        }
+        if braces.is_some_and(|(min, max, _)| max.is_some_and(|max| max < min)) {
+            return Err("numbers out of order in {} quantifier");
+        }
         match atom {
             Atom::Assertion => return Err("Nothing to repeat"),
             Atom::LookBehind => return Err("Invalid quantifier"),
@@ -487,8 +515,17 @@ impl Parser {
         }
         match braces {
             Some((min, max, end)) => {
-                if max.is_some_and(|max| max < min) {
-                    return Err("numbers out of order in {} quantifier");
+                // An infinite bound: at least 2³¹ − 1 repetitions never fit in a text here, at
+                // most that many is no bound at all.
+                let max = max.filter(|&max| max < V8_INFINITY);
+                if min >= V8_INFINITY {
+                    self.out.push_str("{0}");
+                    self.out.push_str(NOTHING);
+                    self.at = end;
+                    if self.peek(0) == Some('?') {
+                        self.at += 1;
+                    }
+                    return Ok(());
                 }
                 let _ = match max {
                     Some(max) if max == min => write!(self.out, "{{{min}}}"),
@@ -537,7 +574,8 @@ impl Parser {
                 if n <= self.captures {
                     self.at = i;
                     self.backtracking = true;
-                    let _ = write!(self.out, r"\{n}");
+                    // An unset group matches empty in JavaScript; fancy-regex fails there.
+                    let _ = write!(self.out, r"(?({n})\{n}|)");
                 } else if c >= '8' {
                     push_literal(&mut self.out, c);
                 } else {
@@ -553,7 +591,14 @@ impl Parser {
                 }
                 self.at += 1;
                 let name = self.group_name()?;
-                let _ = write!(self.out, r"\k<{name}>");
+                // By number (the group may come later, which fancy-regex cannot name), and
+                // empty while the group is unset, as in JavaScript.
+                let n = self
+                    .numbered
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map_or(0, |(_, i)| *i);
+                let _ = write!(self.out, r"(?({n})\{n}|)");
                 self.references.push(name);
                 self.backtracking = true;
                 return Ok(Atom::Quantifiable);
@@ -611,17 +656,17 @@ impl Parser {
             },
             'u' => match self.hex(4) {
                 Some(high @ 0xD800..=0xDBFF) => {
+                    let before = self.at;
                     let pair = (self.peek(0) == Some('\\') && self.peek(1) == Some('u'))
                         .then(|| {
                             self.at += 2;
-                            self.hex(4)
-                                .filter(|low| (0xDC00..=0xDFFF).contains(low))
-                                .or_else(|| {
-                                    self.at -= 2;
-                                    None
-                                })
+                            self.hex(4).filter(|low| (0xDC00..=0xDFFF).contains(low))
                         })
                         .flatten();
+                    if pair.is_none() {
+                        // Not a pair: the next escape is read on its own.
+                        self.at = before;
+                    }
                     match pair {
                         Some(low) => format!(
                             r"\x{{{:X}}}",
@@ -864,6 +909,9 @@ mod tests {
             ("[a--b]", "Range out of order in character class"),
             ("a{2,1}", "numbers out of order in {} quantifier"),
             ("a{2,1}b{", "numbers out of order in {} quantifier"),
+            ("(?=b){2,1}b", "numbers out of order in {} quantifier"),
+            ("(?<=a){2,1}b", "numbers out of order in {} quantifier"),
+            (r"\b{2,1}", "Nothing to repeat"),
             ("(?<a>x)(?<a>y)", "Duplicate capture group name"),
             ("(?<a>x)(?<a>y", "Unterminated group"),
             ("(?<a>x)(?<a>y)*?*", "Duplicate capture group name"),
@@ -906,6 +954,14 @@ mod tests {
             (r"\101", "A", true),
             (r"\0", "\0", true),
             (r"(a)\1", "aa", true),
+            (r"^(?:(a)|b)\1c$", "bc", true),
+            (r"^\1(a)$", "a", true),
+            (r"^(a\1)$", "a", true),
+            (r"^(a)|\1b$", "b", true),
+            (r"^\k<n>(?<n>a)$", "a", true),
+            (r"^(?<n>a)\k<n>$", "aa", true),
+            (r"^(?<n>a)\k<n>$", "a", false),
+            (r"^(?<m>b)?(?<n>a)\k<n>\k<m>$", "aa", true),
             (r"(a)\10", "a\u{8}", true),
             (r"\c", "\\c", true),
             (r"\cJ", "\n", true),
@@ -932,6 +988,12 @@ mod tests {
             ("(?!a){1}b", "b", true),
             ("(?<é>x)", "x", true),
             ("a#b", "a#b", true),
+            (r"[\uD83D\u0041]", "A", true),
+            (r"[\uD83D\u0041]", "4", false),
+            (r"\uD83D\u0041", "A", false),
+            ("^a{99999999999999999999}", "aaa", false),
+            ("^a{0,99999999999999999999}$", "aaa", true),
+            ("^a{2147483648,2147483647}", "aaa", false),
             // `\b` stays ASCII on the backtracking engine too.
             (r"\bé(?=x)", "éx", false),
             (r"\bab(?=c)\b", "abc", false),

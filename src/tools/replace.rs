@@ -584,6 +584,12 @@ mod tests {
         assert_eq!(js_replace("ab", "(a)b", "$<x>"), "$<x>");
         assert_eq!(js_replace("ab", "(?<x>a)b", "${x}"), "${x}");
         assert_eq!(js_replace("ab", "a", "$"), "$b");
+        // A global search resumes where the last match ended: an empty match right after a
+        // non-empty one counts, as in `"aab".replace(/a*(?=b)/g, "X")`.
+        assert_eq!(js_replace("aab", "a*(?=b)", "X"), "XXb");
+        assert_eq!(js_replace("ab", r"\b|b", "$$"), "$a$$");
+        assert_eq!(js_replace("ab", "(?=b)|b", "X"), "aXb");
+        assert_eq!(js_replace("a b", r"\b", "|"), "|a| |b|");
         assert_eq!(
             js_replace("abcdefghij", "(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)", "$10-$1"),
             "j-a"
