@@ -82,6 +82,20 @@ pub fn compile(pattern: &str, flags: Flags) -> Result<JsRegex, String> {
         .map_err(|e| refused(&e.to_string()))
 }
 
+/// For a pattern that starts with an inline flag group (`(?i)`, `(?ms:`), which other regex
+/// dialects have and JavaScript does not: a word saying so, to add to the refusal where the
+/// contract's exact text is not required.
+pub fn inline_flags_hint(pattern: &str) -> Option<&'static str> {
+    let rest = pattern.strip_prefix("(?")?;
+    let flags = rest.len()
+        - rest
+            .trim_start_matches(['i', 'm', 's', 'x', 'u', '-'])
+            .len();
+    let after = rest[flags..].chars().next();
+    (flags > 0 && matches!(after, Some(')' | ':')))
+        .then_some("JavaScript regular expressions have no inline flags such as (?i)")
+}
+
 /// V8's message for a pattern it refuses.
 fn refusal(pattern: &str, flags: Flags, reason: &str) -> String {
     format!(
@@ -1003,6 +1017,16 @@ mod tests {
             let re =
                 compile(pattern, Flags::default()).unwrap_or_else(|e| panic!("{pattern}: {e}"));
             assert_eq!(re.is_match(text), Some(js), "{pattern} on {text:?}");
+        }
+    }
+
+    #[test]
+    fn inline_flags_get_a_hint() {
+        for p in ["(?i)ready", "(?ms:a.b)", "(?-i)x"] {
+            assert!(inline_flags_hint(p).is_some(), "{p}");
+        }
+        for p in ["(?:a)", "(?=a)", "(?<n>a)", "ready", "(?)"] {
+            assert!(inline_flags_hint(p).is_none(), "{p}");
         }
     }
 

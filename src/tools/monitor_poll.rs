@@ -80,10 +80,16 @@ pub(super) fn compile(src: &str, field: &str, exact: bool) -> ToolResult<JsRegex
     js_regex::compile(src, Flags::default()).map_err(|reason| {
         let e = ToolError::invalid_input(format!("Invalid {field} regex: {reason}"));
         if exact {
-            e.with(field, src)
-        } else {
-            e.with("field", field)
+            return e.with(field, src);
         }
+        let e = match js_regex::inline_flags_hint(src) {
+            Some(hint) => ToolError::invalid_input(format!(
+                "{}. {hint}; match both cases with a class instead, e.g. [Rr]eady.",
+                e.message
+            )),
+            None => e,
+        };
+        e.with("field", field)
     })
 }
 
@@ -137,5 +143,13 @@ mod tests {
             e.message,
             "Invalid ready_when regex: Invalid regular expression: /(/: Unterminated group"
         );
+        // An inline flag: V8's text alone at the root, with a way out beyond it.
+        let e = compile("(?i)ready", "ready_when", true).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Invalid ready_when regex: Invalid regular expression: /(?i)ready/: Invalid group"
+        );
+        let e = compile("(?i)ready", "ready_when", false).unwrap_err();
+        assert!(e.message.ends_with("Invalid group. JavaScript regular expressions have no inline flags such as (?i); match both cases with a class instead, e.g. [Rr]eady."), "{}", e.message);
     }
 }

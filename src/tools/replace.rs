@@ -99,7 +99,16 @@ pub fn run_replace(
         &args.pattern,
         args.ignore_case.unwrap_or(false),
         args.multiline.unwrap_or(false),
-    )?;
+    )
+    .map_err(|e| match js_regex::inline_flags_hint(&args.pattern) {
+        // Beyond the contract's exact text: say what to pass instead.
+        Some(hint) if !config.contract_exact() => ToolError::invalid_input(format!(
+            "{}. {hint}; pass ignore_case: true (or multiline: true) instead.",
+            e.message
+        ))
+        .with("pattern", args.pattern.as_str()),
+        _ => e,
+    })?;
     let template = Template::parse(&args.replacement, &re.groups());
     let raw = path_arg.unwrap_or(".");
     let base = paths::resolve(config, raw)?;
@@ -771,6 +780,26 @@ mod tests {
             run(args("x", "x", Some("src"), None, false)).unwrap().0,
             "(no matches)"
         );
+        // An inline flag: the contract's text at the root, a way out with `extras`.
+        let e = run(args("(?i)x", "y", Some("src"), None, true)).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Invalid regex: Invalid regular expression: /(?i)x/g: Invalid group"
+        );
+        let extras = Config {
+            extras: true,
+            ..c.clone()
+        };
+        let e = run_replace(
+            args("(?i)x", "y", Some("src"), None, true),
+            &extras,
+            &|| false,
+        )
+        .unwrap_err();
+        assert!(e
+            .message
+            .ends_with("pass ignore_case: true (or multiline: true) instead."));
+        assert_eq!(e.fields["pattern"], "(?i)x");
     }
 
     #[cfg(unix)]
