@@ -249,7 +249,6 @@ fn translate(src: &str, dot_all: bool, for_backtracking: bool) -> Result<Transla
         dot_all,
         for_backtracking,
         captures,
-        named: !numbered.is_empty(),
         numbered,
         names: Vec::new(),
         references: Vec::new(),
@@ -327,7 +326,6 @@ struct Parser {
     dot_all: bool,
     for_backtracking: bool,
     captures: usize,
-    named: bool,
     /// Each named group's name and number, from the pre-scan.
     numbered: Vec<(String, usize)>,
     /// Group names defined so far, and names `\k<…>` referred to.
@@ -339,6 +337,11 @@ struct Parser {
 impl Parser {
     fn peek(&self, ahead: usize) -> Option<char> {
         self.chars.get(self.at + ahead).copied()
+    }
+
+    /// Whether the pattern has named groups, which makes `\k` a reference.
+    fn named(&self) -> bool {
+        !self.numbered.is_empty()
     }
 
     /// The whole pattern: alternatives of terms, each term an atom and its quantifier.
@@ -430,9 +433,8 @@ impl Parser {
             }
             _ => return Err("Invalid group"),
         };
-        if skip == 3 || opening != "(?:" {
-            self.backtracking = true;
-        }
+        // Look-around needs the backtracking engine.
+        self.backtracking |= group != Group::Plain;
         self.at += skip;
         self.out.push_str(opening);
         Ok(group)
@@ -489,73 +491,55 @@ impl Parser {
 
     /// The quantifier after an atom, if any, with its lazy `?`.
     fn quantifier(&mut self, atom: Atom) -> Result<(), &'static str> {
-        let Some(c) = self.peek(0) else {
-            return Ok(());
+        let (min, max, end) = match self.peek(0) {
+            Some('*') => (0, None, self.at + 1),
+            Some('+') => (1, None, self.at + 1),
+            Some('?') => (0, Some(1), self.at + 1),
+            Some('{') => match self.quantifier_braces(self.at) {
+                Some(q) => q,
+                None => return Ok(()),
+            },
+            _ => return Ok(()),
         };
-        let braces = if c == '{' {
-            self.quantifier_braces(self.at)
-        } else {
-            None
-        };
-        if !matches!(c, '*' | '+' | '?') && braces.is_none() {
-            return Ok(());
-        }
         // V8 refuses a quantifier after `^ $ \b \B` first, then one out of order, then one
         // after a look-behind.
         if atom == Atom::Assertion {
             return Err("Nothing to repeat");
         }
-        if braces.is_some_and(|(min, max, _)| max.is_some_and(|max| max < min)) {
+        if max.is_some_and(|max| max < min) {
             return Err("numbers out of order in {} quantifier");
         }
-        match atom {
-            Atom::Assertion => return Err("Nothing to repeat"),
-            Atom::LookBehind => return Err("Invalid quantifier"),
-            Atom::LookAhead(start) => {
-                // Repeating an assertion is the assertion once, or, when zero times may do,
-                // the assertion or nothing.
-                let min = braces.map_or(u64::from(c == '+'), |(min, _, _)| min);
-                if min == 0 {
-                    self.out.insert_str(start, "(?:");
-                    self.out.push_str("|)");
-                }
-                self.at = braces.map_or(self.at + 1, |(_, _, end)| end);
-                if self.peek(0) == Some('?') {
-                    self.at += 1;
-                }
-                return Ok(());
-            }
-            Atom::Quantifiable => {}
+        if atom == Atom::LookBehind {
+            return Err("Invalid quantifier");
         }
-        match braces {
-            Some((min, max, end)) => {
-                // An infinite bound: at least 2³¹ − 1 repetitions never fit in a text here, at
-                // most that many is no bound at all.
-                let max = max.filter(|&max| max < V8_INFINITY);
-                if min >= V8_INFINITY {
-                    self.out.push_str("{0}");
-                    self.out.push_str(NOTHING);
-                    self.at = end;
-                    if self.peek(0) == Some('?') {
-                        self.at += 1;
-                    }
-                    return Ok(());
-                }
-                let _ = match max {
-                    Some(max) if max == min => write!(self.out, "{{{min}}}"),
-                    Some(max) => write!(self.out, "{{{min},{max}}}"),
-                    None => write!(self.out, "{{{min},}}"),
-                };
-                self.at = end;
-            }
-            None => {
-                self.out.push(c);
-                self.at += 1;
-            }
-        }
-        if self.peek(0) == Some('?') {
-            self.out.push('?');
+        self.at = end;
+        let lazy = self.peek(0) == Some('?');
+        if lazy {
             self.at += 1;
+        }
+        if let Atom::LookAhead(start) = atom {
+            // Repeating an assertion is the assertion once, or, when zero times may do, the
+            // assertion or nothing (the engines here cannot repeat one).
+            if min == 0 {
+                self.out.insert_str(start, "(?:");
+                self.out.push_str("|)");
+            }
+            return Ok(());
+        }
+        // An infinite bound: at least 2³¹ − 1 repetitions never fit in a text here, at most
+        // that many is no bound at all.
+        if min >= V8_INFINITY {
+            self.out.push_str("{0}");
+            self.out.push_str(NOTHING);
+            return Ok(());
+        }
+        let _ = match max.filter(|&max| max < V8_INFINITY) {
+            Some(max) if max == min => write!(self.out, "{{{min}}}"),
+            Some(max) => write!(self.out, "{{{min},{max}}}"),
+            None => write!(self.out, "{{{min},}}"),
+        };
+        if lazy {
+            self.out.push('?');
         }
         Ok(())
     }
@@ -599,7 +583,7 @@ impl Parser {
                 }
                 return Ok(Atom::Quantifiable);
             }
-            'k' if self.named => {
+            'k' if self.named() => {
                 if self.peek(0) != Some('<') {
                     return Err("Invalid named reference");
                 }
@@ -619,39 +603,41 @@ impl Parser {
             }
             _ => {
                 self.at -= 1;
-                self.character_escape(false);
+                self.character_escape(false).push_to(&mut self.out);
                 return Ok(Atom::Quantifiable);
             }
         }
         Ok(Atom::Assertion)
     }
 
-    /// An escape that stands for characters (`at` on the character after the `\`), written
-    /// out as a class or a class's members (`in_class`).
-    fn character_escape(&mut self, in_class: bool) {
+    /// An escape that stands for characters (`at` on the character after the `\`): one
+    /// character, or the text of a class (a class's members `in_class`).
+    fn character_escape(&mut self, in_class: bool) -> Escaped {
         let Some(c) = self.peek(0) else {
-            return;
+            return Escaped::Text(String::new());
         };
         self.at += 1;
-        let members = |negated: bool, set: &str| match (negated, in_class) {
-            (false, true) => set.to_string(),
-            (false, false) => format!("[{set}]"),
-            (true, _) => format!("[^{set}]"),
+        let members = |negated: bool, set: &str| {
+            Escaped::Text(match (negated, in_class) {
+                (false, true) => set.to_string(),
+                (false, false) => format!("[{set}]"),
+                (true, _) => format!("[^{set}]"),
+            })
         };
-        let text = match c {
+        let char_of = |v: u32| Escaped::Char(char::from_u32(v).unwrap_or('\u{FFFD}'));
+        match c {
             'd' | 'D' => members(c == 'D', JS_DIGIT),
             'w' | 'W' => members(c == 'W', JS_WORD),
             's' | 'S' => members(c == 'S', JS_SPACE),
-            'f' => r"\f".to_string(),
-            'n' => r"\n".to_string(),
-            'r' => r"\r".to_string(),
-            't' => r"\t".to_string(),
-            'v' => r"\x0B".to_string(),
-            'b' if in_class => r"\x08".to_string(),
+            'f' => Escaped::Char('\u{C}'),
+            'n' => Escaped::Char('\n'),
+            'r' => Escaped::Char('\r'),
+            't' => Escaped::Char('\t'),
+            'v' => Escaped::Char('\u{B}'),
+            'b' if in_class => Escaped::Char('\u{8}'),
             '0'..='7' if in_class || c == '0' => {
                 self.at -= 1;
-                let value = self.octal();
-                return push_literal(&mut self.out, value);
+                Escaped::Char(self.octal())
             }
             'c' => match self.peek(0) {
                 Some(l)
@@ -659,15 +645,12 @@ impl Parser {
                         || (in_class && (l.is_ascii_digit() || l == '_')) =>
                 {
                     self.at += 1;
-                    format!(r"\x{:02X}", u32::from(l) % 32)
+                    char_of(u32::from(l) % 32)
                 }
                 // Not a control escape: the backslash itself is literal, then `c`.
-                _ => r"\\c".to_string(),
+                _ => Escaped::Text(r"\\c".to_string()),
             },
-            'x' => match self.hex(2) {
-                Some(v) => format!(r"\x{{{v:X}}}"),
-                None => "x".to_string(),
-            },
+            'x' => self.hex(2).map_or(Escaped::Char('x'), char_of),
             'u' => match self.hex(4) {
                 Some(high @ 0xD800..=0xDBFF) => {
                     let before = self.at;
@@ -677,32 +660,24 @@ impl Parser {
                             self.hex(4).filter(|low| (0xDC00..=0xDFFF).contains(low))
                         })
                         .flatten();
-                    if pair.is_none() {
-                        // Not a pair: the next escape is read on its own.
-                        self.at = before;
-                    }
                     match pair {
-                        Some(low) => format!(
-                            r"\x{{{:X}}}",
-                            0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                        ),
-                        None => NOTHING.to_string(),
+                        Some(low) => char_of(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)),
+                        None => {
+                            // Not a pair: the next escape is read on its own.
+                            self.at = before;
+                            Escaped::Text(NOTHING.to_string())
+                        }
                     }
                 }
                 // A lone surrogate never matches text decoded from UTF-8 (in a class: a member
                 // that adds nothing).
-                Some(0xDC00..=0xDFFF) => NOTHING.to_string(),
-                Some(v) => format!(r"\x{{{v:X}}}"),
-                None => "u".to_string(),
+                Some(0xDC00..=0xDFFF) => Escaped::Text(NOTHING.to_string()),
+                Some(v) => char_of(v),
+                None => Escaped::Char('u'),
             },
             // Everything else is the character itself (identity escapes: `\/`, `\-`, `\a`).
-            c => {
-                let mut literal = String::new();
-                push_literal(&mut literal, c);
-                literal
-            }
-        };
-        self.out.push_str(&text);
+            c => Escaped::Char(c),
+        }
     }
 
     /// A legacy octal escape from `at` (on its first digit): at most three digits, at most
@@ -745,24 +720,23 @@ impl Parser {
         }
         let mut body = String::new();
         loop {
-            let (first, first_text) = self.class_atom()?;
+            let first = self.class_atom()?;
             if self.peek(0) == Some('-') && self.peek(1).is_some_and(|c| c != ']') {
                 self.at += 1;
-                let (second, second_text) = self.class_atom()?;
-                match (first, second) {
-                    (Some(a), Some(b)) if a > b => {
+                let second = self.class_atom()?;
+                let dash = match (&first, &second) {
+                    (Escaped::Char(a), Escaped::Char(b)) if a > b => {
                         return Err("Range out of order in character class")
                     }
-                    (Some(_), Some(_)) => {
-                        let _ = write!(body, "{first_text}-{second_text}");
-                    }
-                    // A class escape at either end: the `-` is literal (Annex B).
-                    _ => {
-                        let _ = write!(body, r"{first_text}\-{second_text}");
-                    }
-                }
+                    (Escaped::Char(_), Escaped::Char(_)) => "-",
+                    // A class escape (`\d`) at either end: the `-` is literal (Annex B).
+                    _ => r"\-",
+                };
+                first.push_to(&mut body);
+                body.push_str(dash);
+                second.push_to(&mut body);
             } else {
-                body.push_str(&first_text);
+                first.push_to(&mut body);
             }
             if self.peek(0) == Some(']') {
                 self.at += 1;
@@ -773,59 +747,47 @@ impl Parser {
         Ok(())
     }
 
-    /// One class member: the character it is (`None` for a class escape such as `\d`, or a
-    /// lone surrogate) and its text.
-    fn class_atom(&mut self) -> Result<(Option<char>, String), &'static str> {
+    /// One class member.
+    fn class_atom(&mut self) -> Result<Escaped, &'static str> {
         let c = self.peek(0).ok_or("Unterminated character class")?;
         self.at += 1;
         if c != '\\' {
-            let mut text = String::new();
-            push_literal(&mut text, c);
-            return Ok((Some(c), text));
+            return Ok(Escaped::Char(c));
         }
         match self.peek(0) {
-            None => return Err("\\ at end of pattern"),
+            None => Err("\\ at end of pattern"),
             // With named groups `\k` is a reference, which a class cannot hold.
-            Some('k') if self.named => return Err("Invalid escape"),
-            _ => {}
-        }
-        let outer = std::mem::take(&mut self.out);
-        let before = self.at;
-        self.character_escape(true);
-        let text = std::mem::replace(&mut self.out, outer);
-        let class = matches!(self.chars[before], 'd' | 'D' | 'w' | 'W' | 's' | 'S');
-        let value = if class || text == NOTHING {
-            None
-        } else {
-            escaped_value(&text)
-        };
-        Ok((value, text))
-    }
-}
-
-/// The character an escape's translated text stands for (`\x{41}` → `A`, `\n` → newline).
-fn escaped_value(text: &str) -> Option<char> {
-    let hex = |s: &str| u32::from_str_radix(s, 16).ok().and_then(char::from_u32);
-    match text {
-        r"\f" => Some('\u{C}'),
-        r"\n" => Some('\n'),
-        r"\r" => Some('\r'),
-        r"\t" => Some('\t'),
-        r"\\c" => None,
-        _ if text.starts_with(r"\x{") => hex(text.trim_start_matches(r"\x{").trim_end_matches('}')),
-        _ if text.starts_with(r"\x") => hex(&text[2..]),
-        _ => {
-            let mut chars = text.chars();
-            match (chars.next(), chars.next(), chars.next()) {
-                (Some('\\'), Some(c), None) | (Some(c), None, None) => Some(c),
-                _ => None,
-            }
+            Some('k') if self.named() => Err("Invalid escape"),
+            _ => Ok(self.character_escape(true)),
         }
     }
 }
 
-/// Appends `c` as a literal of the `regex` crate (escaped where it is a meta character).
+/// What a character escape stands for.
+enum Escaped {
+    /// One character.
+    Char(char),
+    /// Pattern text: a class or a class's members, or characters that are not one escape
+    /// (`\c` not followed by a letter is a backslash and a `c`).
+    Text(String),
+}
+
+impl Escaped {
+    fn push_to(&self, out: &mut String) {
+        match self {
+            Escaped::Char(c) => push_literal(out, *c),
+            Escaped::Text(text) => out.push_str(text),
+        }
+    }
+}
+
+/// Appends `c` as a literal of the `regex` crate: escaped where it is a meta character, by
+/// its code where it is a control character.
 fn push_literal(out: &mut String, c: char) {
+    if c.is_control() {
+        let _ = write!(out, r"\x{{{:X}}}", u32::from(c));
+        return;
+    }
     if regex_syntax::is_meta_character(c) {
         out.push('\\');
     }

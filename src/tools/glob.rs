@@ -110,14 +110,7 @@ impl Tool for Glob {
         let prefix = base.display_prefix();
         let unkeyed = unkeyed.into_inner().unwrap_or_else(|e| e.into_inner());
         let budget = config.max_output_bytes as usize;
-        if ties == Ties::CodeUnits {
-            if found.items.is_empty() {
-                return Ok(Output::text("(no matches)"));
-            }
-            let order = newest_first_utf16;
-            return Ok(write_rows(found.items, &prefix, budget, order, false).into());
-        }
-        Ok(listing_rows(found.items, unkeyed, &prefix, budget).into())
+        Ok(listing_rows(found.items, unkeyed, &prefix, budget, ties).into())
     }
 }
 
@@ -189,7 +182,7 @@ fn listing(files: Vec<(String, SystemTime)>, prefix: &str, budget: usize) -> Str
             Err(row) => unkeyed.push(row),
         }
     }
-    listing_rows(keyed, unkeyed, prefix, budget)
+    listing_rows(keyed, unkeyed, prefix, budget, Ties::Folders)
 }
 
 /// A path made a sort key. Sorting is mostly comparing paths, so each path's bytes are keyed
@@ -207,10 +200,20 @@ fn key_row(path: String, mtime: SystemTime) -> Result<Row, Row> {
     Ok((key, mtime))
 }
 
-/// [`listing`] of rows keyed by [`key_row`] (`keyed`) and those it could not key.
-fn listing_rows(mut keyed: Vec<Row>, unkeyed: Vec<Row>, prefix: &str, budget: usize) -> String {
+/// [`listing`] of rows keyed by [`key_row`] (`keyed`) and those it could not key; with
+/// [`Ties::CodeUnits`] no row is keyed (`keyed` holds the paths' own bytes).
+fn listing_rows(
+    mut keyed: Vec<Row>,
+    unkeyed: Vec<Row>,
+    prefix: &str,
+    budget: usize,
+    ties: Ties,
+) -> String {
     if keyed.is_empty() && unkeyed.is_empty() {
         return "(no matches)".to_string();
+    }
+    if ties == Ties::CodeUnits {
+        return write_rows(keyed, prefix, budget, newest_first_utf16, false);
     }
     if unkeyed.is_empty() {
         return write_rows(keyed, prefix, budget, newest_first_keyed, true);

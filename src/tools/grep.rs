@@ -548,10 +548,12 @@ impl Query {
         if multiline {
             builder.dot_matches_new_line(true).line_terminator(None);
         }
-        // The reference's in-process path (no `rg`) compiles a JavaScript `RegExp`, flags `i`
-        // or none, `gms`/`gmsi` when multiline (CONTRACT-v0.5-wording §1): the pattern is read
-        // as JavaScript reads it, and refused with V8's message.
-        let in_process = config.contract_exact() && !config.ripgrep_available;
+        let exact = config.contract_exact();
+        // The reference's in-process path (no `rg`). It compiles a JavaScript `RegExp`, flags
+        // `i` or none, `gms`/`gmsi` when multiline, so the pattern is read as JavaScript reads
+        // it and refused with V8's message; its NUL check spares no UTF-16 file, and it decodes
+        // CR to LF (CONTRACT-v0.5-wording §1).
+        let in_process = exact && !config.ripgrep_available;
         let pattern = if in_process {
             let flags = js_regex::Flags {
                 global: multiline,
@@ -576,7 +578,7 @@ impl Query {
         // The syntax check first: its message quotes the pattern exactly as given (grep-regex
         // reports errors on its own wrapped form of it).
         if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(&pattern) {
-            if config.contract_exact() {
+            if exact {
                 return Err(contract_regex_error(config, &args.pattern, &e, e.kind()));
             }
             return Err(
@@ -589,7 +591,7 @@ impl Query {
             if let Some(err) = crate::pattern::compile_error(&e.to_string(), "pattern") {
                 return err;
             }
-            if config.contract_exact() {
+            if exact {
                 let mut text = e.to_string();
                 let kind = text.rsplit("error: ").next().unwrap_or(&text).trim().to_string();
                 if text.contains("is not allowed in a regex") {
@@ -613,10 +615,6 @@ impl Query {
             usize::try_from(side.or(args.context).unwrap_or(0)).unwrap_or(usize::MAX)
         };
         let newest = config.profile == Profile::Current;
-        let exact = config.contract_exact();
-        // The reference's in-process path (no `rg`): its NUL check spares no UTF-16 file, and
-        // it decodes CR to LF (CONTRACT-v0.5-wording §1, "Text that is not valid UTF-8").
-        let in_process = exact && !config.ripgrep_available;
         Ok(Query {
             matcher,
             mode: args.output_mode,

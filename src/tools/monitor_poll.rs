@@ -78,17 +78,14 @@ impl Tool for MonitorPoll {
 /// `field` naming the argument.
 pub(super) fn compile(src: &str, field: &str, exact: bool) -> ToolResult<JsRegex> {
     js_regex::compile(src, Flags::default()).map_err(|reason| {
-        let e = ToolError::invalid_input(format!("Invalid {field} regex: {reason}"));
+        let mut e = ToolError::invalid_input(format!("Invalid {field} regex: {reason}"));
         if exact {
             return e.with(field, src);
         }
-        let e = match js_regex::inline_flags_hint(src) {
-            Some(hint) => ToolError::invalid_input(format!(
-                "{}. {hint}; match both cases with a class instead, e.g. [Rr]eady.",
-                e.message
-            )),
-            None => e,
-        };
+        if let Some(hint) = js_regex::inline_flags_hint(src) {
+            e.message +=
+                &format!(". {hint}; match both cases with a class instead, e.g. [Rr]eady.");
+        }
         e.with("field", field)
     })
 }

@@ -100,14 +100,16 @@ pub fn run_replace(
         args.ignore_case.unwrap_or(false),
         args.multiline.unwrap_or(false),
     )
-    .map_err(|e| match js_regex::inline_flags_hint(&args.pattern) {
+    .map_err(|mut e| {
         // Beyond the contract's exact text: say what to pass instead.
-        Some(hint) if !config.contract_exact() => ToolError::invalid_input(format!(
-            "{}. {hint}; pass ignore_case: true (or multiline: true) instead.",
-            e.message
-        ))
-        .with("pattern", args.pattern.as_str()),
-        _ => e,
+        match js_regex::inline_flags_hint(&args.pattern) {
+            Some(hint) if !config.contract_exact() => {
+                e.message +=
+                    &format!(". {hint}; pass ignore_case: true (or multiline: true) instead.");
+            }
+            _ => {}
+        }
+        e
     })?;
     let template = Template::parse(&args.replacement, &re.groups());
     let raw = path_arg.unwrap_or(".");
