@@ -647,8 +647,12 @@ impl Parser {
                     self.at += 1;
                     char_of(u32::from(l) % 32)
                 }
-                // Not a control escape: the backslash itself is literal, then `c`.
-                _ => Escaped::Text(r"\\c".to_string()),
+                // Not a control escape: the backslash itself is the atom, and the `c` is read
+                // next (so `[\c-z]` is `\`, then the range `c-z`).
+                _ => {
+                    self.at -= 1;
+                    Escaped::Char('\\')
+                }
             },
             'x' => self.hex(2).map_or(Escaped::Char('x'), char_of),
             'u' => match self.hex(4) {
@@ -767,8 +771,7 @@ impl Parser {
 enum Escaped {
     /// One character.
     Char(char),
-    /// Pattern text: a class or a class's members, or characters that are not one escape
-    /// (`\c` not followed by a letter is a backslash and a `c`).
+    /// Pattern text: a class or a class's members.
     Text(String),
 }
 
@@ -883,6 +886,7 @@ mod tests {
             ("[z-a]", "Range out of order in character class"),
             ("[b-a", "Range out of order in character class"),
             ("[a--b]", "Range out of order in character class"),
+            (r"[\c-.", "Range out of order in character class"),
             ("a{2,1}", "numbers out of order in {} quantifier"),
             ("a{2,1}b{", "numbers out of order in {} quantifier"),
             ("(?=b){2,1}b", "numbers out of order in {} quantifier"),
@@ -942,6 +946,8 @@ mod tests {
             (r"\c", "\\c", true),
             (r"\cJ", "\n", true),
             (r"[\c1]", "\u{11}", true),
+            (r"[\c-z]", "d", true),
+            (r"^\c*$", "\\ccc", true),
             ("a.b", "a\rb", false),
             ("a.b", "a\u{2028}b", false),
             ("a.b", "a\u{85}b", true),
