@@ -17,8 +17,8 @@
 //! hunk-line    := " " text | "-" text | "+" text | "" | "\ No newline at end of file"
 //! ```
 //!
-//! - Paths: `a/` (old) and `b/` (new) prefixes are stripped when the pair carries them
-//!   (`/dev/null` pairs with either), as is a tab-separated timestamp; git's quoted paths
+//! - Paths: an `a/` or `b/` prefix is stripped from each name, as is a tab-separated
+//!   timestamp; git's quoted paths
 //!   (`"a/sp ace\tx"`) are unquoted. `rename from` / `rename to` name the paths exactly. A
 //!   timestamp at the Unix epoch (`diff -N`'s mark of a missing file) means `/dev/null`.
 //! - `/dev/null` as the old path (or `new file mode`) is a create; as the new path (or
@@ -672,22 +672,19 @@ impl<'a> Parser<'a> {
 }
 
 /// The old and new paths of a block: `rename from/to` first, then `---`/`+++`, then the
-/// `diff --git` line, with `a/` / `b/` prefixes stripped when both sides carry them.
+/// `diff --git` line, each with an `a/` or `b/` prefix stripped (CONTRACT.md: "`a/` and `b/`
+/// prefixes … are stripped from header paths"; the guard reads the names the same way,
+/// CONTRACT-v0.5 §5, so a call's guard paths are the files it changes).
 fn block_paths(h: &Headers) -> (Option<String>, Option<String>) {
-    let (mut old, mut new) = match (&h.old, &h.new) {
+    let (old, new) = match (&h.old, &h.new) {
         (Some(o), Some(n)) => (Some(o.clone()), Some(n.clone())),
         _ => (h.git_old.clone(), h.git_new.clone()),
     };
-    let a = old
-        .as_deref()
-        .is_none_or(|p| p == DEV_NULL || p.starts_with("a/"));
-    let b = new
-        .as_deref()
-        .is_none_or(|p| p == DEV_NULL || p.starts_with("b/"));
-    if a && b {
-        old = old.map(|p| p.strip_prefix("a/").map(str::to_string).unwrap_or(p));
-        new = new.map(|p| p.strip_prefix("b/").map(str::to_string).unwrap_or(p));
-    }
+    let strip = |p: String| match p.get(..2) {
+        Some("a/" | "b/") => p[2..].to_string(),
+        _ => p,
+    };
+    let (mut old, mut new) = (old.map(strip), new.map(strip));
     if let Some(from) = &h.rename_from {
         old = Some(from.clone());
     }
@@ -928,10 +925,21 @@ mod tests {
         assert!(matches!(&files[1].op, FileOp::Delete { path, .. } if path == "d.txt"));
     }
 
+    /// CONTRACT.md: "`a/` and `b/` prefixes … are stripped from header paths", each name on its
+    /// own, as the guard reads them (CONTRACT-v0.5 §5).
     #[test]
-    fn prefixes_kept_when_only_one_side_has_them() {
-        let files = ok("--- a/x\n+++ a/x\n@@ -1 +1 @@\n-b\n+c\n");
-        assert_eq!(update(&files[0]).0, "a/x");
+    fn a_or_b_is_stripped_from_each_name() {
+        for headers in [
+            "--- a/x\n+++ a/x",
+            "--- b/x\n+++ b/x",
+            "--- a/x\n+++ x",
+            "--- x\n+++ b/x",
+        ] {
+            let files = ok(&format!("{headers}\n@@ -1 +1 @@\n-b\n+c\n"));
+            assert_eq!(update(&files[0]).0, "x", "{headers}");
+        }
+        let files = ok("--- a/b/x\n+++ b/b/x\n@@ -1 +1 @@\n-b\n+c\n");
+        assert_eq!(update(&files[0]).0, "b/x");
     }
 
     #[test]
