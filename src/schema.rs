@@ -274,15 +274,21 @@ mod lenient {
     fn coerce(to: &str, value: &Value) -> Option<Value> {
         match (to, value) {
             // ajv: a non-empty string `s` with `s == +s`, that is, JavaScript's `Number(s)` is
-            // not NaN (`" 12 "`, `"0x2"`, `"1e3"`, `" "` → 0). An infinite one is refused
-            // here, as no tool argument can hold it.
+            // not NaN (`" 12 "`, `"0x2"`, `"1e3"`, `" "` → 0), and for an integer `!(s % 1)`,
+            // which `"Infinity"` passes.
             ("number" | "integer", Value::String(s)) if !s.is_empty() => {
                 let n = js_number(s)?;
-                if !n.is_finite() || (to == "integer" && n.fract() != 0.0) {
+                if to == "integer" && n.is_finite() && n.fract() != 0.0 {
                     return None;
                 }
                 Some(json_number(n))
             }
+            // A whole JavaScript number past `u64` (`1e20`, `2 ** 64`) arrives as a float; ajv's
+            // integer test (`!(x % 1) && isFinite(x)`) passes it.
+            ("integer", Value::Number(n)) => n
+                .as_f64()
+                .filter(|x| x.is_finite() && x.fract() == 0.0)
+                .map(json_number),
             ("number" | "integer", Value::Bool(b)) => Some(Value::from(u8::from(*b))),
             ("number" | "integer", Value::Null) => Some(Value::from(0)),
             ("string", Value::Number(n)) => Some(Value::String(n.to_string())),
@@ -297,10 +303,10 @@ mod lenient {
         }
     }
 
-    /// A whole number as an integer (past `i64`, the nearest end of it: `1e21` is past every
-    /// count or offset either way), any other as a float.
+    /// A whole number as an integer (past `i64`, the nearest end of it: `1e21` and `Infinity`
+    /// are past every count, offset or timeout either way), any other as a float.
     fn json_number(n: f64) -> Value {
-        if n.fract() == 0.0 {
+        if n.is_infinite() || n.fract() == 0.0 {
             Value::from(n as i64)
         } else {
             Value::from(n)
@@ -311,13 +317,7 @@ mod lenient {
     /// ignored, empty → 0, `0x`/`0o`/`0b` integers, decimal literals with an optional sign and
     /// exponent, `Infinity`; `None` where JavaScript gives NaN.
     pub(super) fn js_number(s: &str) -> Option<f64> {
-        let t = s.trim_matches(|c: char| {
-            matches!(c, '\u{9}'..='\u{D}' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}')
-                || matches!(
-                    c,
-                    '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
-                )
-        });
+        let t = crate::text::js_trim(s);
         if t.is_empty() {
             return Some(0.0);
         }
@@ -801,5 +801,21 @@ mod tests {
         assert_eq!(err.message, "data/limit must be integer");
         let err = lenient(json!([1])).unwrap_err();
         assert_eq!(err.message, "data must be object");
+    }
+
+    /// ajv's integer test is `!(x % 1) && isFinite(x)`: a whole number past `u64` passes (and
+    /// `"Infinity"` coerces), so it is taken as the largest count rather than refused.
+    #[test]
+    fn whole_numbers_past_u64_are_the_largest_count() {
+        let big = lenient(json!({"path": "a", "limit": 1e20})).unwrap();
+        assert_eq!(big.limit, Some(i64::MAX));
+        let big = lenient(json!({"path": "a", "limit": "Infinity"})).unwrap();
+        assert_eq!(big.limit, Some(i64::MAX));
+        let err = lenient(json!({"path": "a", "limit": -1e300})).unwrap_err();
+        assert_eq!(err.message, "data/limit must be >= 0");
+        let err = lenient(json!({"path": "a", "limit": "-Infinity"})).unwrap_err();
+        assert_eq!(err.message, "data/limit must be >= 0");
+        let err = lenient(json!({"path": "a", "limit": 1.5})).unwrap_err();
+        assert_eq!(err.message, "data/limit must be integer");
     }
 }
