@@ -259,17 +259,21 @@ describe('monitors', () => {
     })
   })
 
-  it('an exit file that holds no status means exited with null, unless empty while alive', async () => {
-    // CONTRACT-v0.5 §3: "A non-integer or empty exit file means exited with `null`." An empty
-    // one while the shell lives is its trap's, being written.
-    const { root, tools } = setup()
+  it('an exit file that holds no status means exited with null, an empty one too', async () => {
+    // CONTRACT-v0.5 §3: "A non-integer or empty exit file means exited with `null`", also
+    // while the shell lives, and the monitor no longer counts as live.
+    const { root, tools } = setup({ maxMonitors: 1 })
     const started = ok(await tools.callTool('monitor_start', { command: 'sleep 30' }))
     const exit = join(root, '.clarvis', `monitor-${started.id}.exit`)
     writeFileSync(exit, '')
     expect(ok(await tools.callTool('monitor_poll', { id: started.id }))).toMatchObject({
-      running: true,
+      running: false,
       exit_code: null,
     })
+    const { monitors } = ok(await tools.callTool('monitor_list', {})) as { monitors: Json[] }
+    expect(monitors.find((m) => m.id === started.id)).toMatchObject({ running: false })
+    const second = ok(await tools.callTool('monitor_start', { command: 'true' }))
+    await tools.callTool('monitor_stop', { id: second.id })
     writeFileSync(exit, 'abc')
     expect(ok(await tools.callTool('monitor_poll', { id: started.id }))).toMatchObject({
       running: false,

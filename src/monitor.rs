@@ -73,6 +73,8 @@ pub const LOG_CAP: u64 = 64 * 1024 * 1024;
 const RELAY_SETTLE: Duration = Duration::from_secs(2);
 const RELAY_SETTLE_LATE: Duration = Duration::from_millis(100);
 /// How long an exit counts as recent for [`RELAY_SETTLE`].
+/// How long an empty exit file may wait for the exit trap that created it to write the status.
+const EXIT_WRITE_GRACE: Duration = Duration::from_millis(25);
 const RECENT_EXIT: Duration = Duration::from_secs(10);
 /// How long [`send`] waits for room in a full stdin pipe.
 const SEND_WAIT: Duration = Duration::from_secs(5);
@@ -417,14 +419,21 @@ fn now_ms() -> u64 {
 /// the process that was started, when its start time is known).
 pub fn status(store: &Store, meta: &Meta) -> Status {
     let alive = || os::same_process(meta.pid, meta.pid_start) == Liveness::Alive;
-    match store.read_exit(&meta.id) {
-        // The exit trap creates the file, then writes the status into it: an empty file while
-        // the shell still lives is one being written, not a final answer. Any other text that
-        // is not a status means exited with `null` (v0.5 §3).
-        Some(ExitFile::Empty) if alive() => Status {
-            running: true,
-            exit_code: None,
-        },
+    let mut exit = store.read_exit(&meta.id);
+    // The exit trap creates the file, then writes the status into it: an empty file while the
+    // shell still lives may be one being written. The trap takes microseconds, so it is given
+    // a moment to finish; an empty file that stays empty is what v0.5 §3 says of any empty or
+    // non-integer one: exited with `null`.
+    let deadline = Instant::now() + EXIT_WRITE_GRACE;
+    while matches!(exit, Some(ExitFile::Empty)) && alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+        exit = store.read_exit(&meta.id);
+    }
+    if matches!(exit, Some(ExitFile::Empty)) {
+        // The shell may have written the status and exited since the last read.
+        exit = store.read_exit(&meta.id);
+    }
+    match exit {
         Some(ExitFile::Empty) => Status {
             running: false,
             exit_code: None,
@@ -1393,11 +1402,12 @@ mod tests {
         panic!("monitor {id} did not exit");
     }
 
-    /// An exit file the trap has created but not yet written is not an exit while the shell
-    /// lives (the start once answered `running: false, exit_code: null` in that window).
+    /// An exit file the trap has created is given a moment to be written (the start once
+    /// answered `running: false, exit_code: null` in that window); one that stays empty is an
+    /// exit with `null`, as v0.5 §3 says.
     #[cfg(unix)]
     #[test]
-    fn an_exit_file_being_written_is_not_an_exit() {
+    fn an_exit_file_being_written_gets_a_moment() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::create(dir.path()).unwrap();
         let id = new_id();
@@ -1422,8 +1432,19 @@ mod tests {
         };
         let exit = store.path.join(Store::name(&id, "exit"));
         std::fs::write(&exit, "").unwrap();
+        let writer = {
+            let exit = exit.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(5));
+                std::fs::write(&exit, "4").unwrap();
+            })
+        };
         let st = status(&store, &meta);
-        assert_eq!((st.running, st.exit_code), (true, None));
+        writer.join().unwrap();
+        assert_eq!((st.running, st.exit_code), (false, Some(4)));
+        std::fs::write(&exit, "").unwrap();
+        let st = status(&store, &meta);
+        assert_eq!((st.running, st.exit_code), (false, None));
         std::fs::write(&exit, "4").unwrap();
         let st = status(&store, &meta);
         assert_eq!((st.running, st.exit_code), (false, Some(4)));
@@ -1543,10 +1564,10 @@ mod tests {
         stop(dir.path(), &s.id).unwrap();
     }
 
-    /// CONTRACT-v0.5 §3: "A non-integer or empty exit file means exited with `null`." An
-    /// empty one while the shell lives is the trap's own, being written: still running.
+    /// CONTRACT-v0.5 §3: "A non-integer or empty exit file means exited with `null`", also
+    /// while the shell lives.
     #[test]
-    fn an_exit_file_without_a_status_means_exited_unless_it_is_being_written() {
+    fn an_exit_file_without_a_status_means_exited() {
         let dir = tempfile::tempdir().unwrap();
         let s = start(req(dir.path(), "sleep 30"), &never).unwrap();
         let store = Store::existing(dir.path()).unwrap();
@@ -1555,7 +1576,7 @@ mod tests {
             .path()
             .join(".clarvis")
             .join(format!("monitor-{}.exit", s.id));
-        for (text, running) in [("", true), ("abc", false), ("7.5", false), ("3", false)] {
+        for (text, running) in [("", false), ("abc", false), ("7.5", false), ("3", false)] {
             fs::write(&exit, text).unwrap();
             let st = status(&store, &meta);
             let code = (text == "3").then_some(3);
