@@ -273,8 +273,9 @@ pub fn syntax_warnings(config: &Config, written: &[(&WorkPath, &str, &str)]) -> 
 
 /// The files a directory scope covers: dotfiles included, the ignore stack always applied
 /// (so `.git`, `.clarvis` and temp files are never touched), filtered by `glob`, in sorted
-/// absolute-path order. The only place `replace` touches the walker, which lists directories
-/// by descriptor, so a directory swapped mid-walk cannot lead it outside.
+/// absolute-path order (CONTRACT-v0.5 §2), as JavaScript sorts strings. The only place
+/// `replace` touches the walker, which lists directories by descriptor, so a directory
+/// swapped mid-walk cannot lead it outside.
 fn scope_files(
     config: &Config,
     base: &WorkPath,
@@ -305,7 +306,13 @@ fn scope_files(
         ));
     }
     let mut files = found.items;
-    files.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+    // JavaScript's `sort()` of the paths: UTF-16 code units.
+    files.sort_by(|a, b| {
+        walk::cmp_utf16_bytes(
+            a.as_os_str().as_encoded_bytes(),
+            b.as_os_str().as_encoded_bytes(),
+        )
+    });
     Ok(files)
 }
 
