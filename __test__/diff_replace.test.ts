@@ -401,15 +401,19 @@ describe('meta.diff on edits', () => {
   })
 
   it('write_file has a diff only when it overwrites UTF-8 text with something else', async () => {
+    // CONTRACT-v0.5 §1: "`write_file` compares the prior decoded text [LF-normalized, BOM
+    // stripped] with the new content exactly as given".
     const { tools } = workspace({
       'a.txt': 'x\r\ny\n',
       'u16.txt': Buffer.from('\ufeffx', 'utf16le'),
       bin: Buffer.from([0, 1]),
     })
-    const over = await tools.callTool('write_file', { path: 'a.txt', content: 'x\r\nz\n' })
-    expect(over.meta).toEqual({ diff: patch('a.txt', 'x\r\ny\n', 'x\r\nz\n') })
-    const same = await tools.callTool('write_file', { path: 'a.txt', content: 'x\r\nz\n' })
+    const over = await tools.callTool('write_file', { path: 'a.txt', content: 'x\nz\n' })
+    expect(over.meta).toEqual({ diff: patch('a.txt', 'x\ny\n', 'x\nz\n') })
+    const same = await tools.callTool('write_file', { path: 'a.txt', content: 'x\nz\n' })
     expect(same.meta).toBeUndefined()
+    const crlf = await tools.callTool('write_file', { path: 'a.txt', content: 'x\r\nz\n' })
+    expect(crlf.meta).toEqual({ diff: patch('a.txt', 'x\nz\n', 'x\r\nz\n') })
     const fresh = await tools.callTool('write_file', { path: 'new.txt', content: 'n\n' })
     expect(fresh.meta).toBeUndefined()
     for (const path of ['u16.txt', 'bin']) {

@@ -64,13 +64,19 @@ impl Tool for WriteFile {
     }
 }
 
-/// The overwritten file's decoded text for `meta.diff` (BOM stripped, terminators as they are),
-/// or `None` when it is not UTF-8 text: UTF-16, binary, over `maxFileBytes`, unreadable.
+/// The overwritten file's decoded text for `meta.diff`: LF-normalized with the BOM stripped,
+/// as the edit tools diff it (CONTRACT-v0.5 §1, "`write_file` compares the prior decoded text
+/// with the new content exactly as given"); `None` when it is not UTF-8 text: UTF-16, binary,
+/// over `maxFileBytes`, unreadable.
 fn prior_text(path: &WorkPath, config: &Config) -> Option<String> {
     let bytes = text::read_capped(path, config).ok()?;
     if text::looks_binary(&bytes) || text::Encoding::detect(&bytes).is_utf16() {
         return None;
     }
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    String::from_utf8(body.to_vec()).ok()
+    let decoded = String::from_utf8(body.to_vec()).ok()?;
+    Some(match text::normalize_newlines(&decoded) {
+        std::borrow::Cow::Borrowed(_) => decoded,
+        std::borrow::Cow::Owned(lf) => lf,
+    })
 }
