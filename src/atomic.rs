@@ -99,18 +99,32 @@ impl Drop for PathLocks {
 /// `invalid_input` (the mutating tools never write through one), a directory is `not_a_file`,
 /// and so is a FIFO, socket or device (never replaced by a write).
 pub fn check_target(path: &WorkPath) -> ToolResult<Option<Stat>> {
+    check_target_with(path, |e| io_err(e, &path.input))
+}
+
+/// [`check_target`], with any other failure worded by `words` (the contract-exact root words
+/// it as fsError does for the reference's own call).
+pub fn check_target_with(
+    path: &WorkPath,
+    words: impl Fn(std::io::Error) -> ToolError,
+) -> ToolResult<Option<Stat>> {
+    // An escape is `path_escape` whoever words the rest.
+    let fail = |e: std::io::Error| match crate::error::is_escape(&e) {
+        true => io_err(e, &path.input),
+        false => words(e),
+    };
     let (dir, name) = match confine::open_parent(path, None) {
         Ok(parent) => parent,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
             return Err(ToolError::is_a_directory(&path.input));
         }
-        Err(e) => return Err(io_err(e, &path.input)),
+        Err(e) => return Err(fail(e)),
     };
     match dir.stat(&name) {
         Ok(st) => judge_target(path, st).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_err(e, &path.input)),
+        Err(e) => Err(fail(e)),
     }
 }
 

@@ -19,7 +19,16 @@ use crate::text::{self, normalize_newlines, Editable, NewlineView};
 /// cannot be written back byte-exactly (`is_binary`: binary, UTF-16, not UTF-8).
 /// Call it under the path's lock.
 pub fn load(path: &WorkPath, config: &Config) -> ToolResult<Editable> {
-    if atomic::check_target(path)?.is_none() {
+    let target = if config.contract_exact() {
+        // The reference's shared reader stats the file and words a failure as fsError does
+        // (CONTRACT-v0.5-wording §4).
+        atomic::check_target_with(path, |e| {
+            crate::error::node_fs_error(&e, &path.input, "stat", &path.abs)
+        })?
+    } else {
+        atomic::check_target(path)?
+    };
+    if target.is_none() {
         // The root says exactly `No such file: <input>` (CONTRACT-v0.5 §2); elsewhere the
         // engine adds what to do.
         let (message, shown) = if config.contract_exact() {
