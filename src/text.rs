@@ -608,6 +608,27 @@ pub fn cut_chars(line: &str, max_chars: usize) -> (&str, bool) {
     }
 }
 
+/// JavaScript's white space and line terminators: what `\s` matches and what
+/// `String.prototype.trim` removes (U+FEFF included, U+0085 not).
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// JavaScript's `s.trim()`.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
 /// Like [`cut_chars`], counting UTF-16 code units as JavaScript's `length` does: the line is cut
 /// to `max_units`, or one unit less where a character outside the BMP would be split.
 pub fn cut_utf16_units(line: &str, max_units: usize) -> (&str, bool) {
@@ -954,6 +975,13 @@ pub fn replacement_terminators<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn js_trim_is_string_prototype_trim() {
+        assert_eq!(js_trim("\u{feff}\u{a0} a b\u{2028}\u{3000}"), "a b");
+        // U+0085 (NEL) is no JavaScript white space.
+        assert_eq!(js_trim("\u{85}a"), "\u{85}a");
+    }
 
     #[test]
     fn too_large_reads_as_the_contract_at_the_root_and_suggests_grep_with_extras() {

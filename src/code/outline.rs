@@ -221,11 +221,11 @@ fn symbol(node: Node, depth: usize, text: &str) -> Symbol {
 /// it), cut at 150 characters as JavaScript counts them (UTF-16 units, CONTRACT-v0.5-wording
 /// §6: "over 150 characters → first 150 + `...`"; a pair the cut would split stays out whole).
 fn header(first_line: &str) -> String {
-    let trimmed = first_line.trim();
+    let trimmed = crate::text::js_trim(first_line);
     let stripped = trimmed
         .strip_suffix('{')
         .or_else(|| trimmed.strip_suffix(':'))
-        .map_or(trimmed, str::trim_end);
+        .map_or(trimmed, |s| s.trim_end_matches(crate::text::is_js_space));
     match crate::text::cut_utf16_units(stripped, MAX_HEADER_CHARS) {
         (kept, true) => format!("{kept}..."),
         (_, false) => stripped.to_string(),

@@ -65,7 +65,7 @@ fn issue(node: Node, text: &str) -> Issue {
     } else {
         let rest = &text[line_start.min(text.len())..];
         let line = rest.split('\n').next().unwrap_or("");
-        excerpt(line.trim())
+        excerpt(crate::text::js_trim(line))
     };
     Issue {
         kind: if node.is_missing() {
@@ -79,11 +79,12 @@ fn issue(node: Node, text: &str) -> Issue {
     }
 }
 
-/// Trimmed text cut at 80 characters, with `...` appended when cut.
+/// Trimmed text cut at 80 characters as JavaScript counts them (UTF-16 units; a pair the cut
+/// would split stays out whole), with `...` appended when cut.
 fn excerpt(line: &str) -> String {
-    match line.char_indices().nth(NEAR_CHARS) {
-        Some((i, _)) => format!("{}...", &line[..i]),
-        None => line.to_string(),
+    match crate::text::cut_utf16_units(line, NEAR_CHARS) {
+        (kept, true) => format!("{kept}..."),
+        (_, false) => line.to_string(),
     }
 }
 
@@ -181,6 +182,12 @@ mod tests {
         assert_eq!(cut.chars().count(), 83);
         assert!(cut.ends_with("..."));
         assert_eq!(excerpt("short"), "short");
+        // As JavaScript counts: UTF-16 units, so an emoji is two of the 80.
+        let emoji = format!("{}{}", "x".repeat(70), "😀".repeat(10));
+        assert_eq!(
+            excerpt(&emoji),
+            format!("{}{}...", "x".repeat(70), "😀".repeat(5))
+        );
     }
 
     #[test]

@@ -14,6 +14,8 @@
 
 use std::sync::LazyLock;
 
+use crate::text::{is_js_space, js_trim};
+
 /// jsdiff's message for the first problem `parsePatch` throws on, or `None` when it parses.
 pub fn parse_error(patch: &str) -> Option<String> {
     let lines: Vec<&str> = patch.split('\n').collect();
@@ -28,25 +30,6 @@ pub fn parse_error(patch: &str) -> Option<String> {
 
 /// The separator line of `svn diff` that ends a block's hunks.
 const SEPARATOR: &str = "===================================================================";
-
-/// JavaScript's `\s` (and what `String.prototype.trim` removes).
-fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
-fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
-}
 
 /// `s` starts with `prefix` followed by a JavaScript space.
 fn prefix_then_space(s: &str, prefix: &str) -> bool {
