@@ -64,7 +64,7 @@ function fsError(err, path) {
   if (code === 'EISDIR')
     return new ToolError('not_a_file', `Path is a directory: ${path}`, { path })
   if (code === 'ENOTDIR') return new ToolError('not_a_file', `Not a directory: ${path}`, { path })
-  return new ToolError('io_error', `${code ?? 'EIO'}: ${err?.message ?? String(err)}`, { path })
+  return new ToolError('io_error', `${code ?? 'EIO'}: ${err?.message}`, { path })
 }
 
 function toolErrorFromEnvelope(text) {
@@ -76,7 +76,8 @@ function toolErrorFromEnvelope(text) {
 function contentText(content) {
   if (typeof content === 'string') return content
   let out = ''
-  for (const part of content ?? []) if (part?.type === 'text') out += part.text
+  // As `join('')` reads each part's text: a missing one adds nothing.
+  for (const part of content ?? []) if (part?.type === 'text') out += part.text ?? ''
   return out
 }
 
@@ -344,7 +345,8 @@ const SEED_CONFIG_FIELDS = [
 ]
 
 function probeRipgrep(probe) {
-  if (probe === undefined) return native.ripgrepOnPath()
+  // `options.probeRipgrep ?? defaultProbe`: null too means the default.
+  if (probe == null) return native.ripgrepOnPath()
   if (typeof probe !== 'function') {
     throw new StartupError('probeRipgrep must be a function returning a boolean')
   }
@@ -353,7 +355,7 @@ function probeRipgrep(probe) {
 
 /** The grammars are compiled into the addon: the default probe answers true. */
 function probeTreeSitter(probe) {
-  if (probe === undefined) return true
+  if (probe == null) return true
   if (typeof probe !== 'function') {
     throw new StartupError('probeTreeSitter must be a function returning a boolean')
   }
@@ -587,7 +589,8 @@ function makeApi(profile) {
    * (root only), the tools beyond the contract too.
    */
   function selectSurface(readOnly, treeSitterAvailable = true, extras = false) {
-    const ts = seed || treeSitterAvailable !== false
+    // A default parameter stands in for `undefined` only: `null`, `0` or `""` is unavailable.
+    const ts = seed || Boolean(treeSitterAvailable)
     return surfaces[!seed && extras === true ? 1 : 0][readOnly ? 1 : 0][ts ? 1 : 0]
   }
 

@@ -120,7 +120,10 @@ export {
   withinWorkspace,
 } from './guard.js'
 
-/** The resolved configuration every call runs under. `resolveConfig` returns it frozen. */
+/**
+ * The resolved configuration every call runs under. `resolveConfig` returns a plain object here
+ * (CONTRACT-v0.5-wording §3: not frozen); the `/v0.1` entry's is frozen.
+ */
 export interface ServerConfig {
   /** Absolute, resolved (not realpath'd) workspace directory. */
   readonly workspaceRoot: string
