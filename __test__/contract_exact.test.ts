@@ -1547,3 +1547,128 @@ describe('fsError without permission (wording §4)', () => {
     },
   )
 })
+
+describe('a close reading, once more', () => {
+  it('apply_patch strips a/ or b/ from each header name, as its guard paths do', async () => {
+    // CONTRACT.md: "`a/` and `b/` prefixes and tab-separated timestamps are stripped from
+    // header paths"; CONTRACT-v0.5 §5 (guard paths): "`a/` or `b/` is stripped".
+    for (const entry of [root, seed]) {
+      for (const headers of [
+        '--- a/x.txt\n+++ x.txt',
+        '--- x.txt\n+++ b/x.txt',
+        '--- b/x.txt\n+++ b/x.txt',
+      ]) {
+        const dir = tempDir()
+        writeTree(dir, { 'x.txt': 'a\n', 'b/x.txt': 'a\n' })
+        const tools = entry.createAgentTools({ workspaceRoot: dir })
+        const patch = `${headers}\n@@ -1,1 +1,1 @@\n-a\n+A\n`
+        const result = await tools.callTool('apply_patch', { patch })
+        const text = 'text' in result ? result.text : root.contentText(result.content)
+        expect(text).toBe('Applied patch:\n  M x.txt (+1 -1)')
+        expect(readFileSync(join(dir, 'x.txt'), 'utf8')).toBe('A\n')
+        expect(readFileSync(join(dir, 'b/x.txt'), 'utf8')).toBe('a\n')
+        if (entry === root) {
+          const ctx = root.buildGuardContext('apply_patch', { patch }, tools.config)
+          expect(ctx.paths.map((p) => p.raw)).toEqual(['x.txt'])
+        }
+      }
+    }
+  })
+
+  it('replace goes through its files in JavaScript string order', async () => {
+    // CONTRACT-v0.5 §2 replace: "Files are processed in sorted absolute-path order" (a JS sort:
+    // UTF-16 code units, so U+1F600 sorts before U+FF21).
+    const { tools } = workspace({ 'Ａ.txt': 'foo', '😀.txt': 'foo' })
+    const text = ok(
+      await tools.callTool('replace', {
+        pattern: 'foo',
+        replacement: 'x',
+        path: '.',
+        dry_run: false,
+      }),
+    )
+    expect(text.split('\n').slice(1)).toEqual([
+      '  M 😀.txt (1 replacement)',
+      '  M Ａ.txt (1 replacement)',
+    ])
+  })
+
+  it("write_file's meta.diff compares the prior decoded text, LF-normalized", async () => {
+    // CONTRACT-v0.5 §1 meta.diff: "The edit tools diff the decoded text: LF-normalized, with the
+    // BOM stripped. `write_file` compares the prior decoded text with the new content exactly
+    // as given ... no diff ... when nothing changed."
+    const { root: dir, tools } = workspace({ 'cr.txt': '\ufeffa\r\nb\r\n' })
+    const same = await tools.callTool('write_file', { path: 'cr.txt', content: 'a\nb\n' })
+    expect(same.meta).toBeUndefined()
+    writeFileSync(join(dir, 'cr.txt'), 'a\r\nb\r\n')
+    const changed = await tools.callTool('write_file', { path: 'cr.txt', content: 'a\nc\n' })
+    expect(changed.meta?.diff).toBe(
+      `Index: cr.txt\n${'='.repeat(67)}\n--- cr.txt\n+++ cr.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n`,
+    )
+  })
+
+  it('edit_file and multi_edit word a failed stat as fsError does', async () => {
+    // CONTRACT-v0.5-wording §4: anything else → `io_error` `<err.code>: <err.message>`, e.g.
+    // `ENAMETOOLONG: ENAMETOOLONG: name too long, stat '/abs/…'`; edit_file and multi_edit read
+    // through the shared reader, whose stat goes through fsError.
+    const { root: dir, tools } = workspace()
+    const name = 'y'.repeat(300)
+    for (const [tool, args] of [
+      ['edit_file', { path: name, old_string: 'x', new_string: 'y' }],
+      ['multi_edit', { path: name, edits: [{ old_string: 'x', new_string: 'y' }] }],
+    ] as const) {
+      expect(err(await tools.callTool(tool, args))).toEqual({
+        error: 'io_error',
+        message: `ENAMETOOLONG: ENAMETOOLONG: name too long, stat '${join(dir, name)}'`,
+        path: name,
+      })
+    }
+  })
+
+  it('check_syntax cuts `near` at 80 UTF-16 units and trims as JavaScript does', async () => {
+    // CONTRACT-v0.5 §4 check_syntax: "`near` is its start line ..., trimmed, cut at 80
+    // characters with `...` appended" (the reference's JavaScript counts UTF-16 units).
+    const { tools } = workspace({
+      'e.ts': `let x = ${'"😀"+'.repeat(30)} ;\n`,
+      'b.ts': 'let a = 1;\n\ufeffconst b = );\n',
+    })
+    const near = async (path: string) =>
+      JSON.parse(ok(await tools.callTool('check_syntax', { path }))).errors[0].near
+    expect(await near('e.ts')).toBe(`let x = ${'"😀"+'.repeat(14)}"...`)
+    expect(await near('b.ts')).toBe('const b = );')
+  })
+
+  it('whole numbers past 2^64 are taken as ajv takes them', async () => {
+    // CONTRACT-v0.5 §1 Relaxed validation: ajv with coerceTypes, whose integer test is
+    // `!(x % 1) && isFinite(x)`; CONTRACT.md: `timeout_ms` above the maximum is clamped.
+    const { tools } = workspace({ 'a.txt': 'a\nb\n' })
+    expect(ok(await tools.callTool('read_file', { path: 'a.txt', limit: 2 ** 64 }))).toBe(
+      '     1\ta\n     2\tb',
+    )
+    const bash = JSON.parse(
+      ok(await tools.callTool('bash', { command: 'echo hi', timeout_ms: 1e20 })),
+    )
+    expect(bash.stdout).toBe('hi\n')
+    expect(err(await tools.callTool('read_file', { path: 'a.txt', limit: -1e300 })).message).toBe(
+      'data/limit must be >= 0',
+    )
+  })
+
+  it('null probes, selectSurface, contentText and fsError read as JavaScript reads them', () => {
+    // CONTRACT-v0.5 §1: "`treeSitterAvailable` is `(options.probeTreeSitter ?? defaultProbe)()`";
+    // `selectSurface(readOnly, treeSitterAvailable = true)` (a default parameter stands in for
+    // `undefined` only); contentText "joins the `text` of the text parts"; wording §4:
+    // `<err.code>: <err.message>`, a missing code reads `EIO`.
+    const dir = tempDir()
+    const config = root.resolveConfig({
+      workspaceRoot: dir,
+      probeTreeSitter: null,
+      probeRipgrep: null,
+    })
+    expect(config.treeSitterAvailable).toBe(true)
+    expect(root.selectSurface(false).map((t) => t.name)).toContain('outline')
+    expect(root.selectSurface(false, null).map((t) => t.name)).not.toContain('outline')
+    expect(root.contentText([{ type: 'text' } as never, { type: 'text', text: 'a' }])).toBe('a')
+    expect(root.fsError({ code: 'EPERM' } as never, 'p').message).toBe('EPERM: undefined')
+  })
+})
