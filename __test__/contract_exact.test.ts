@@ -1672,3 +1672,37 @@ describe('a close reading, once more', () => {
     expect(root.fsError({ code: 'EPERM' } as never, 'p').message).toBe('EPERM: undefined')
   })
 })
+
+describe('grep on the ripgrep path judges binary files as rg does', () => {
+  it('keeps the matches read before the first buffer holding a NUL', async () => {
+    // CONTRACT-v0.5-wording §1: on the ripgrep path, "rg's own semantics". rg reads a file its
+    // walk finds in 64 KiB buffers and quits at the first one holding a NUL, keeping what it
+    // matched before; a UTF-16 file with a BOM is transcoded first.
+    const file = (nul?: number) => {
+      const b = Buffer.alloc(200_000, 0x61)
+      for (let i = 99; i < b.length; i += 100) b[i] = 10
+      b.write('hello', 0)
+      b.write('hello', 150_000)
+      if (nul !== undefined) b[nul] = 0
+      return b
+    }
+    const { tools } = workspace(
+      {
+        'd/late.txt': file(199_990),
+        'd/mid.txt': file(100_050),
+        'd/small.bin': 'hello\nx\0y\n',
+        'd/u16.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello\n', 'utf16le')]),
+      },
+      { probeRipgrep: () => true },
+    )
+    const rows = ok(
+      await tools.callTool('grep', { pattern: 'hello', path: 'd', output_mode: 'content' }),
+    )
+    expect(rows.split('\n').map((r) => r.split(':').slice(0, 2).join(':'))).toEqual([
+      'd/late.txt:1',
+      'd/late.txt:1501',
+      'd/mid.txt:1',
+      'd/u16.txt:1',
+    ])
+  })
+})

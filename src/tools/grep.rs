@@ -14,7 +14,8 @@
 //! A file that fits one 256 KiB read (most source files) is searched as a slice; a larger one is
 //! streamed through the searcher's own buffers, so memory stays flat whatever the files' sizes.
 //! Files over `maxFileBytes` and binary files (a NUL byte in the first or last 8000 bytes,
-//! [`text::looks_binary`]) are skipped. UTF-16
+//! [`text::looks_binary`]) are skipped; on the newest contract's ripgrep path a walked file is
+//! binary as `rg` judges it instead ([`FileRules::rg_binary`]). UTF-16
 //! files with a BOM are searched as text and a UTF-8 BOM is ignored; `\r\n` counts as a line
 //! end, so `$` matches before it and no row shows the `\r`.
 
@@ -233,6 +234,11 @@ struct FileRules {
     strict_nul: bool,
     /// A lone `\r` ends a line, as the newest contract's in-process path decodes CR to LF.
     lone_cr: bool,
+    /// Binary as `rg` judges a file its walk finds (the newest contract's ripgrep path:
+    /// "rg's own semantics"): the file is read in the searcher's buffers, and the search
+    /// quits at the first buffer holding a NUL, keeping the matches of the buffers before it
+    /// (a UTF-16 file with a BOM is transcoded first, as rg does).
+    rg_binary: bool,
 }
 
 impl FileRules {
@@ -242,6 +248,7 @@ impl FileRules {
             max,
             strict_nul: false,
             lone_cr: false,
+            rg_binary: false,
         }
     }
 
@@ -330,6 +337,20 @@ fn search_file<S: Sink<Error = io::Error>>(
     (&mut file).take(first).read_to_end(buf)?;
     if buf.len() as u64 > max {
         return Ok(Searched::TooLarge);
+    }
+    searcher.set_binary_detection(if rules.rg_binary {
+        BinaryDetection::quit(b'\x00')
+    } else {
+        BinaryDetection::none()
+    });
+    if rules.rg_binary {
+        // rg reads a walked file through its buffers and judges each as it comes: so do we.
+        if (buf.len() as u64) == first && file.metadata()?.len() > max {
+            return Ok(Searched::TooLarge);
+        }
+        let rest = file.take(max - buf.len() as u64);
+        searcher.search_reader(matcher, io::Cursor::new(&buf[..]).chain(rest), sink)?;
+        return Ok(Searched::Text);
     }
     if (buf.len() as u64) < first {
         if rules.binary(buf, buf) {
@@ -631,6 +652,7 @@ impl Query {
                 max: config.max_file_bytes,
                 strict_nul: in_process,
                 lone_cr: in_process,
+                rg_binary: exact && config.ripgrep_available,
             },
         })
     }
@@ -684,6 +706,7 @@ impl Query {
     fn file_rules(&self) -> FileRules {
         FileRules {
             strict_nul: self.exact,
+            rg_binary: false,
             ..self.tree_rules
         }
     }
