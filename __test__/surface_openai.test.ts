@@ -181,3 +181,56 @@ describe('openai surface', () => {
     expect(readFileSync(join(outside, 's.txt'), 'utf8')).toBe('secret\n')
   })
 })
+
+describe('openai apply_patch changes its own path only', () => {
+  it('refuses a patch header inside diff, which would reach files the guard never saw', async () => {
+    // docs/tools/openai.md: apply_patch "Create, update or delete one file"; the guard sees
+    // `path` alone (SPEC, "Tool surfaces").
+    const dir = tempDir()
+    writeTree(dir, { 'a.txt': 'one\n', 'secret/.env': 'S=1\n', 'keep.txt': 'k\n' })
+    const seen: string[] = []
+    const tools = createAgentTools({
+      workspaceRoot: dir,
+      surface: 'openai',
+      guard: (ctx) => {
+        seen.push(...ctx.paths.map((p) => p.raw))
+        return { verdict: 'allow' }
+      },
+    })
+    const diff =
+      '@@\n-one\n+ONE\n*** Update File: secret/.env\n@@\n-S=1\n+S=HACKED\n*** Delete File: keep.txt\n'
+    const r = await tools.callTool('apply_patch', { type: 'update_file', path: 'a.txt', diff })
+    expect(r.isError).toBe(true)
+    expect(r.text).toMatch(/diff line 4 is a patch header \(\*\*\* Update File: secret\/\.env\)/)
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('one\n')
+    expect(readFileSync(join(dir, 'secret/.env'), 'utf8')).toBe('S=1\n')
+    expect(existsSync(join(dir, 'keep.txt'))).toBe(true)
+    for (const d of ['+c\n*** Add File: c2.txt\n+c2\n', '+c\n*** End Patch\n']) {
+      const made = await tools.callTool('apply_patch', {
+        type: 'create_file',
+        path: 'c.txt',
+        diff: d,
+      })
+      expect(made.isError).toBe(true)
+      expect(existsSync(join(dir, 'c2.txt'))).toBe(false)
+    }
+    // V4A's own end-of-file marker is a hunk line, not a header.
+    const eof = '@@\n-one\n+ONE\n*** End of File\n'
+    expect(
+      ok(await tools.callTool('apply_patch', { type: 'update_file', path: 'a.txt', diff: eof })),
+    ).toBe('Updated a.txt')
+    expect(seen.every((p) => p === 'a.txt' || p === 'c.txt')).toBe(true)
+  })
+
+  it('refuses a path with white space at its ends rather than report another file', async () => {
+    const { root, tools } = ws()
+    const r = await tools.callTool('apply_patch', {
+      type: 'create_file',
+      path: ' sp.txt',
+      diff: '+a\n',
+    })
+    expect(r.isError).toBe(true)
+    expect(r.text).toMatch(/white space/)
+    expect(existsSync(join(root, 'sp.txt'))).toBe(false)
+  })
+})

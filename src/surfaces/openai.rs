@@ -59,10 +59,19 @@ fn apply_patch(v: Value, call: &Call) -> ToolResult<Output> {
             ToolError::invalid_input("path must be one non-empty line").with("field", "path")
         );
     }
+    if a.path.trim() != a.path {
+        return Err(ToolError::invalid_input(
+            "path starts or ends with white space, which a patch header cannot carry: pass the file's path without it",
+        )
+        .with("field", "path"));
+    }
     let display = paths::resolve(call.ctx, &a.path)?.display;
     let body = |diff: Option<String>| -> ToolResult<String> {
         match diff {
-            Some(d) => Ok(d.trim_end_matches(['\n', '\r']).to_string()),
+            Some(d) => {
+                check_one_file(&d)?;
+                Ok(d.trim_end_matches(['\n', '\r']).to_string())
+            }
             None => Err(ToolError::invalid_input(
                 "diff is required for create_file and update_file",
             )
@@ -101,6 +110,25 @@ fn apply_patch(v: Value, call: &Call) -> ToolResult<Output> {
     };
     engine_text("apply_patch", json!({ "patch": patch }), call.ctx)?;
     Ok(Output::text(format!("{done} {display}")))
+}
+
+/// An operation's diff holds the hunks of its one file: a patch header inside it (`*** Update
+/// File: …`, `*** End Patch`) would reach files the call does not name, past the guard, which
+/// sees `path` alone. `*** End of File` is V4A's own hunk marker.
+fn check_one_file(diff: &str) -> ToolResult<()> {
+    let header = diff.lines().enumerate().find(|(_, line)| {
+        let line = line.trim_end_matches('\r');
+        line.starts_with("***") && line.trim() != "*** End of File"
+    });
+    match header {
+        Some((i, line)) => Err(ToolError::invalid_input(format!(
+            "diff line {} is a patch header ({}): the diff of one operation holds only the hunks of its own path; make one apply_patch call per file",
+            i + 1,
+            line.trim_end()
+        ))
+        .with("field", "diff")),
+        None => Ok(()),
+    }
 }
 
 /// `text` cut to at most `max` characters.
