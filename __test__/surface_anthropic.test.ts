@@ -162,7 +162,8 @@ describe('anthropic surface', () => {
         insert_text: 'half\n',
       }),
     )
-    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('zero\nhalf\none\ntwo\nthree\nfour\n')
+    // The file had no final newline, and still has none (as the reference joins its lines).
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('zero\nhalf\none\ntwo\nthree\nfour')
     expect(
       fail(
         await tools.callTool(EDITOR, {
@@ -222,5 +223,47 @@ describe('anthropic surface', () => {
       }
     }
     expect(readFileSync(join(outside, 's.txt'), 'utf8')).toBe('secret\n')
+  })
+})
+
+describe('anthropic editor: directories, paths as given, insert at the end', () => {
+  it('a command other than view on a directory says so', async () => {
+    // Anthropic's reference edit tool: "The path {path} is a directory and only the `view`
+    // command can be used on directories".
+    const { root, tools } = ws({ 'd/a.txt': 'a\n' })
+    expect(
+      fail(
+        await tools.callTool('str_replace_based_edit_tool', {
+          command: 'str_replace',
+          path: 'd',
+          old_str: 'a',
+          new_str: 'b',
+        }),
+      ),
+    ).toBe(
+      'Error: The path d is a directory and only the `view` command can be used on directories',
+    )
+    const listed = ok(
+      await tools.callTool('str_replace_based_edit_tool', {
+        command: 'view',
+        path: join(root, 'd'),
+      }),
+    )
+    expect(listed).toContain(
+      `deep in ${join(root, 'd')}, excluding hidden items:\n${join(root, 'd')}\n${join(root, 'd')}/a.txt\n`,
+    )
+  })
+
+  it('insert after a last line with no newline keeps the file without one', async () => {
+    const { root, tools } = ws({ 'a.txt': 'x\ny' })
+    ok(
+      await tools.callTool('str_replace_based_edit_tool', {
+        command: 'insert',
+        path: 'a.txt',
+        insert_line: 2,
+        insert_text: 'end',
+      }),
+    )
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('x\ny\nend')
   })
 })

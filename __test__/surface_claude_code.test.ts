@@ -418,3 +418,35 @@ describe('claude-code surface', () => {
     expect(root).not.toBe(outside)
   })
 })
+
+describe('claude-code MultiEdit and messages as Claude Code words them', () => {
+  it("MultiEdit's failing edit gets Edit's texts", async () => {
+    const { tools } = ws({ 'a.txt': 'x\ny\n' })
+    ok(await tools.callTool('Read', { file_path: 'a.txt' }))
+    const missing = fail(
+      await tools.callTool('MultiEdit', {
+        file_path: 'a.txt',
+        edits: [{ old_string: 'zz', new_string: 'q' }],
+      }),
+    )
+    expect(missing).toMatch(/^String to replace not found in file\.\nString: zz\n/)
+    const several = fail(
+      await tools.callTool('MultiEdit', {
+        file_path: 'a.txt',
+        edits: [
+          { old_string: 'x', new_string: 'X' },
+          { old_string: '\n', new_string: ';' },
+        ],
+      }),
+    )
+    expect(several).toMatch(/^Found 2 matches of the string to replace, but replace_all is false\./)
+  })
+
+  it('echoes file_path as the model gave it', async () => {
+    const { root, tools } = ws()
+    const abs = join(root, 'new.txt')
+    expect(ok(await tools.callTool('Write', { file_path: abs, content: 'a\n' }))).toBe(
+      `File created successfully at: ${abs}`,
+    )
+  })
+})

@@ -7,7 +7,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{args, engine, run_shell, walk_dir, Call, Kind, SurfaceTool, SurfaceTool as T};
+use super::{
+    args, as_given, engine, run_shell, walk_dir, Call, Kind, SurfaceTool, SurfaceTool as T,
+};
 use crate::confine::WorkPath;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::output::Output;
@@ -94,9 +96,18 @@ fn editor(v: Value, call: &Call) -> ToolResult<Output> {
     }
 }
 
-/// Whether `path` is a regular file (following links that stay inside); an escape is an error.
+/// Whether `path` is a regular file (following links that stay inside); an escape is an error,
+/// and so is a directory, which only `view` reads (the reference tool's own check).
 fn is_file(path: &WorkPath) -> ToolResult<bool> {
     match confine::stat(path) {
+        Ok(s) if s.is_dir() => Err(error(
+            ErrorCode::NotAFile,
+            format!(
+                "Error: The path {} is a directory and only the `view` command can be used on directories",
+                as_given(path)
+            ),
+        )
+        .with("path", as_given(path))),
         Ok(s) => Ok(s.is_file()),
         Err(e) if crate::error::is_escape(&e) => Err(ToolError::from_io(&e, &path.display)),
         Err(_) => Ok(false),
@@ -108,10 +119,10 @@ fn not_found(path: &WorkPath) -> ToolError {
         ErrorCode::NotFound,
         format!(
             "Error: The path {} does not exist. Please provide a valid path.",
-            path.display
+            as_given(path)
         ),
     )
-    .with("path", path.display.as_str())
+    .with("path", as_given(path))
 }
 
 /// `max_characters`: the first that many characters, then the clipped note.
@@ -146,11 +157,13 @@ fn view(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Output> {
         let entries = walk_dir(call.ctx, path, 2, false, 100_000)?;
         let mut out = format!(
             "Here's the files and directories up to 2 levels deep in {}, excluding hidden items:\n{}\n",
-            path.display, path.display
+            as_given(path),
+            as_given(path)
         );
+        let under = as_given(path).trim_end_matches('/');
         for e in entries {
             let slash = if e.kind == Kind::Dir { "/" } else { "" };
-            out.push_str(&format!("{}/{}{slash}\n", path.display, e.rel));
+            out.push_str(&format!("{under}/{}{slash}\n", e.rel));
         }
         return Ok(Output::text(clip(out, call)));
     }
@@ -211,10 +224,10 @@ fn create(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Output> {
             ErrorCode::InvalidInput,
             format!(
                 "Error: File already exists at: {}. Cannot overwrite files using command `create`.",
-                path.display
+                as_given(path)
             ),
         )
-        .with("path", path.display.as_str()));
+        .with("path", as_given(path)));
     }
     engine(
         "write_file",
@@ -223,7 +236,7 @@ fn create(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Output> {
     )?;
     Ok(Output::text(format!(
         "File created successfully at: {}",
-        path.display
+        as_given(path)
     )))
 }
 
@@ -303,18 +316,18 @@ fn insert(a: &EditorArgs, path: &WorkPath, call: &Call) -> ToolResult<Output> {
         .sum();
     let eol = text::dominant_terminator_in(&file.text);
     let mut inserted = text::normalize_newlines(new).replace('\n', eol);
-    if !inserted.ends_with(eol) {
-        inserted.push_str(eol);
-    }
     if pos == file.text.len() && lines.last().is_some_and(|(_, t)| t.is_empty()) {
-        // The last line has no terminator: end it before appending.
+        // After a last line with no terminator: the lines are joined, and the file still ends
+        // without one (the reference splits on `\n`, inserts, and joins with `\n`).
         inserted.insert_str(0, eol);
+    } else if !inserted.ends_with(eol) {
+        inserted.push_str(eol);
     }
     file.text.insert_str(pos, &inserted);
     atomic::write_atomic(path, file.into_bytes())?;
     Ok(Output::text(format!(
         "The file {} has been edited: the text was inserted after line {line}.",
-        path.display
+        as_given(path)
     )))
 }
 

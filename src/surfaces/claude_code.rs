@@ -7,7 +7,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::ledger::{ledger_key, require_fresh, Ledger};
-use super::{args, engine, engine_text, newest_first, notebook, path_rows, run_shell, Call};
+use super::{
+    args, as_given, engine, engine_text, newest_first, notebook, path_rows, run_shell, Call,
+};
 use super::{SurfaceTool, SurfaceTool as T};
 use crate::call::Ctx;
 use crate::confine::WorkPath;
@@ -172,9 +174,9 @@ fn require_read(path: &WorkPath, ctx: &Ctx, ledger: &Ledger) -> ToolResult<()> {
         Some(bytes) => require_fresh(ledger, &ledger_key(path), &bytes, &path.display),
         None => Err(ToolError::new(
             ErrorCode::NotFound,
-            format!("File does not exist: {}", path.display),
+            format!("File does not exist: {}", as_given(path)),
         )
-        .with("path", path.display.as_str())),
+        .with("path", as_given(path))),
     }
 }
 
@@ -233,9 +235,12 @@ pub fn write(v: Value, call: &Call) -> ToolResult<Output> {
     )?;
     call.ledger.record(&ledger_key(&path), a.content.as_bytes());
     Ok(Output::text(if existed {
-        format!("The file {} has been updated successfully.", path.display)
+        format!(
+            "The file {} has been updated successfully.",
+            as_given(&path)
+        )
     } else {
-        format!("File created successfully at: {}", path.display)
+        format!("File created successfully at: {}", as_given(&path))
     }))
 }
 
@@ -276,7 +281,7 @@ pub fn edit(v: Value, call: &Call) -> ToolResult<Output> {
 
 /// "The file … has been updated", with the engine's note when a tolerant match was used.
 fn updated(path: &WorkPath, engine_text: &str) -> String {
-    let mut text = format!("The file {} has been updated successfully.", path.display);
+    let mut text = format!("The file {} has been updated successfully.", as_given(path));
     if let Some((_, note)) = engine_text.split_once(" Note: ") {
         text.push_str(" Note: ");
         text.push_str(note);
@@ -304,13 +309,31 @@ pub fn multi_edit(v: Value, call: &Call) -> ToolResult<Output> {
         "multi_edit",
         json!({ "path": a.file_path, "edits": edits }),
         ctx,
-    )?;
+    )
+    .map_err(|e| {
+        // The failing edit (`index`) gets Edit's wording, as Claude Code's MultiEdit gives it.
+        let edit = e.fields.get("index").and_then(Value::as_u64);
+        match edit.and_then(|i| a.edits.get(i as usize).map(|edit| (i, edit))) {
+            Some((i, edit)) => {
+                let engine = e
+                    .message
+                    .strip_prefix(&format!("edit[{i}]: "))
+                    .map(str::to_string);
+                let e = match engine {
+                    Some(message) => ToolError { message, ..e },
+                    None => e,
+                };
+                edit_error(e, &edit.old_string)
+            }
+            None => e,
+        }
+    })?;
     record_now(&path, ctx, call.ledger);
     let mut text = format!(
         "Applied {} edit{} to {}.",
         a.edits.len(),
         if a.edits.len() == 1 { "" } else { "s" },
-        path.display
+        as_given(&path)
     );
     if let Some((_, note)) = out.split_once(" Note: ") {
         text.push_str(" Note: ");

@@ -209,6 +209,17 @@ pub fn engine(name: &str, args: Value, ctx: &Ctx) -> ToolResult<Output> {
     tool.call_engine(args, ctx)
 }
 
+/// The path as the model wrote it, for the vendor messages that echo it (Claude Code's and
+/// Anthropic's tools print the `file_path` / `path` they were given, absolute or not); a
+/// trailing `/` is dropped so that entries can be joined under it.
+pub fn as_given(path: &crate::confine::WorkPath) -> &str {
+    match path.input.trim_end_matches('/') {
+        "" if path.input.starts_with('/') => "/",
+        "" => ".",
+        shown => shown,
+    }
+}
+
 /// [`engine`], its text parts joined.
 pub fn engine_text(name: &str, args: Value, ctx: &Ctx) -> ToolResult<String> {
     engine(name, args, ctx).map(|o| o.joined_text())
