@@ -280,3 +280,16 @@ describe('codex surface', () => {
     }
   })
 })
+
+describe('codex grep_files over a scan cut short', () => {
+  it('says the scan was incomplete instead of passing a partial list off as whole', async () => {
+    const files: Record<string, string> = {}
+    const line = `needle ${'x'.repeat(200)}\n`
+    for (let i = 0; i < 40; i++) files[`d/f${i}.txt`] = line.repeat(40)
+    const root = tempDir()
+    writeTree(root, files)
+    const tools = createAgentTools({ workspaceRoot: root, surface: 'codex', maxOutputBytes: 1024 })
+    const text = ok(await tools.callTool('grep_files', { pattern: 'needle' }))
+    expect(text.split('\n').at(-1)).toMatch(/^\[\.\.\. search incomplete: /)
+  })
+})

@@ -170,3 +170,15 @@ describe('cyberpaw surface', () => {
     expect(readFileSync(join(outside, 's.txt'), 'utf8')).toBe('secret\n')
   })
 })
+
+describe('cyberpaw Move onto an existing file', () => {
+  it('does not tell the model to pass an overwrite argument Move does not have', async () => {
+    const { tools } = ws({ 'a.txt': 'a', 'b.txt': 'b' })
+    const r = await tools.callTool('Move', { source: 'a.txt', destination: 'b.txt' })
+    expect(r.isError).toBe(true)
+    expect(r.text).not.toMatch(/overwrite/)
+    expect(r.text).toMatch(
+      /destination already exists: b\.txt; choose a new path, or delete it first with DeleteFile/,
+    )
+  })
+})

@@ -255,14 +255,19 @@ fn grep_files(v: Value, call: &Call) -> ToolResult<Output> {
         e["path"] = json!(p);
     }
     let text = engine_text("grep", e, call.ctx)?;
-    let (rows, _) = path_rows(&text);
+    let (rows, footer) = path_rows(&text);
     let files = newest_first(call.ctx, rows);
-    if files.is_empty() {
-        return Ok(Output::text("No matches found."));
+    let mut out = if files.is_empty() {
+        "No matches found.".to_string()
+    } else {
+        files.into_iter().take(limit).collect::<Vec<_>>().join("\n")
+    };
+    // A scan that stopped at its output cap says so: the list may lack matching files.
+    if let Some(warning) = footer.filter(|f| f.starts_with("[... search incomplete")) {
+        out.push('\n');
+        out.push_str(warning);
     }
-    Ok(Output::text(
-        files.into_iter().take(limit).collect::<Vec<_>>().join("\n"),
-    ))
+    Ok(Output::text(out))
 }
 
 fn apply_patch(v: Value, call: &Call) -> ToolResult<Output> {

@@ -82,7 +82,21 @@ fn move_(v: Value, call: &Call) -> ToolResult<Output> {
             "move",
             json!({ "source": a.source, "destination": a.destination }),
             ctx,
-        )?
+        )
+        .map_err(|e| {
+            // Move has no `overwrite`: the engine's hint to pass one would fail again.
+            if e.message.starts_with("Destination already exists: ") {
+                ToolError {
+                    message: format!(
+                        "destination already exists: {}; choose a new path, or delete it first with DeleteFile",
+                        to.display
+                    ),
+                    ..e
+                }
+            } else {
+                e
+            }
+        })?
     };
     // What was read at the old path is no longer there.
     call.ledger.forget(&key);
