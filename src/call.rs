@@ -67,6 +67,11 @@ impl Progress {
         Progress(Some(Arc::default()))
     }
 
+    /// Whether anyone watches this call's progress (a tool may skip work that only feeds it).
+    pub fn is_watched(&self) -> bool {
+        self.0.is_some()
+    }
+
     /// Counts one more file walked and the bytes read of it.
     pub fn add_file(&self, bytes: u64) {
         if let Some(p) = &self.0 {

@@ -89,7 +89,10 @@ impl Tool for Glob {
             &|| ctx.cancel.is_cancelled(),
             || {
                 |entry: &mut FileEntry<'_>| {
-                    let mtime = entry.meta().map_or(SystemTime::UNIX_EPOCH, |m| m.mtime);
+                    let meta = entry.meta();
+                    // Files found, for a host that shows progress (nothing when unwatched).
+                    ctx.progress.add_file(0);
+                    let mtime = meta.map_or(SystemTime::UNIX_EPOCH, |m| m.mtime);
                     let path = rel_string(entry.take_rel());
                     if ties == Ties::CodeUnits {
                         return Some((path.into_bytes(), mtime));

@@ -136,7 +136,14 @@ impl Tool for Grep {
             Scan::default()
         } else if meta.is_dir() {
             let stop = || ctx.cancel.is_cancelled();
-            query.scan_tree(config, &base, glob.as_ref(), MAX_MATCHING_FILES, &stop)?
+            query.scan_tree(
+                config,
+                &base,
+                glob.as_ref(),
+                MAX_MATCHING_FILES,
+                &stop,
+                &ctx.progress,
+            )?
         } else if meta.is_file() {
             query.scan_file(config, &base)?
         } else {
@@ -767,6 +774,7 @@ impl Query {
         glob: Option<&FileGlob>,
         cap: usize,
         stop: &(dyn Fn() -> bool + Sync),
+        progress: &crate::call::Progress,
     ) -> ToolResult<Scan> {
         let options = WalkOptions {
             respect_ignore: true,
@@ -805,14 +813,15 @@ impl Query {
                     (true, true) => prefix_json + json_len(rel),
                     (true, false) => json_base64_len(prefix.len() + rel.len()),
                 };
+                let file = entry.open().ok()?;
+                if progress.is_watched() {
+                    // Files walked and bytes scanned, for a host that shows progress: one
+                    // `fstat` more per file, paid only when someone watches.
+                    let len = file.metadata().map_or(0, |m| m.len());
+                    progress.add_file(len.min(self.tree_rules.max));
+                }
                 let (_, count, cost) = self
-                    .count(
-                        &mut searcher,
-                        entry.open().ok()?,
-                        &mut buf,
-                        path_len,
-                        self.tree_rules,
-                    )
+                    .count(&mut searcher, file, &mut buf, path_len, self.tree_rules)
                     .ok()?;
                 if cost > 0
                     && used.fetch_add(cost, Relaxed).saturating_add(cost) > self.budget.limit
@@ -2000,6 +2009,27 @@ mod tests {
         }
     }
 
+    /// A watched call counts the files its walk searched and their bytes (the MCP server's
+    /// progress messages say them); an unwatched one keeps nothing.
+    #[test]
+    fn a_watched_scan_counts_files_and_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(root, &[("a", "x\n"), ("b", "yy\n"), ("c/d", "zzz\n")]);
+        let c = config(root);
+        let args: Args = serde_json::from_value(json!({"pattern": "x"})).unwrap();
+        let q = Query::new(&args, &c).unwrap();
+        let base = paths::resolve(&c, "").unwrap();
+        let progress = crate::call::Progress::watched();
+        let scan = q
+            .scan_tree(&c, &base, None, 100, &|| false, &progress)
+            .unwrap();
+        assert_eq!(scan.hits.len(), 1);
+        let report = progress.report().unwrap();
+        assert_eq!((report.files, report.bytes), (3, 2 + 3 + 4));
+        assert!(crate::call::Progress::default().report().is_none());
+    }
+
     #[test]
     fn incomplete_scan_is_reported_without_paging() {
         let dir = tempfile::tempdir().unwrap();
@@ -2009,7 +2039,9 @@ mod tests {
         let args: Args = serde_json::from_value(json!({"pattern": "x"})).unwrap();
         let q = Query::new(&args, &c).unwrap();
         let base = paths::resolve(&c, "").unwrap();
-        let scan = q.scan_tree(&c, &base, None, 2, &|| false).unwrap();
+        let scan = q
+            .scan_tree(&c, &base, None, 2, &|| false, &Default::default())
+            .unwrap();
         assert!(scan.stopped_early);
         let out = q.render(
             &scan,
