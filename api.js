@@ -660,9 +660,18 @@ function makeApi(profile) {
     }
     const { probeRipgrep: probe, probeTreeSitter: tsProbe, guard, elicit, ...rest } = options
     if (seed) {
-      // The seed contract has none of the newer settings.
+      // The seed contract has none of the newer settings: they are ignored, and each is named
+      // in the warn sink, as an unknown key is at the root (a `sandbox` that silently does
+      // nothing would be a surprise).
       for (const key of Object.keys(rest)) {
-        if (!SEED_CONFIG_FIELDS.includes(key)) delete rest[key]
+        if (SEED_CONFIG_FIELDS.includes(key)) continue
+        const typo = native.unknownOptionNotes(JSON.stringify({ [key]: rest[key] }))
+        warn(
+          typo.length > 0
+            ? typo[0]
+            : `option ${JSON.stringify(key)} is ignored: agent-tools-native/v0.1 serves the seed contract, which has no such setting; import agent-tools-native (the package root) for it`,
+        )
+        delete rest[key]
       }
     }
     // Every setting is checked before the probes run, each once (CONTRACT-v0.5-wording §3,

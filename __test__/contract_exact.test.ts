@@ -1706,3 +1706,25 @@ describe('grep on the ripgrep path judges binary files as rg does', () => {
     ])
   })
 })
+
+describe('the seed entry names the options it ignores', () => {
+  it('warns for a root-only option and for a typo, as the root does for unknown keys', () => {
+    // SPEC, Configuration: an unknown option key "is named in one warn-sink line ... at both
+    // entries"; a `sandbox` that silently does nothing at /v0.1 would be a surprise.
+    const lines: string[] = []
+    root.setWarnSink((m) => lines.push(m))
+    try {
+      seed.createAgentTools({
+        workspaceRoot: tempDir(),
+        readonly: true,
+        sandbox: 'read-only',
+      } as never)
+    } finally {
+      root.setWarnSink(null)
+    }
+    expect(lines).toEqual([
+      'clarvis-agent-tools: unknown option "readonly" is ignored; did you mean "readOnly"?\n',
+      'clarvis-agent-tools: option "sandbox" is ignored: agent-tools-native/v0.1 serves the seed contract, which has no such setting; import agent-tools-native (the package root) for it\n',
+    ])
+  })
+})
