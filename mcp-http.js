@@ -18,7 +18,7 @@ const http = require('node:http')
 const { createHash, randomUUID, timingSafeEqual } = require('node:crypto')
 const { isIP } = require('node:net')
 const { setWarnSink } = require('./index.js')
-const { createMcpServer, onStopSignals, sdk, settled } = require('./mcp.js')
+const { connectChecked, createMcpServer, onStopSignals, sdk, settled } = require('./mcp.js')
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 const DEFAULT_MAX_SESSIONS = 16
@@ -210,7 +210,7 @@ async function serveHttp(config, options) {
     }
     // A reply to a client that went away cannot be written; that is not the server's failure.
     session.server.onerror = () => {}
-    await session.server.connect(session.transport)
+    await connectChecked(session.server, session.transport, config)
     return session
   }
 

@@ -285,6 +285,32 @@ describe('mcp --http', () => {
     }
   })
 
+  it('answers malformed params as over stdio: -32602 naming the field, or invalid_input', async () => {
+    const { url, port } = await serve(['--workspace', workspace()])
+    const client = await connect(url)
+    const headers = { 'mcp-session-id': sessionOf(client), 'mcp-protocol-version': '2025-06-18' }
+    /** The one JSON-RPC message of a POST's event stream. */
+    const post = async (params: unknown) => {
+      const reply = await request(port, {
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+        headers,
+      })
+      expect(reply.status).toBe(200)
+      const data = reply.body.split('\n').find((line) => line.startsWith('data: '))
+      return JSON.parse(data?.slice('data: '.length) ?? '')
+    }
+    expect((await post({})).error).toEqual({
+      code: -32602,
+      message: 'Invalid params for tools/call: params.name: expected string, received undefined',
+    })
+    const { result } = await post({ name: 'read_file', arguments: 'a.txt' })
+    expect(result.isError).toBe(true)
+    expect(JSON.parse(result.content[0].text)).toEqual({
+      error: 'invalid_input',
+      message: "arguments must be an object of read_file's parameters, not a string",
+    })
+  })
+
   it('answers 404 to an unknown session id and to one ended with DELETE', async () => {
     const { url, port } = await serve(['--workspace', workspace()])
     const headers = { 'mcp-session-id': crypto.randomUUID(), 'mcp-protocol-version': '2025-06-18' }
