@@ -167,15 +167,17 @@ async function serveHttp(config, options) {
   let starting = 0
   let allowedHosts = new Set()
 
+  // A diagnostic line belongs to no one call (the sink is process-wide), so it goes to every
+  // session as a log message on its standalone GET event stream, not on a call's response
+  // stream; each session's own `logging/setLevel` applies (the SDK keys levels by session id).
   setWarnSink((line) => {
     process.stderr.write(line)
     for (const session of sessions.values()) {
       session.server
-        .sendLoggingMessage({
-          level: 'warning',
-          logger: 'agent-tools-native',
-          data: line.trimEnd(),
-        })
+        .sendLoggingMessage(
+          { level: 'warning', logger: 'agent-tools-native', data: line.trimEnd() },
+          session.id,
+        )
         .catch(() => {})
     }
   })
