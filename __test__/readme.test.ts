@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { describe, expect, it } from 'vitest'
 import { readRemote } from '../examples/mcp-http'
-import { selectSurface } from '../index.js'
+import { buildGuardContext, createAgentTools, selectSurface } from '../index.js'
 import { CLI, cleanEnv } from './cli-helpers'
 import { tempDir } from './helpers'
 
@@ -42,6 +42,22 @@ describe('README', () => {
     }
     const files = readdirSync(join(root, 'examples')).map((f) => `examples/${f}`)
     expect(ts.map((b) => b.marker).sort()).toEqual(files.sort())
+  })
+
+  it("runs the guard example's SAFE commands without asking, as its comment says", async () => {
+    const { guard } = await import('../examples/guard')
+    const { config } = createAgentTools({ workspaceRoot: tempDir('atn-readme-guard-') })
+    const verdict = (command: string) =>
+      (guard(buildGuardContext('bash', { command }, config)) as { verdict: string }).verdict
+    for (const command of ['git status', 'git log', 'npm test', 'ls', 'ls src', 'cat a.txt']) {
+      expect(verdict(command), command).toBe('allow')
+    }
+    for (const command of ['ls /etc', 'cat ~/.ssh/id_rsa', 'grep -r key ..']) {
+      expect(verdict(command), command).toBe('deny')
+    }
+    for (const command of ['rm -rf dist', 'git status; rm -rf x', 'npm publish']) {
+      expect(verdict(command), command).toBe('ask')
+    }
   })
 
   it('registers a working MCP server in the JSON (Claude Desktop, Cursor) and TOML (Codex) snippets', async () => {
