@@ -60,6 +60,31 @@ describe('README', () => {
     }
   })
 
+  it('names every root export in the API table, and exactly what /v0.1 lacks', async () => {
+    const rootNames = Object.keys(await import('../index.js')).filter((k) => k !== 'default')
+    const seedNames = Object.keys(await import('../v0.1/index.js')).filter((k) => k !== 'default')
+    const api = readme.slice(readme.indexOf('## API'), readme.indexOf('## Code intelligence'))
+    const table = api.slice(0, api.indexOf('\nOptions:'))
+    for (const name of rootNames) expect(table, name).toMatch(new RegExp(`\`${name}[\`(]`))
+    const from = api.indexOf('every root name except')
+    const lacks = api.slice(from, api.indexOf('ServerConfig', from))
+    const listed = [...lacks.matchAll(/`(\w+)`/g)].map((m) => m[1])
+    expect(listed.sort()).toEqual(rootNames.filter((n) => !seedNames.includes(n)).sort())
+  })
+
+  it('says which languages Code intelligence needs extras for, truly', async () => {
+    const root = tempDir('atn-readme-code-')
+    writeFileSync(join(root, 'a.rb'), 'class A\n  def b\n  end\nend\n')
+    writeFileSync(join(root, 'script'), '#!/usr/bin/env python3\ndef f():\n  pass\n')
+    const contract = createAgentTools({ workspaceRoot: root })
+    const extras = createAgentTools({ workspaceRoot: root, extras: true })
+    for (const args of [{ path: 'a.rb' }, { path: 'script' }]) {
+      expect((await contract.callTool('outline', args)).isError, args.path).toBe(true)
+      expect((await extras.callTool('outline', args)).isError, args.path).toBe(false)
+    }
+    expect(readme).toMatch(/With\s+`extras: true` at the root/)
+  })
+
   it('registers a working MCP server in the JSON (Claude Desktop, Cursor) and TOML (Codex) snippets', async () => {
     const json = blocks(readme).find((b) => b.lang === 'json')
     const toml = blocks(readme).find((b) => b.lang === 'toml')
