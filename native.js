@@ -144,13 +144,13 @@ function diagnose(prebuilt) {
     if (otherInstalled) {
       return (
         `libc mismatch: agent-tools-native-${other} is installed, but this Node runs on ` +
-        `${hostLibc() === 'gnu' ? 'glibc' : 'musl'} and needs ${name} (the tarballs were ` +
-        `packed, or the lockfile made, on the other system). To fix: ${source.replace('build from source', `build ${name} on this system`)}`
+        `${hostLibc() === 'gnu' ? 'glibc' : 'musl'} and needs ${name}. (The tarballs were ` +
+        `packed, or the lockfile made, on the other system.) To fix: ${source.replace('build from source', `build ${name} on this system`)}`
       )
     }
     return (
-      `the platform package ${name} is not installed (npm leaves it out with --omit=optional, ` +
-      'or when it was not installed together with this package). To fix: ' +
+      `the platform package ${name} is not installed. (npm leaves it out with --omit=optional, ` +
+      'or when it was not installed together with this package.) To fix: ' +
       `${source.replace('build from source', `build ${name} from source`)}`
     )
   }

@@ -50,7 +50,7 @@ describe('loading the addon', () => {
     )
     expect(lines.at(-1)).toMatch(
       new RegExp(
-        `^Cause: the platform package agent-tools-native-${platform} is not installed \\(.*\\)\\. To fix: build agent-tools-native-${platform} from source`,
+        `^Cause: the platform package agent-tools-native-${platform} is not installed\\. \\(.*\\) To fix: build agent-tools-native-${platform} from source`,
       ),
     )
     // The package is not on the registry: no advice to install it from there.
@@ -138,7 +138,7 @@ describe('loading the addon', () => {
     expect(tried.at(-2)).toContain('./agent-tools-native.win32-x64-gnu.node')
     expect(tried.at(-1)).toContain('agent-tools-native-win32-x64-gnu')
     expect(missing.at(-1)).toMatch(
-      /^Cause: the platform package agent-tools-native-win32-x64-gnu is not installed \(.*\)\. To fix: build agent-tools-native-win32-x64-gnu from source/,
+      /^Cause: the platform package agent-tools-native-win32-x64-gnu is not installed\. \(.*\) To fix: build agent-tools-native-win32-x64-gnu from source/,
     )
     // Installed, with a file that is no loadable DLL here: the attempt and the cause name it.
     const broken = load((pkg) => {
