@@ -173,7 +173,7 @@ const OPTIONS = [
     commands: ['mcp'],
     http: true,
     help: () =>
-      'an mcp --http session with no request open for this long ends, its tool processes killed (default 1800000, 30 minutes)',
+      'an mcp --http session with no request open for this long ends, its running calls cancelled (monitors run on) (default 1800000, 30 minutes)',
   },
   {
     flag: '--allowed-host',

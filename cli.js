@@ -50,14 +50,19 @@ Examples:
 ${renderHelp('call')}
 
 ${EXIT_HELP}`,
+  help: () => `Usage: ${BIN} help [command]
+
+Prints the usage of <command> (list, call, mcp or help), or with no command the usage of the
+whole CLI. The same as ${BIN} [command] --help.`,
   mcp: () => `Usage: ${BIN} mcp [options]
        ${BIN} mcp --http [--host <address>] [--port <number>] [options]
 
 Serves the active tool surface as a Model Context Protocol server over stdio (JSON-RPC on
 stdin/stdout; diagnostics on stderr). With --read-only the mutating tools are neither listed
 nor callable. A tool result is returned as text content, with isError set on an error envelope.
-When the client goes away (stdin closed, stdout broken, a signal) its running tool processes
-are killed and the server exits 0.
+When the client goes away (stdin closed, stdout broken, a signal) its running tool calls are
+cancelled (a command's processes killed) and the server exits 0. Monitors (monitor_start) are
+not calls: they outlive the server by design, until monitor_stop.
 
 Register it with an MCP client, e.g. from a checkout:
   claude mcp add agent-tools -- node /path/to/${BIN}/cli.js mcp --workspace /path/to/repo
@@ -66,7 +71,9 @@ Register it with an MCP client, e.g. from a checkout:
 With --http, the same server over the MCP Streamable HTTP transport, at /mcp. Every request
 must carry the bearer token (Authorization: Bearer <token>); requests whose Host is not this
 server's host:port (or localhost:port), or whose Origin is not a loopback origin, get 403.
-When ready it prints "listening on http://<host>:<port>/mcp" on stderr; SIGTERM stops it.
+When ready it prints "${BIN}: MCP server listening on http://<host>:<port>/mcp" on stderr;
+SIGTERM stops it. DELETE ends a session and cancels its running calls; its monitors, too, run
+on until monitor_stop.
 
 ${renderHelp('mcp')}
 
@@ -91,6 +98,59 @@ class UsageError extends Error {}
 let helpTopic = ''
 
 /**
+ * The edit distance of `a` and `b` (insertions, deletions, substitutions and swaps of two
+ * neighbours each count 1).
+ */
+function distance(a, b) {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) d[0][j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+      }
+    }
+  }
+  return d[a.length][b.length]
+}
+
+/**
+ * `; did you mean <closest>?` when one of `candidates` is close to `word` (at most one edit per
+ * three characters, and at most two), else nothing: a far guess misleads more than none.
+ */
+function didYouMean(word, candidates) {
+  let best
+  let bestDistance = Number.POSITIVE_INFINITY
+  for (const candidate of candidates) {
+    const d = distance(word, candidate)
+    if (d < bestDistance) {
+      best = candidate
+      bestDistance = d
+    }
+  }
+  const close =
+    bestDistance > 0 && bestDistance <= Math.max(1, Math.min(2, Math.floor(word.length / 3)))
+  return close ? `; did you mean ${best}?` : ''
+}
+
+/**
+ * The command `argv` names — its first positional argument, flag values skipped — so that a
+ * usage error found while parsing still points at that command's help.
+ */
+function commandOf(argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--') return argv[i + 1]
+    if (arg === '-' || !arg.startsWith('-')) return arg
+    const option = OPTIONS.find((o) => o.flag === arg || o.short === arg)
+    if (option?.value) i++
+  }
+  return undefined
+}
+
+/**
  * Splits argv into the command, its positional arguments, the flags handed on to buildConfig,
  * and the CLI's own flags (`flags['--no-extras']`, ...), by the table in cli-options.js.
  */
@@ -112,7 +172,10 @@ function parseArgs(argv) {
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
     const name = eq > 0 ? arg.slice(0, eq) : arg
     const option = OPTIONS.find((o) => o.flag === name || o.short === name)
-    if (!option) throw new UsageError(`unknown option ${arg}`)
+    if (!option) {
+      const flags = OPTIONS.flatMap((o) => (o.flag ? [o.flag] : []))
+      throw new UsageError(`unknown option ${arg}${didYouMean(name, flags)}`)
+    }
     let value = true
     if (option.value) {
       const usage = `${option.flag} needs ${option.needs ?? 'a value'}`
@@ -196,7 +259,15 @@ function buildConfigOrUsage(configArgv) {
 }
 
 function parseCallArgs(json) {
-  const text = json === '-' ? readFileSync(0, 'utf8') : json
+  // Trimmed, so that a message quoting it is one line (stdin ends with a newline).
+  const text = (json === '-' ? readFileSync(0, 'utf8') : json).trim()
+  if (text === '') {
+    throw new UsageError(
+      json === '-'
+        ? `stdin was empty: '-' reads the arguments object from stdin, e.g. echo '{"path": "."}' | ${BIN} call list_dir -`
+        : `the arguments are empty; pass a JSON object, e.g. '{"path": "."}', or leave them out for {}`,
+    )
+  }
   let args
   try {
     args = JSON.parse(text)
@@ -206,21 +277,29 @@ function parseCallArgs(json) {
     )
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    throw new UsageError(`the arguments must be a JSON object, e.g. '{"path": "."}', got ${text}`)
+    throw new UsageError(
+      `the arguments must be a JSON object, e.g. '{"path": "."}', got ${JSON.stringify(args)}`,
+    )
   }
   return args
 }
 
 async function main(argv) {
+  const named = commandOf(argv)
+  if (COMMANDS.has(named)) helpTopic = ` ${named}`
   const { command, rest, configArgv, flags, help, version } = parseArgs(argv)
   if (version) {
     out(require('./package.json').version)
     return 0
   }
   if (command === 'help') {
-    const topic = rest[0] ?? 'main'
-    if (!HELP[topic]) throw new UsageError(`no help for unknown command ${topic}`)
-    out(HELP[topic]())
+    const [topic] = rest
+    // `main` names the CLI's own page internally; it is no command.
+    if (topic !== undefined && (topic === 'main' || !HELP[topic])) {
+      const guess = didYouMean(topic, [...COMMANDS, 'help'])
+      throw new UsageError(`no help for unknown command ${topic}${guess}`)
+    }
+    out(HELP[topic ?? 'main']())
     return 0
   }
   if (command === undefined) {
@@ -231,7 +310,8 @@ async function main(argv) {
     throw new UsageError('expected a command: list, call or mcp')
   }
   if (!COMMANDS.has(command)) {
-    throw new UsageError(`unknown command ${command}; expected list, call or mcp`)
+    const guess = didYouMean(command, [...COMMANDS, 'help'])
+    throw new UsageError(`unknown command ${command}${guess || '; expected list, call or mcp'}`)
   }
   if (help) {
     out(HELP[command]())

@@ -18,7 +18,7 @@ const http = require('node:http')
 const { createHash, randomUUID, timingSafeEqual } = require('node:crypto')
 const { isIP } = require('node:net')
 const { setWarnSink } = require('./index.js')
-const { createMcpServer, onStopSignals, sdk, settled } = require('./mcp.js')
+const { connectChecked, createMcpServer, onStopSignals, sdk, settled } = require('./mcp.js')
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 const DEFAULT_MAX_SESSIONS = 16
@@ -167,15 +167,17 @@ async function serveHttp(config, options) {
   let starting = 0
   let allowedHosts = new Set()
 
+  // A diagnostic line belongs to no one call (the sink is process-wide), so it goes to every
+  // session as a log message on its standalone GET event stream, not on a call's response
+  // stream; each session's own `logging/setLevel` applies (the SDK keys levels by session id).
   setWarnSink((line) => {
     process.stderr.write(line)
     for (const session of sessions.values()) {
       session.server
-        .sendLoggingMessage({
-          level: 'warning',
-          logger: 'agent-tools-native',
-          data: line.trimEnd(),
-        })
+        .sendLoggingMessage(
+          { level: 'warning', logger: 'agent-tools-native', data: line.trimEnd() },
+          session.id,
+        )
         .catch(() => {})
     }
   })
@@ -210,7 +212,7 @@ async function serveHttp(config, options) {
     }
     // A reply to a client that went away cannot be written; that is not the server's failure.
     session.server.onerror = () => {}
-    await session.server.connect(session.transport)
+    await connectChecked(session.server, session.transport, config)
     return session
   }
 

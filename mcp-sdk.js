@@ -7,13 +7,16 @@
 function load() {
   return {
     Server: require('@modelcontextprotocol/sdk/server/index.js').Server,
-    StdioServerTransport: require('@modelcontextprotocol/sdk/server/stdio.js').StdioServerTransport,
     StreamableHTTPServerTransport: require('@modelcontextprotocol/sdk/server/streamableHttp.js')
       .StreamableHTTPServerTransport,
     ...pick(require('@modelcontextprotocol/sdk/types.js'), [
       'CallToolRequestSchema',
+      'InitializeRequestSchema',
       'ListToolsRequestSchema',
+      'PingRequestSchema',
+      'SetLevelRequestSchema',
       'isInitializeRequest',
+      'isJSONRPCNotification',
       'isJSONRPCRequest',
     ]),
   }

@@ -3,8 +3,8 @@
 /**
  * Loads the addon through napi-rs' generated loader (`binding.js`: the local `.node` build
  * first, then the platform package). If nothing loads, throws one error saying what was tried
- * and how to fix it; the loader's own error (its `cause` chain holds every attempt) stays as
- * `cause`.
+ * and how to fix it. The loader's own error stays as `cause`, its `cause` chain holding those
+ * attempts (the last first), but without its generic advice, which does not fit this package.
  */
 function loadNative() {
   try {
@@ -38,19 +38,29 @@ function loadWindowsGnu(err) {
   return undefined
 }
 
+/** The first line of an error's message. */
+function firstLine(e) {
+  return String(e?.message ?? e).split('\n')[0]
+}
+
 function nativeLoadError(err) {
-  // The loader's error is a summary whose `cause` chain runs from the last attempt back to the
-  // first; list the attempts in the order they were made.
-  const attempts = []
-  for (let e = err?.cause ?? err; e && attempts.length < 50; e = e.cause) {
-    attempts.unshift(`  - ${String(e?.message ?? e).split('\n')[0]}`)
-  }
-  let prebuilt = []
+  let targets = []
   try {
-    prebuilt = require('./package.json').napi.targets.map(platformOfTarget)
+    targets = require('./package.json').napi.targets
   } catch {
     // The list only decorates the message.
   }
+  const prebuilt = targets.map(platformOfTarget)
+  // The loader's error is a summary ("npm has a bug…", advice that does not fit here) whose
+  // `cause` chain runs from the last attempt back to the first. Its WASI attempts are left out
+  // unless a WASI target is built: no such file or package exists for this package.
+  const failures = []
+  for (let e = err?.cause ?? err; e && failures.length < 50; e = e.cause) failures.unshift(e)
+  const wasiBuilt = targets.some((t) => t.startsWith('wasm32'))
+  const tried = wasiBuilt
+    ? failures
+    : failures.filter((e) => !/\.wasi\.cjs\b|\bwasm32-wasi\b/.test(firstLine(e)))
+  const attempts = tried.map((e) => `  - ${firstLine(e)}`)
   const here = `${process.platform}-${process.arch}`
   // A source checkout (Cargo.toml beside this file) builds in place; an installed copy has no
   // Rust sources, so the fix depends on what is actually wrong with its platform package.
@@ -63,9 +73,22 @@ function nativeLoadError(err) {
   const error = new Error(
     `agent-tools-native: cannot load the native addon on ${here} (Node ${process.version}).\n` +
       `Tried:\n${attempts.join('\n')}\n` +
-      `Prebuilt packages exist for: ${prebuilt.join(', ') || '(unknown)'}.\n${fix}`,
+      `Platform packages are built for: ${prebuilt.join(', ') || '(unknown)'}.\n${fix}`,
   )
   error.code = 'ERR_AGENT_TOOLS_NATIVE_LOAD'
+  // The loader's error, kept as the cause: its message loses the advice (remove the lockfile
+  // and node_modules for an npm bug) that does not apply here, its chain the WASI attempts.
+  let chain
+  for (const e of tried) {
+    chain = new Error(String(e?.message ?? e), { cause: chain })
+    if (e?.code) chain.code = e.code
+  }
+  if (err instanceof Error) {
+    err.message =
+      'Cannot find native binding: binding.js (the napi-rs loader) tried each place listed ' +
+      'above; its cause chain holds each failure, the last first.'
+    err.cause = chain
+  }
   error.cause = err
   return error
 }
@@ -93,7 +116,6 @@ function hostLibc() {
  * `.node` file (a package packed before the addon was built into it).
  */
 function diagnose(prebuilt) {
-  const { version } = require('./package.json')
   const platform = hostPlatform()
   const name = `agent-tools-native-${platform}`
   const source =
@@ -101,7 +123,7 @@ function diagnose(prebuilt) {
     'sources run `npm ci && npm run build`, then `npm run pack:local` and install the two ' +
     'tarballs it prints together.'
   if (!prebuilt.includes(platform)) {
-    return `no prebuilt package exists for ${platform}. To fix: ${source}`
+    return `no platform package is built for ${platform}. To fix: ${source}`
   }
   let dir
   try {
@@ -117,26 +139,27 @@ function diagnose(prebuilt) {
     } catch {
       // Not installed either.
     }
+    // Not published to the registry (README, "Install"): the platform package comes from
+    // `npm run pack:local`, built on a machine of this platform.
     if (otherInstalled) {
       return (
         `libc mismatch: agent-tools-native-${other} is installed, but this Node runs on ` +
-        `${hostLibc() === 'gnu' ? 'glibc' : 'musl'} and needs ${name}. To fix: ` +
-        `\`npm install ${name}@${version}\` (a lockfile made on another system pins the other one).`
+        `${hostLibc() === 'gnu' ? 'glibc' : 'musl'} and needs ${name}. (The tarballs were ` +
+        `packed, or the lockfile made, on the other system.) To fix: ${source.replace('build from source', `build ${name} on this system`)}`
       )
     }
     return (
-      `the platform package ${name} is not installed. To fix: \`npm install ${name}@${version}\` ` +
-      '(npm skips it with --omit=optional, or when the lockfile was made on another platform). ' +
-      'Before the package is published, install the two tarballs from `npm run pack:local` ' +
-      `together; anywhere else, ${source}`
+      `the platform package ${name} is not installed. (npm leaves it out with --omit=optional, ` +
+      'or when it was not installed together with this package.) To fix: ' +
+      `${source.replace('build from source', `build ${name} from source`)}`
     )
   }
   const file = `agent-tools-native.${platform}.node`
   if (!require('node:fs').existsSync(require('node:path').join(dir, file))) {
     return (
       `${name} is installed at ${dir} but holds no ${file} (it was packed before the addon ` +
-      'was built into it). To fix: reinstall it from a release, or pack it with ' +
-      `\`npm run pack:local\` after \`npm run build\`; anywhere else, ${source}`
+      'was built into it). To fix: pack it again with `npm run pack:local` after `npm run build` ' +
+      `in its checkout; anywhere else, ${source}`
     )
   }
   return `${name} is installed with ${file}, but it failed to load (see the attempts above).`

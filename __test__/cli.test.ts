@@ -38,6 +38,22 @@ describe('cli --help and --version', () => {
     }
   })
 
+  it('help help prints the usage of help itself', async () => {
+    const r = await runCli(['help', 'help'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^Usage: agent-tools-native help \[command\]/)
+    expect(await runCli(['help', '--help'])).toEqual(await runCli(['--help']))
+  })
+
+  it('help mcp says monitors outlive the client and a deleted session', async () => {
+    const r = await runCli(['help', 'mcp'])
+    expect(r.stdout).toMatch(/Monitors \(monitor_start\) are\s+not calls: they outlive the server/)
+    expect(r.stdout).toMatch(/DELETE ends a session and cancels its running calls; its monitors/)
+    expect(r.stdout).toContain(
+      'agent-tools-native: MCP server listening on http://<host>:<port>/mcp',
+    )
+  })
+
   it('prints the package version', async () => {
     const r = await runCli(['--version'])
     expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
@@ -226,6 +242,21 @@ describe('cli usage errors: a clear message on stderr, exit 2', () => {
       /BASH_TIMEOUT_MAX_MS \(5\) must be >= BASH_TIMEOUT_MS \(10\)\./,
     ],
     ['help for an unknown command', ['help', 'frob'], {}, /no help for unknown command frob/],
+    ['a mistyped command', ['lst'], {}, /unknown command lst; did you mean list\?/],
+    [
+      'help for a mistyped command',
+      ['help', 'lst'],
+      {},
+      /unknown command lst; did you mean list\?/,
+    ],
+    [
+      'a mistyped flag',
+      ['list', '--readonly'],
+      {},
+      /unknown option --readonly; did you mean --read-only\?/,
+    ],
+    ['a mistyped value flag', ['list', '--workspce=.'], {}, /did you mean --workspace\?/],
+    ['empty arguments', ['call', 'read_file', ''], {}, /the arguments are empty/],
   ]
   for (const [what, args, env, message] of cases) {
     it(`rejects ${what}`, async () => {
@@ -237,4 +268,49 @@ describe('cli usage errors: a clear message on stderr, exit 2', () => {
       expect(r.stderr).toMatch(/Run 'agent-tools-native( \w+)? --help' for usage\./)
     })
   }
+
+  it('suggests nothing when no command or flag is close', async () => {
+    for (const args of [['frobnicate'], ['list', '--verbose'], ['help', 'main']]) {
+      const r = await runCli(args)
+      expect(r.code).toBe(2)
+      expect(r.stderr).not.toContain('did you mean')
+    }
+  })
+
+  it('points every flag error at the help of the command it was given to', async () => {
+    for (const [args, topic] of [
+      [['mcp', '--port='], 'mcp'],
+      [['--port=', 'mcp'], 'mcp'],
+      [['mcp', '--host'], 'mcp'],
+      [['list', '--readonly'], 'list'],
+      [['--workspace', 'call', 'list', '--verbose'], 'list'],
+      [['call', 'read_file', '--http'], 'call'],
+      [['--verbose'], ''],
+    ] as const) {
+      const r = await runCli([...args])
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr.split('\n')[1]).toBe(
+        `Run 'agent-tools-native${topic ? ` ${topic}` : ''} --help' for usage.`,
+      )
+    }
+  })
+
+  it('says stdin was empty for call <tool> - with nothing piped, and what to pass', async () => {
+    const r = await runCli(['call', 'read_file', '-'], { input: '' })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(
+      /^agent-tools-native: stdin was empty: '-' reads the arguments object from stdin, e\.g\. echo /,
+    )
+    expect(r.stderr).not.toContain('Unexpected end of JSON input')
+  })
+
+  it('quotes piped input on one line: the trailing newline is trimmed', async () => {
+    const notObject = await runCli(['call', 'read_file', '-'], { input: '[1,\n2]\n' })
+    expect(notObject.stderr.split('\n')[0]).toBe(
+      `agent-tools-native: the arguments must be a JSON object, e.g. '{"path": "."}', got [1,2]`,
+    )
+    const notJson = await runCli(['call', 'read_file', '-'], { input: 'nope\n' })
+    expect(notJson.stderr.split('\n')).toHaveLength(3)
+    expect(notJson.stderr.split('\n')[1]).toBe("Run 'agent-tools-native call --help' for usage.")
+  })
 })

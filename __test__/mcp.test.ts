@@ -47,6 +47,51 @@ function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
   return content?.text ?? ''
 }
 
+/**
+ * Sends `lines` (after initialize) to a fresh server over raw stdio, closes stdin, and returns
+ * every reply line but initialize's, parsed: what a client sees, malformed input included.
+ */
+async function rawReplies(root: string, lines: string[]): Promise<Record<string, unknown>[]> {
+  const child = spawn(process.execPath, [CLI, 'mcp', '--workspace', root], { env: cleanEnv() })
+  let stdout = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => {
+    stdout += d
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-03-26',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    },
+  }
+  const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' }
+  child.stdin.end(
+    [JSON.stringify(initialize), JSON.stringify(initialized), ...lines]
+      .map((l) => `${l}\n`)
+      .join(''),
+  )
+  expect(await exited).toBe(0)
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
+    .filter((reply) => reply.id !== 'init')
+}
+
+/** The reply whose id is `id`. */
+function replyTo(replies: Record<string, unknown>[], id: unknown) {
+  const found = replies.filter((r) => r.id === id)
+  expect(found, `one reply to ${JSON.stringify(id)}`).toHaveLength(1)
+  return found[0] as {
+    result?: { content: TextContent[]; isError: boolean }
+    error?: { code: number; message: string }
+  }
+}
+
 describe('mcp server', () => {
   it('initializes: server info, tools capability, instructions naming the workspace', async () => {
     const root = fixture()
@@ -150,6 +195,127 @@ describe('mcp server', () => {
     const envelope = JSON.parse(textOf(missing))
     expect(envelope.error).toBe('invalid_input')
     expect(envelope.message).toBe("data must have required property 'path'")
+  })
+
+  it('answers malformed params with -32602 naming the field, bad arguments with invalid_input', async () => {
+    const root = fixture()
+    const call = (id: number, params?: unknown) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        ...(params === undefined ? {} : { params }),
+      })
+    const replies = await rawReplies(root, [
+      call(1, {}),
+      call(2),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'logging/setLevel',
+        params: { level: 'bogus' },
+      }),
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'initialize', params: {} }),
+      call(5, { name: 'read_file', arguments: 'a.txt' }),
+      call(6, { name: 'read_file', arguments: ['a.txt'] }),
+      call(7, { name: 'list_dir', arguments: null }),
+      call(8, { name: 'no_such_tool', arguments: 'x' }),
+    ])
+    for (const [id, field] of [
+      [1, 'params.name: expected string'],
+      [2, 'params: expected object'],
+      [3, 'params.level: expected one of "debug"|'],
+      [4, 'params.protocolVersion: expected string'],
+    ] as const) {
+      const { error } = replyTo(replies, id)
+      expect(error?.code, `reply ${id}`).toBe(-32602)
+      expect(error?.message).toContain(field)
+      // One short line, not the validator's JSON dump.
+      expect(error?.message).not.toMatch(/[\n[{]/)
+    }
+    for (const [id, kind] of [
+      [5, 'a string'],
+      [6, 'an array'],
+    ] as const) {
+      const { result } = replyTo(replies, id)
+      expect(result?.isError).toBe(true)
+      expect(JSON.parse(result?.content[0]?.text ?? '')).toEqual({
+        error: 'invalid_input',
+        message: `arguments must be an object of read_file's parameters, not ${kind}`,
+      })
+    }
+    // `arguments: null` is no arguments, as SPEC's `arguments ?? {}` says.
+    expect(replyTo(replies, 7).result).toEqual({
+      content: [{ type: 'text', text: 'src/\na.txt\t8' }],
+      isError: false,
+    })
+    // An unknown tool is still answered as unknown.
+    expect(JSON.parse(replyTo(replies, 8).result?.content[0]?.text ?? '')).toMatchObject({
+      error: 'not_found',
+      message: 'Unknown tool: no_such_tool',
+    })
+  })
+
+  it('answers what is not JSON or not JSON-RPC 2.0, and each element of a batch', async () => {
+    const root = fixture()
+    const ping = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' })
+    const replies = await rawReplies(root, [
+      'not json',
+      '',
+      JSON.stringify({ jsonrpc: '1.0', id: 1, method: 'ping' }),
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: [1] }),
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', extra: true }),
+      `[${ping(4)},${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'read_file', arguments: { path: 'a.txt' } },
+      })},7]`,
+      ping(6),
+    ])
+    const nulls = replies.filter((r) => r.id === null) as {
+      error: { code: number; message: string }
+    }[]
+    expect(nulls.map((r) => r.error.code).sort()).toEqual([-32700, -32600].sort())
+    expect(nulls.find((r) => r.error.code === -32700)?.error.message).toMatch(/^Parse error: /)
+    expect(nulls.find((r) => r.error.code === -32600)?.error.message).toBe(
+      'Invalid Request: a message is an object, not a number',
+    )
+    expect(replyTo(replies, 1).error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: jsonrpc must be "2.0", not "1.0"',
+    })
+    expect(replyTo(replies, 2).error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: params must be an object, not an array',
+    })
+    expect(replyTo(replies, 3).error?.code).toBe(-32600)
+    expect(replyTo(replies, 4).result).toEqual({})
+    expect(replyTo(replies, 5).result?.content[0]?.text).toBe('     1\tone\n     2\ttwo')
+    // The server still answers after all that.
+    expect(replyTo(replies, 6).result).toEqual({})
+  })
+
+  it('answers a request whose id is null as an invalid request', async () => {
+    const replies = await rawReplies(fixture(), [
+      JSON.stringify({ jsonrpc: '2.0', id: null, method: 'ping' }),
+      '[]',
+    ])
+    expect(replies).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: 'Invalid Request: id must be a string or an integer, not null',
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: an empty batch' },
+      },
+    ])
   })
 
   it('answers an unknown tool, and a mutating tool in read-only mode, with not_found', async () => {

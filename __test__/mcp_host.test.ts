@@ -59,6 +59,33 @@ describe('an MCP host', () => {
     })
     expect(byName.write_file).toMatchObject({ destructiveHint: true, idempotentHint: true })
     expect(byName.edit_file).toMatchObject({ destructiveHint: true, idempotentHint: false })
+    // A monitor runs a shell command (or types into one) as bash does: it may destroy as much.
+    for (const name of ['monitor_start', 'monitor_send']) {
+      expect(byName[name], name).toMatchObject({ destructiveHint: true, openWorldHint: true })
+    }
+  })
+
+  it('sees the hints SPEC lists, tool by tool', async () => {
+    const { tools } = await (await connect(workspace())).listTools()
+    const withHint = (hint: string) =>
+      tools
+        .filter((t) => t.annotations?.[hint as 'readOnlyHint'])
+        .map((t) => t.name)
+        .sort()
+    // SPEC, "MCP server": the tools that are mutating but not destructive, idempotent but not
+    // read-only, and open-world, each named there.
+    const mutating = tools.filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name)
+    expect(mutating.filter((n) => !withHint('destructiveHint').includes(n)).sort()).toEqual([
+      'mkdir',
+      'monitor_list',
+      'monitor_poll',
+    ])
+    expect(
+      withHint('idempotentHint')
+        .filter((n) => !withHint('readOnlyHint').includes(n))
+        .sort(),
+    ).toEqual(['mkdir', 'monitor_list', 'monitor_poll', 'monitor_stop', 'write_file'])
+    expect(withHint('openWorldHint')).toEqual(['bash', 'monitor_send', 'monitor_start'])
   })
 
   it('gets bash results as structured content matching the advertised outputSchema', async () => {

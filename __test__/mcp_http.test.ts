@@ -2,11 +2,12 @@
 // the official SDK's Streamable HTTP client, as a remote MCP host does; its refusals are checked
 // on plain HTTP status codes with node:http (which can send any Host header).
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgentTools, selectSurface } from '../index.js'
 import { CLI, cleanEnv, runCli } from './cli-helpers'
@@ -283,6 +284,58 @@ describe('mcp --http', () => {
       expect(r.status, JSON.stringify(headers)).toBe(200)
       expect(r.headers['mcp-session-id']).toBeTruthy()
     }
+  })
+
+  it('answers malformed params as over stdio: -32602 naming the field, or invalid_input', async () => {
+    const { url, port } = await serve(['--workspace', workspace()])
+    const client = await connect(url)
+    const headers = { 'mcp-session-id': sessionOf(client), 'mcp-protocol-version': '2025-06-18' }
+    /** The one JSON-RPC message of a POST's event stream. */
+    const post = async (params: unknown) => {
+      const reply = await request(port, {
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+        headers,
+      })
+      expect(reply.status).toBe(200)
+      const data = reply.body.split('\n').find((line) => line.startsWith('data: '))
+      return JSON.parse(data?.slice('data: '.length) ?? '')
+    }
+    expect((await post({})).error).toEqual({
+      code: -32602,
+      message: 'Invalid params for tools/call: params.name: expected string, received undefined',
+    })
+    const { result } = await post({ name: 'read_file', arguments: 'a.txt' })
+    expect(result.isError).toBe(true)
+    expect(JSON.parse(result.content[0].text)).toEqual({
+      error: 'invalid_input',
+      message: "arguments must be an object of read_file's parameters, not a string",
+    })
+  })
+
+  it('sends warn-sink lines to every session on its GET stream, at the level it set', async () => {
+    const root = workspace()
+    // A .gitignore that cannot be read (a directory) makes every walk warn.
+    mkdirSync(join(root, '.gitignore'))
+    const { url } = await serve(['--workspace', root])
+    const quiet = await connect(url)
+    const loud = await connect(url)
+    const heard = { quiet: [] as string[], loud: [] as string[] }
+    quiet.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      heard.quiet.push(String(n.params.data))
+    })
+    loud.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      heard.loud.push(String(n.params.data))
+    })
+    await quiet.setLoggingLevel('error')
+    // The GET streams open right after initialize; give them a moment.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const r = await quiet.callTool({ name: 'glob', arguments: { pattern: '*' } })
+    expect(textOf(r)).toBe('a.txt')
+    await expect.poll(() => heard.loud.length, { timeout: 5000 }).toBeGreaterThan(0)
+    expect(heard.loud[0]).toMatch(/^clarvis-agent-tools: warning: cannot read .*\.gitignore$/)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The session that asked for errors only hears no warning, though its own call caused it.
+    expect(heard.quiet).toEqual([])
   })
 
   it('answers 404 to an unknown session id and to one ended with DELETE', async () => {

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { describe, expect, it } from 'vitest'
 import { readRemote } from '../examples/mcp-http'
-import { selectSurface } from '../index.js'
+import { buildGuardContext, createAgentTools, selectSurface } from '../index.js'
 import { CLI, cleanEnv } from './cli-helpers'
 import { tempDir } from './helpers'
 
@@ -42,6 +42,47 @@ describe('README', () => {
     }
     const files = readdirSync(join(root, 'examples')).map((f) => `examples/${f}`)
     expect(ts.map((b) => b.marker).sort()).toEqual(files.sort())
+  })
+
+  it("runs the guard example's SAFE commands without asking, as its comment says", async () => {
+    const { guard } = await import('../examples/guard')
+    const { config } = createAgentTools({ workspaceRoot: tempDir('atn-readme-guard-') })
+    const verdict = (command: string) =>
+      (guard(buildGuardContext('bash', { command }, config)) as { verdict: string }).verdict
+    for (const command of ['git status', 'git log', 'npm test', 'ls', 'ls src', 'cat a.txt']) {
+      expect(verdict(command), command).toBe('allow')
+    }
+    for (const command of ['ls /etc', 'cat ~/.ssh/id_rsa', 'grep -r key ..']) {
+      expect(verdict(command), command).toBe('deny')
+    }
+    for (const command of ['rm -rf dist', 'git status; rm -rf x', 'npm publish']) {
+      expect(verdict(command), command).toBe('ask')
+    }
+  })
+
+  it('names every root export in the API table, and exactly what /v0.1 lacks', async () => {
+    const rootNames = Object.keys(await import('../index.js')).filter((k) => k !== 'default')
+    const seedNames = Object.keys(await import('../v0.1/index.js')).filter((k) => k !== 'default')
+    const api = readme.slice(readme.indexOf('## API'), readme.indexOf('## Code intelligence'))
+    const table = api.slice(0, api.indexOf('\nOptions:'))
+    for (const name of rootNames) expect(table, name).toMatch(new RegExp(`\`${name}[\`(]`))
+    const from = api.indexOf('every root name except')
+    const lacks = api.slice(from, api.indexOf('ServerConfig', from))
+    const listed = [...lacks.matchAll(/`(\w+)`/g)].map((m) => m[1])
+    expect(listed.sort()).toEqual(rootNames.filter((n) => !seedNames.includes(n)).sort())
+  })
+
+  it('says which languages Code intelligence needs extras for, truly', async () => {
+    const root = tempDir('atn-readme-code-')
+    writeFileSync(join(root, 'a.rb'), 'class A\n  def b\n  end\nend\n')
+    writeFileSync(join(root, 'script'), '#!/usr/bin/env python3\ndef f():\n  pass\n')
+    const contract = createAgentTools({ workspaceRoot: root })
+    const extras = createAgentTools({ workspaceRoot: root, extras: true })
+    for (const args of [{ path: 'a.rb' }, { path: 'script' }]) {
+      expect((await contract.callTool('outline', args)).isError, args.path).toBe(true)
+      expect((await extras.callTool('outline', args)).isError, args.path).toBe(false)
+    }
+    expect(readme).toMatch(/With\s+`extras: true` at the root/)
   })
 
   it('registers a working MCP server in the JSON (Claude Desktop, Cursor) and TOML (Codex) snippets', async () => {

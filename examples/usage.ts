@@ -16,4 +16,13 @@ if (result.isError) {
 const controller = new AbortController()
 setTimeout(() => controller.abort(), 5_000)
 const build = await agent.callTool('bash', { command: 'make' }, { signal: controller.signal })
-console.log(build.isError ? 'cancelled or failed' : contentText(build.content))
+if (build.isError) {
+  // The command did not run to its end: cancelled, or it could not start.
+  console.error(contentText(build.content)) // {"error":"aborted","message":"Command aborted (run cancelled)",...}
+} else {
+  // A command that exits non-zero is no error: bash's JSON result carries its exit code.
+  const run: { exit_code: number | null; stdout: string; stderr: string } = JSON.parse(
+    contentText(build.content),
+  )
+  console.log(run.exit_code === 0 ? run.stdout : `make exited ${run.exit_code}: ${run.stderr}`)
+}
