@@ -29,16 +29,6 @@ function titleOf(name) {
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
-/**
- * Behaviour hints the Rust declarations get wrong, corrected here (SPEC, "MCP server"): both
- * monitor tools that hand a process input may destroy as much as `bash` does — `monitor_start`
- * runs any shell command, `monitor_send` types into a running process, which may be a shell.
- */
-const HINT_FIXES = {
-  monitor_start: { destructiveHint: true },
-  monitor_send: { destructiveHint: true },
-}
-
 /** A progress notification's message: what a running call has done so far. */
 function progressMessage(name, p) {
   const parts = [`${name}: ${(p.elapsedMs / 1000).toFixed(1)}s`]
@@ -87,7 +77,7 @@ function createMcpServer(
         title: title || titleOf(name),
         description,
         inputSchema,
-        annotations: { title: title || titleOf(name), ...hints, ...HINT_FIXES[name] },
+        annotations: { title: title || titleOf(name), ...hints },
       }
       if (meta?.outputSchema) tool.outputSchema = meta.outputSchema
       return tool

@@ -450,3 +450,34 @@ describe('claude-code MultiEdit and messages as Claude Code words them', () => {
     )
   })
 })
+
+describe('claude-code Read of an image, and hints in its own words', () => {
+  it('Read shows an image as an image part, as Claude Code does', async () => {
+    const png = Buffer.from(
+      '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+        '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
+      'hex',
+    )
+    const root = tempDir()
+    writeFileSync(join(root, 'i.png'), png)
+    const tools = createAgentTools({ workspaceRoot: root, surface: 'claude-code' })
+    const r = await tools.callTool('Read', { file_path: 'i.png' })
+    expect(r.isError).toBe(false)
+    expect(r.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' })
+  })
+
+  it("Edit's texts name Read, not the engine's read_file; identical strings as Claude Code says", async () => {
+    const { tools } = ws({ 'a.txt': 'one\n' })
+    ok(await tools.callTool('Read', { file_path: 'a.txt' }))
+    const missing = fail(
+      await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'zz', new_string: 'b' }),
+    )
+    expect(missing).toContain('shown by Read')
+    expect(missing).not.toContain('read_file')
+    expect(
+      fail(
+        await tools.callTool('Edit', { file_path: 'a.txt', old_string: 'one', new_string: 'one' }),
+      ),
+    ).toBe('No changes to make: old_string and new_string are exactly the same.')
+  })
+})

@@ -234,3 +234,24 @@ describe('openai apply_patch changes its own path only', () => {
     expect(existsSync(join(root, 'sp.txt'))).toBe(false)
   })
 })
+
+describe("openai apply_patch's errors speak in its own operations", () => {
+  it('hints at create_file / update_file / delete_file, not a patch grammar or tools it lacks', async () => {
+    const { tools } = ws({ 'a.txt': 'one\n' })
+    const missing = await tools.callTool('apply_patch', {
+      type: 'update_file',
+      path: 'nope.txt',
+      diff: '@@\n-a\n+b\n',
+    })
+    expect(missing.text).toBe(
+      "No such file: nope.txt. To create it, use an apply_patch create_file operation for 'nope.txt'.",
+    )
+    const exists = await tools.callTool('apply_patch', {
+      type: 'create_file',
+      path: 'a.txt',
+      diff: '+a\n',
+    })
+    expect(exists.text).toContain('delete it with a delete_file operation and create it again')
+    expect(exists.text).not.toMatch(/write_file|\*\*\* /)
+  })
+})

@@ -194,6 +194,12 @@ pub fn read(v: Value, call: &Call) -> ToolResult<Output> {
     // The bytes are read before the engine renders them: if the file changes in between, the
     // ledger holds the older content and a later write is refused as stale (the safe side).
     let bytes = text::read_capped(&path, ctx)?;
+    if crate::tools::read_image::sniff(&bytes).is_some() {
+        // Claude Code's Read shows an image to the model: the engine's read_image part.
+        let out = engine("read_image", json!({ "path": a.file_path }), ctx)?;
+        call.ledger.record(&ledger_key(&path), &bytes);
+        return Ok(out);
+    }
     if path.abs.extension().is_some_and(|e| e == "ipynb") {
         let out = notebook::render(&bytes, &path.display)?;
         call.ledger.record(&ledger_key(&path), &bytes);
@@ -251,6 +257,9 @@ fn edit_error(err: ToolError, old_string: &str) -> ToolError {
             "String to replace not found in file.\nString: {old_string}\n{}",
             err.message
         ),
+        ErrorCode::InvalidInput if err.message.starts_with("new_string is identical") => {
+            "No changes to make: old_string and new_string are exactly the same.".to_string()
+        }
         ErrorCode::AmbiguousMatch => format!(
             "Found {} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: {old_string}",
             err.fields.get("count").and_then(Value::as_u64).unwrap_or(2)

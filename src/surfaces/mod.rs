@@ -36,6 +36,7 @@ pub mod cyberpaw;
 pub mod ledger;
 pub mod notebook;
 pub mod openai;
+pub mod vocabulary;
 
 use ledger::Ledger;
 
@@ -166,7 +167,8 @@ pub fn dispatch(surface: Surface, name: &str, args: Value, ctx: &Ctx, ledger: &L
             err.report_detail();
             Outcome {
                 is_error: true,
-                output: Output::text(err.message.clone()).with_meta("error", err.code.as_str()),
+                output: Output::text(vocabulary::message(surface, &err))
+                    .with_meta("error", err.code.as_str()),
             }
         }
     }

@@ -36,7 +36,8 @@ impl Tool for MonitorSend {
     // A full pipe is waited on (at most 5 s).
     const WAITS: bool = true;
     const TITLE: &'static str = "Send input to background process";
-    const DESTRUCTIVE: bool = false;
+    // It types into a running process, which may be a shell.
+    const DESTRUCTIVE: bool = true;
     type Args = Args;
 
     fn output_schema() -> Option<serde_json::Value> {

@@ -49,7 +49,8 @@ impl Tool for MonitorStart {
     const EXTRA_ARGS: &'static [&'static str] = &["stdin", "pty"];
     const WAITS: bool = true;
     const TITLE: &'static str = "Start background process";
-    const DESTRUCTIVE: bool = false;
+    // It runs any shell command, as bash does (MCP `destructiveHint`).
+    const DESTRUCTIVE: bool = true;
     const OPEN_WORLD: bool = true;
     type Args = Args;
 
