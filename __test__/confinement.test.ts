@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   statSync,
   symlinkSync,
   utimesSync,
@@ -160,5 +161,33 @@ describe('bad input and resource caps', () => {
     expect(e.error).toBe('invalid_input')
     expect(e.field).toBe('edits')
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('a\n')
+  })
+})
+
+describe('a workspace root reached through a symlink', () => {
+  it('owns the paths of its real directory, as the contract realpaths the prefix', async () => {
+    // CONTRACT.md, Confinement: "the check canonicalizes the longest existing prefix of the
+    // path". The path bash's `pwd` prints under a symlinked root must work in the file tools.
+    const dir = tempDir()
+    mkdirSync(join(dir, 'real/sub'), { recursive: true })
+    mkdirSync(join(dir, 'realx'))
+    writeFileSync(join(dir, 'real/sub/r.txt'), 'hi\n')
+    writeFileSync(join(dir, 'realx/s.txt'), 'secret\n')
+    symlinkSync(join(dir, 'real'), join(dir, 'link'))
+    const real = realpathSync(join(dir, 'real'))
+    for (const entry of ['../index.js', '../v0.1/index.js']) {
+      const { createAgentTools: create } = await import(entry)
+      const tools = create({ workspaceRoot: join(dir, 'link') })
+      const r = await tools.callTool('read_file', { path: join(real, 'sub/r.txt') })
+      expect(r.isError).toBe(false)
+      expect(r.text).toBe('     1\thi')
+      const g = await tools.callTool('glob', { pattern: '**/*.txt', path: real })
+      expect(g.text).toBe('sub/r.txt')
+      const out = await tools.callTool('read_file', {
+        path: join(realpathSync(join(dir, 'realx')), 's.txt'),
+      })
+      expect(out.isError).toBe(true)
+      expect(out.text).toContain('path_escape')
+    }
   })
 })

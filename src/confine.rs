@@ -435,7 +435,7 @@ fn is_link(dir: &Dir, name: &OsStr) -> bool {
 
 /// The canonical form of the workspace root, cached per root and checked against the root's
 /// identity (device and inode) on every use.
-fn canonical_root(root: &Path) -> PathBuf {
+pub(crate) fn canonical_root(root: &Path) -> PathBuf {
     type Entry = (PathBuf, (u64, u64), PathBuf);
     static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
     let id = Dir::open_path(root)

@@ -64,6 +64,22 @@ pub fn resolve_for_read<T>(
     }
 }
 
+/// A path under the root's canonical form, where the root is reached through a symlink
+/// (`/tmp` → `/private/tmp` on macOS; the directory `pwd` prints in a command), named from the
+/// root as configured: it is inside the workspace, as the contract's realpath check of the
+/// longest existing prefix finds. Any other path is returned as it is.
+fn rebased(root: &Path, abs: PathBuf) -> PathBuf {
+    if abs.starts_with(root) {
+        return abs;
+    }
+    let canon = crate::confine::canonical_root(root);
+    match abs.strip_prefix(&canon) {
+        Ok(rest) if canon != root && rest.as_os_str().is_empty() => root.to_path_buf(),
+        Ok(rest) if canon != root => root.join(rest),
+        _ => abs,
+    }
+}
+
 /// `raw` made absolute and shown, with no check but the one for a NUL byte.
 fn lexical(config: &Config, raw: &str) -> ToolResult<WorkPath> {
     if raw.contains('\0') {
@@ -72,7 +88,7 @@ fn lexical(config: &Config, raw: &str) -> ToolResult<WorkPath> {
         ));
     }
     let root = &config.workspace_root;
-    let abs = lexical_absolute(Path::new(raw), root);
+    let abs = rebased(root, lexical_absolute(Path::new(raw), root));
     let display = display_of(root, &abs);
     Ok(WorkPath {
         abs,
@@ -157,7 +173,7 @@ pub fn escape_error(raw: &str, root: &Path, why: &str) -> ToolError {
 /// (exactly [`check_confined`]). The guard's `PathFact.withinWorkspace` is this, whatever
 /// `confineToWorkspace` says.
 pub fn is_within(root: &Path, abs: &Path) -> bool {
-    let path = WorkPath::beneath(root, abs.to_path_buf(), String::new());
+    let path = WorkPath::beneath(root, rebased(root, abs.to_path_buf()), String::new());
     check_confined(root, &path, "", false).is_ok()
 }
 
@@ -355,6 +371,32 @@ mod tests {
         assert_eq!(resolve(&c, "a/./b/../c.txt").unwrap().display, "a/c.txt");
         let abs = dir.path().join("x");
         assert_eq!(resolve(&c, abs.to_str().unwrap()).unwrap().display, "x");
+    }
+
+    /// A root reached through a symlink: the real directory's paths are the workspace's too
+    /// (what `pwd` prints in a command), shown from the root as configured; a sibling of the
+    /// real directory is still outside.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_under_the_roots_real_directory_is_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir_all(real.join("sub")).unwrap();
+        std::fs::create_dir_all(dir.path().join("realx")).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let c = config(&link, true);
+        let canon = std::fs::canonicalize(&real).unwrap();
+        let p = resolve(&c, canon.join("sub/a.txt").to_str().unwrap()).unwrap();
+        assert_eq!(
+            (p.display.as_str(), p.abs.clone()),
+            ("sub/a.txt", link.join("sub/a.txt"))
+        );
+        assert_eq!(resolve(&c, canon.to_str().unwrap()).unwrap().display, ".");
+        assert!(is_within(&link, &canon.join("sub")));
+        let sibling = std::fs::canonicalize(dir.path().join("realx")).unwrap();
+        assert!(resolve(&c, sibling.to_str().unwrap()).is_err());
+        assert!(!is_within(&link, &sibling));
     }
 
     #[test]
