@@ -8,72 +8,84 @@
 use super::Surface;
 use crate::error::ToolError;
 
+/// The editing tools Claude Code and cyberpaw share.
+const CLAUDE_EDITING: &[(&str, &str)] = &[
+    ("read_files", "Read"),
+    ("read_file", "Read"),
+    ("write_file", "Write"),
+    ("edit_file", "Edit"),
+    ("multi_edit", "MultiEdit"),
+    ("apply_patch", "MultiEdit"),
+    ("grep", "Grep"),
+];
+
 /// What the engine's tool names become on `surface`. `glob` stays on claude-code and cyberpaw,
 /// where it is also Grep's argument (and their Glob differs from it only in case).
-fn names(surface: Surface) -> &'static [(&'static str, &'static str)] {
+fn names(surface: Surface) -> [&'static [(&'static str, &'static str)]; 2] {
     match surface {
-        Surface::Codex => &[
-            ("read_files", "read_file"),
-            ("write_file", "apply_patch (*** Add File)"),
-            ("edit_file", "apply_patch"),
-            ("multi_edit", "apply_patch"),
-            ("grep", "grep_files"),
-            ("glob", "list_dir"),
-            ("tree", "list_dir"),
-            ("file_stat", "shell"),
-            ("bash", "shell"),
+        Surface::Codex => [
+            &[
+                ("read_files", "read_file"),
+                ("write_file", "apply_patch (*** Add File)"),
+                ("edit_file", "apply_patch"),
+                ("multi_edit", "apply_patch"),
+                ("grep", "grep_files"),
+                ("glob", "list_dir"),
+                ("tree", "list_dir"),
+                ("file_stat", "shell"),
+                ("bash", "shell"),
+            ],
+            &[],
         ],
-        Surface::ClaudeCode => &[
-            ("read_files", "Read"),
-            ("read_file", "Read"),
-            ("write_file", "Write"),
-            ("edit_file", "Edit"),
-            ("multi_edit", "MultiEdit"),
-            ("apply_patch", "MultiEdit"),
-            ("grep", "Grep"),
-            ("list_dir", "Bash (ls)"),
-            ("tree", "Glob"),
-            ("file_stat", "Bash"),
-            ("bash", "Bash"),
+        Surface::ClaudeCode => [
+            CLAUDE_EDITING,
+            &[
+                ("list_dir", "Bash (ls)"),
+                ("tree", "Glob"),
+                ("file_stat", "Bash"),
+                ("bash", "Bash"),
+            ],
         ],
-        Surface::Cyberpaw => &[
-            ("read_files", "Read"),
-            ("read_file", "Read"),
-            ("write_file", "Write"),
-            ("edit_file", "Edit"),
-            ("multi_edit", "MultiEdit"),
-            ("apply_patch", "MultiEdit"),
-            ("grep", "Grep"),
-            ("list_dir", "ListDir"),
-            ("tree", "ListDir"),
-            ("file_stat", "ListDir"),
-            ("bash", "a shell"),
+        Surface::Cyberpaw => [
+            CLAUDE_EDITING,
+            &[
+                ("list_dir", "ListDir"),
+                ("tree", "ListDir"),
+                ("file_stat", "ListDir"),
+                ("bash", "a shell"),
+            ],
         ],
-        Surface::Anthropic => &[
-            ("read_files", "view"),
-            ("read_file", "view"),
-            ("write_file", "create"),
-            ("edit_file", "str_replace"),
-            ("multi_edit", "str_replace"),
-            ("apply_patch", "str_replace"),
-            ("list_dir", "view"),
-            ("tree", "view"),
-            ("glob", "bash"),
-            ("grep", "bash"),
-            ("file_stat", "bash"),
+        Surface::Anthropic => [
+            &[
+                ("read_files", "view"),
+                ("read_file", "view"),
+                ("write_file", "create"),
+                ("edit_file", "str_replace"),
+                ("multi_edit", "str_replace"),
+                ("apply_patch", "str_replace"),
+                ("list_dir", "view"),
+                ("tree", "view"),
+                ("glob", "bash"),
+                ("grep", "bash"),
+                ("file_stat", "bash"),
+            ],
+            &[],
         ],
-        Surface::Openai => &[
-            ("read_files", "shell (cat)"),
-            ("read_file", "shell (cat)"),
-            ("write_file", "apply_patch create_file"),
-            ("edit_file", "apply_patch update_file"),
-            ("multi_edit", "apply_patch update_file"),
-            ("list_dir", "shell"),
-            ("tree", "shell"),
-            ("glob", "shell"),
-            ("grep", "shell"),
-            ("file_stat", "shell"),
-            ("bash", "shell"),
+        Surface::Openai => [
+            &[
+                ("read_files", "shell (cat)"),
+                ("read_file", "shell (cat)"),
+                ("write_file", "apply_patch create_file"),
+                ("edit_file", "apply_patch update_file"),
+                ("multi_edit", "apply_patch update_file"),
+                ("list_dir", "shell"),
+                ("tree", "shell"),
+                ("glob", "shell"),
+                ("grep", "shell"),
+                ("file_stat", "shell"),
+                ("bash", "shell"),
+            ],
+            &[],
         ],
     }
 }
@@ -146,7 +158,7 @@ pub fn message(surface: Surface, err: &ToolError) -> String {
         let hit = starts_word && !inside(i);
         let found = hit
             .then(|| {
-                table.iter().find(|(from, _)| {
+                table.iter().flat_map(|t| t.iter()).find(|(from, _)| {
                     text[i..].starts_with(from) && {
                         let end = i + from.len();
                         let after = bytes.get(end).copied();

@@ -2011,19 +2011,29 @@ mod tests {
 
     /// A watched call counts the files its walk searched and their bytes (the MCP server's
     /// progress messages say them); an unwatched one keeps nothing.
-    #[test]
-    fn a_watched_scan_counts_files_and_bytes() {
+    /// Pass 1 of `x` over a tree of `files`, keeping at most `cap` matching files.
+    fn scan_x(
+        files: &[(&str, &str)],
+        cap: usize,
+        progress: &crate::call::Progress,
+    ) -> (Query, Scan) {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        tree(root, &[("a", "x\n"), ("b", "yy\n"), ("c/d", "zzz\n")]);
-        let c = config(root);
+        tree(dir.path(), files);
+        let c = config(dir.path());
         let args: Args = serde_json::from_value(json!({"pattern": "x"})).unwrap();
         let q = Query::new(&args, &c).unwrap();
         let base = paths::resolve(&c, "").unwrap();
-        let progress = crate::call::Progress::watched();
         let scan = q
-            .scan_tree(&c, &base, None, 100, &|| false, &progress)
+            .scan_tree(&c, &base, None, cap, &|| false, progress)
             .unwrap();
+        (q, scan)
+    }
+
+    #[test]
+    fn a_watched_scan_counts_files_and_bytes() {
+        let progress = crate::call::Progress::watched();
+        let files = [("a", "x\n"), ("b", "yy\n"), ("c/d", "zzz\n")];
+        let (_, scan) = scan_x(&files, 100, &progress);
         assert_eq!(scan.hits.len(), 1);
         let report = progress.report().unwrap();
         assert_eq!((report.files, report.bytes), (3, 2 + 3 + 4));
@@ -2032,16 +2042,8 @@ mod tests {
 
     #[test]
     fn incomplete_scan_is_reported_without_paging() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        tree(root, &[("a", "x"), ("b", "x"), ("c", "x")]);
-        let c = config(root);
-        let args: Args = serde_json::from_value(json!({"pattern": "x"})).unwrap();
-        let q = Query::new(&args, &c).unwrap();
-        let base = paths::resolve(&c, "").unwrap();
-        let scan = q
-            .scan_tree(&c, &base, None, 2, &|| false, &Default::default())
-            .unwrap();
+        let files = [("a", "x"), ("b", "x"), ("c", "x")];
+        let (q, scan) = scan_x(&files, 2, &Default::default());
         assert!(scan.stopped_early);
         let out = q.render(
             &scan,
