@@ -1,7 +1,7 @@
 // The kernel-enforced sandbox of bash and the monitors, through the public API. Every escape
 // attempt is judged by what is on disk (bytes and metadata of a directory outside the
 // workspace, and of $HOME) or on the wire (loopback listeners), never by the command's output.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { createSocket } from 'node:dgram'
 import {
@@ -167,6 +167,35 @@ describe.skipIf(!linux).each(['namespaces', 'landlock'] as const)(
     })
     afterAll(() => {
       process.env.HOME = savedHome
+    })
+
+    it("cannot change another process's limits, priority or CPUs, nor type into a terminal", async () => {
+      // Judged on the victim: its limits as /proc shows them, from outside the sandbox.
+      const victim = spawn('sleep', ['30'], { stdio: 'ignore' })
+      try {
+        const pid = victim.pid as number
+        const limits = () => readFileSync(`/proc/${pid}/limits`, 'utf8')
+        const before = limits()
+        const r = await bash(
+          tools,
+          `prlimit --pid ${pid} --nofile=7:7 --cpu=1:1; echo "prlimit=$?"; renice -n 7 -p ${pid} >/dev/null 2>&1; echo "renice=$?"; ` +
+            `prlimit --nofile=100:100 true; echo "own=$?"; ` +
+            `if command -v python3 >/dev/null; then python3 -c 'import fcntl,termios
+try:
+    fcntl.ioctl(1, termios.TIOCSTI, b"x"); print("tiocsti=allowed")
+except OSError as e:
+    print("tiocsti=%d" % e.errno)'; else echo tiocsti=1; fi`,
+        )
+        expect(r.stdout).toContain('prlimit=1')
+        expect(r.stdout).toContain('renice=1')
+        expect(r.stdout).toContain('own=0')
+        // EPERM (1), where an unsandboxed command gets ENOTTY (25) for a pipe.
+        expect(r.stdout).toContain('tiocsti=1')
+        expect(limits()).toBe(before)
+        expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[18]).toBe('0')
+      } finally {
+        victim.kill('SIGKILL')
+      }
     })
 
     it('resolves to the mechanism asked for, with the network off', () => {

@@ -245,10 +245,13 @@ fn ruleset_fd(policy: &Policy, abi: ABI) -> Result<Option<OwnedFd>, Box<dyn std:
 }
 
 /// The seccomp program: io_uring, the mount calls, kernel-module / kexec / reboot calls, and
-/// (as Docker's default profile does) `bpf`, `perf_event_open`, `userfaultfd` and the kernel
-/// keyring calls are refused (`EPERM`) in every mode: the keyrings a command inherits are the
-/// host's, outside any directory rule; with the network off, sockets other than Unix-domain
-/// ones; without Landlock (which scopes them), `ptrace` and `process_vm_*`.
+/// (as Docker's default profile does) `bpf`, `perf_event_open`, `userfaultfd`, the kernel
+/// keyring calls and the calls that change the machine (host name, kernel log, clock,
+/// accounting, quotas, I/O ports) are refused (`EPERM`) in every mode: the keyrings a command
+/// inherits are the host's, outside any directory rule; so are changes to another process's
+/// limits, priority, CPUs, scheduling and memory placement, and `TIOCSTI` / `TIOCLINUX` (typing
+/// into the host's terminal); with the network off, sockets other than Unix-domain ones;
+/// without Landlock (which scopes them), `ptrace` and `process_vm_*`.
 // `c_long` is `i64` here but `i32` on 32-bit targets: the conversions are kept.
 #[allow(clippy::useless_conversion)]
 fn program(network: bool, landlock: bool) -> Result<BpfProgram, seccompiler::BackendError> {
@@ -279,6 +282,23 @@ fn program(network: bool, landlock: bool) -> Result<BpfProgram, seccompiler::Bac
         libc::SYS_add_key,
         libc::SYS_request_key,
         libc::SYS_keyctl,
+        // What root may do to the whole machine (Docker's default profile refuses these too):
+        // under Landlock alone a command run as root keeps its capabilities.
+        libc::SYS_sethostname,
+        libc::SYS_setdomainname,
+        libc::SYS_syslog,
+        libc::SYS_settimeofday,
+        libc::SYS_clock_settime,
+        libc::SYS_clock_adjtime,
+        libc::SYS_adjtimex,
+        libc::SYS_acct,
+        libc::SYS_vhangup,
+        libc::SYS_quotactl,
+        libc::SYS_process_madvise,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_iopl,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_ioperm,
     ];
     if !landlock {
         refused.extend([
@@ -302,6 +322,56 @@ fn program(network: bool, landlock: bool) -> Result<BpfProgram, seccompiler::Bac
             rules.insert(i64::from(nr), vec![SeccompRule::new(vec![not_unix])?]);
         }
     }
+    // Another process's limits, priority, CPUs, scheduling, I/O class and memory placement:
+    // the kernel lets a process change them for any process of its user, and neither Landlock
+    // nor the namespaces scope them (a `prlimit --cpu=1` kills). The calling process itself
+    // (pid 0) stays free to change its own.
+    let ne = |arg: u8, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Qword, SeccompCmpOp::Ne, value)
+    };
+    for nr in [
+        libc::SYS_prlimit64,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_setattr,
+        libc::SYS_migrate_pages,
+        libc::SYS_move_pages,
+    ] {
+        rules.insert(i64::from(nr), vec![SeccompRule::new(vec![ne(0, 0)?])?]);
+    }
+    // setpriority(which, who, …) and ioprio_set(which, who, …): only the process itself
+    // (PRIO_PROCESS / IOPRIO_WHO_PROCESS with who 0).
+    const IOPRIO_WHO_PROCESS: u64 = 1;
+    for (nr, own) in [
+        (libc::SYS_setpriority, libc::PRIO_PROCESS as u64),
+        (libc::SYS_ioprio_set, IOPRIO_WHO_PROCESS),
+    ] {
+        let rules_for = vec![
+            SeccompRule::new(vec![SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Ne,
+                own,
+            )?])?,
+            SeccompRule::new(vec![ne(1, 0)?])?,
+        ];
+        rules.insert(i64::from(nr), rules_for);
+    }
+    // Typing into the terminal the command shares with its host (TIOCSTI), or into a Linux
+    // console (TIOCLINUX), would run text outside the sandbox once the host's shell reads it.
+    let ioctl = [libc::TIOCSTI, libc::TIOCLINUX]
+        .into_iter()
+        .map(|request| {
+            SeccompRule::new(vec![SeccompCondition::new(
+                1,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Eq,
+                request as u64,
+            )?])
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    rules.insert(i64::from(libc::SYS_ioctl), ioctl);
     // x32 system calls carry the same numbers with bit 30 set: refuse those as well.
     #[cfg(target_arch = "x86_64")]
     {
