@@ -7,10 +7,12 @@ import { createSocket } from 'node:dgram'
 import {
   chmodSync,
   chownSync,
+  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -196,6 +198,57 @@ except OSError as e:
       } finally {
         victim.kill('SIGKILL')
       }
+    })
+
+    it('a monitor file the command forged makes the host signal nobody', async () => {
+      // SPEC, Monitors: with the sandbox on, only a process carrying the monitor's mark is
+      // signalled; judged by the victim, a process outside the sandbox.
+      const victim = spawn('sleep', ['30'], { stdio: 'ignore', detached: true })
+      try {
+        const meta = JSON.stringify({
+          id: 'mon_deadbeef',
+          command: 'x',
+          cwd: '/',
+          pid: victim.pid,
+          startedAt: 1,
+        })
+        await bash(
+          tools,
+          `mkdir -p .clarvis && printf '%s' '${meta}' > .clarvis/monitor-mon_deadbeef.json`,
+        )
+        const monitors = createAgentTools({
+          workspaceRoot: ws,
+          sandbox: 'workspace-write',
+          sandboxMechanism: mechanism,
+          extras: true,
+        })
+        await monitors.callTool('monitor_stop', { id: 'mon_deadbeef' })
+        await sleep(600)
+        expect(victim.exitCode).toBeNull()
+        expect(victim.signalCode).toBeNull()
+      } finally {
+        victim.kill('SIGKILL')
+      }
+    })
+
+    it('closes the descriptors its host inherited, so none reaches a file outside', () => {
+      // A host whose parent left fd 3 open on a file outside (spawn's extra stdio entry is
+      // inherited without close-on-exec); judged by the file's bytes.
+      const target = join(out, `inherited-${mechanism}`)
+      writeFileSync(target, '')
+      const fd = openSync(target, 'a')
+      try {
+        const script = `const { createAgentTools } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
+createAgentTools({ workspaceRoot: ${JSON.stringify(ws)}, sandbox: 'workspace-write', sandboxMechanism: ${JSON.stringify(mechanism)} })
+  .callTool('bash', { command: 'printf LEAK >&3; echo rc=$?' }).then((r) => process.stdout.write(r.text))`
+        const shown = execFileSync(process.execPath, ['-e', script], {
+          stdio: ['ignore', 'pipe', 'pipe', fd],
+        })
+        expect(JSON.parse(shown.toString()).stdout).not.toContain('rc=0')
+      } finally {
+        closeSync(fd)
+      }
+      expect(readFileSync(target, 'utf8')).toBe('')
     })
 
     it('resolves to the mechanism asked for, with the network off', () => {

@@ -100,6 +100,11 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether commands run in the kernel sandbox (`sandbox` set and not `off`).
+    pub fn sandbox_on(&self) -> bool {
+        self.sandbox.is_some_and(|m| m != SandboxMode::Off)
+    }
+
     /// Whether the newest contract's exact texts are served: the package root without
     /// `extras`. With `extras` (the CLI, the MCP server) the engine's more helpful wording and
     /// fields beyond the contract are given instead; `/v0.1` keeps its own.

@@ -73,6 +73,9 @@ pub const LOG_CAP: u64 = 64 * 1024 * 1024;
 const RELAY_SETTLE: Duration = Duration::from_secs(2);
 const RELAY_SETTLE_LATE: Duration = Duration::from_millis(100);
 /// How long an exit counts as recent for [`RELAY_SETTLE`].
+/// The environment variable naming the monitor a process was started for.
+const MONITOR_MARK: &str = "AGENT_TOOLS_NATIVE_MONITOR";
+
 /// How long an empty exit file may wait for the exit trap that created it to write the status.
 const EXIT_WRITE_GRACE: Duration = Duration::from_millis(25);
 const RECENT_EXIT: Duration = Duration::from_secs(10);
@@ -542,7 +545,7 @@ pub fn start(req: StartRequest<'_>, cancelled: &dyn Fn() -> bool) -> MonResult<S
     };
     if let Err(e) = store.write_meta(&meta) {
         // Without metadata nobody could find it again: it must not run on.
-        os::terminate(&meta, Duration::ZERO);
+        os::terminate(&meta, Duration::ZERO, false);
         store.remove_all(&id);
         return Err(MonError::Spawn(e));
     }
@@ -721,9 +724,9 @@ pub fn poll(
 
 /// Stops the monitor (SIGTERM to its group, [`STOP_GRACE`], then SIGKILL) and deletes its
 /// files.
-pub fn stop(root: &Path, id: &str) -> MonResult<()> {
+pub fn stop(root: &Path, id: &str, marked_only: bool) -> MonResult<()> {
     let (store, meta) = find(root, id)?;
-    os::terminate(&meta, STOP_GRACE);
+    os::terminate(&meta, STOP_GRACE, marked_only);
     store.remove_all(id);
     Ok(())
 }
@@ -767,7 +770,7 @@ pub fn sweep(root: &Path) {
 
 /// Writes `input` to the monitor's stdin; with `eof`, then closes it (the program sees end of
 /// file once nothing else writes). Returns the bytes written.
-pub fn send(root: &Path, id: &str, input: &[u8], eof: bool) -> MonResult<usize> {
+pub fn send(root: &Path, id: &str, input: &[u8], eof: bool, marked_only: bool) -> MonResult<usize> {
     let (store, meta) = find(root, id)?;
     if !meta.stdin {
         return Err(MonError::NoStdin(id.to_string()));
@@ -795,7 +798,9 @@ pub fn send(root: &Path, id: &str, input: &[u8], eof: bool) -> MonResult<usize> 
     };
     if eof {
         if let Some(pid) = meta.holder_pid {
-            os::kill_process(pid, meta.holder_start);
+            if !marked_only || os::carries_mark(pid, id) {
+                os::kill_process(pid, meta.holder_start);
+            }
         }
     }
     Ok(written)
@@ -842,7 +847,7 @@ mod os {
     use nix::sys::stat::Mode;
     use nix::unistd::Pid;
 
-    use super::{cap_marker, Liveness, Meta, Spawned, StartRequest, Store};
+    use super::{cap_marker, Liveness, Meta, Spawned, StartRequest, Store, MONITOR_MARK};
     use crate::shell::{self, MARK_VAR};
 
     /// Copies stdin to the log: `$1` bytes, then (if more comes) the marker `$2` and nothing
@@ -875,7 +880,7 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
     /// The descriptor, in the command's shell, of the `.clarvis` directory its exit trap
     /// writes into. Above 9, so no `exec 9>lock` of the command (a single-digit redirection
     /// is all `dash` accepts) can replace it.
-    pub(super) const EXIT_DIR_FD: i32 = 87;
+    pub(super) const EXIT_DIR_FD: i32 = crate::sandbox::PASSED_FD;
 
     /// `$MON_EXIT`: where `/proc` is mounted, `/proc/self/fd/87/monitor-<id>.exit`, a path
     /// through the inherited directory fd ([`EXIT_DIR_FD`]) that names the exit file in the very
@@ -1035,6 +1040,7 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
         };
 
         let mut cmd = base(&wrapper(req.command));
+        cmd.env(MONITOR_MARK, id);
         let (exit_target, pass_dir) = exit_target(store, id);
         cmd.env("MON_EXIT", exit_target).current_dir(req.cwd);
         if pass_dir {
@@ -1120,6 +1126,7 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
                 drop(reader);
             }
             let holder = base(HOLDER)
+                .env(MONITOR_MARK, id)
                 .arg("agent-tools-monitor-stdin")
                 .arg(pid.to_string())
                 .current_dir("/")
@@ -1238,9 +1245,25 @@ while kill -0 "$1" 2>/dev/null; do sleep 1 3>&-; done"#;
     /// signalled only while it is certainly the monitor's: its leader is the recorded process
     /// (alive or a zombie), or the leader is gone and members remain (a pid that leads a live
     /// group is never recycled). The stdin holder is ended too.
-    pub(super) fn terminate(meta: &Meta, grace: Duration) {
+    /// Whether process `pid` carries monitor `id`'s mark in its environment (read from
+    /// `/proc`; `false` where it cannot be read). The metadata naming a monitor's processes
+    /// lies in `.clarvis`, which a sandboxed command may write: with the sandbox on, only a
+    /// process this host started for the monitor (or the sandboxed command itself started) is
+    /// signalled, never another one a forged file names.
+    pub(super) fn carries_mark(pid: i64, id: &str) -> bool {
+        let want = format!("{MONITOR_MARK}={id}");
+        std::fs::read(format!("/proc/{pid}/environ"))
+            .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+    }
+
+    pub(super) fn terminate(meta: &Meta, grace: Duration, marked_only: bool) {
+        if marked_only && !carries_mark(meta.pid, &meta.id) {
+            return;
+        }
         if let Some(pid) = meta.holder_pid {
-            kill_process(pid, meta.holder_start);
+            if !marked_only || carries_mark(pid, &meta.id) {
+                kill_process(pid, meta.holder_start);
+            }
         }
         let Ok(pgid) = i32::try_from(meta.pid) else {
             return;
@@ -1348,7 +1371,10 @@ mod os {
     pub(super) fn same_process(_: i64, _: Option<u64>) -> Liveness {
         Liveness::Gone
     }
-    pub(super) fn terminate(_: &Meta, _: Duration) {}
+    pub(super) fn terminate(_: &Meta, _: Duration, _: bool) {}
+    pub(super) fn carries_mark(_: i64, _: &str) -> bool {
+        false
+    }
     pub(super) fn kill_process(_: i64, _: Option<u64>) {}
     pub(super) fn write_fifo(_: &Store, _: &str, _: &[u8], _: Duration) -> io::Result<usize> {
         Err(unsupported())
@@ -1400,6 +1426,53 @@ mod tests {
             std::thread::sleep(Duration::from_millis(25));
         }
         panic!("monitor {id} did not exit");
+    }
+
+    /// With the sandbox on, metadata a command could forge names no process to signal: only
+    /// one carrying the monitor's mark is stopped.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn with_the_sandbox_on_only_a_marked_process_is_signalled() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut victim = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let store = Store::create(dir.path()).unwrap();
+        let forged = Meta {
+            id: "mon_deadbeef".into(),
+            command: "x".into(),
+            cwd: "/".into(),
+            pid: i64::from(victim.id()),
+            started_at: 1,
+            ready_when: None,
+            pid_start: None,
+            relay_pid: None,
+            relay_start: None,
+            holder_pid: Some(i64::from(victim.id())),
+            holder_start: None,
+            stdin: false,
+            pty: false,
+        };
+        store.write_meta(&forged).unwrap();
+        stop(dir.path(), "mon_deadbeef", true).unwrap();
+        assert!(
+            victim.try_wait().unwrap().is_none(),
+            "the forged file's pid was signalled"
+        );
+        victim.kill().unwrap();
+        victim.wait().unwrap();
+        // The monitor's own processes carry the mark, and are stopped.
+        let s = start(req(dir.path(), "sleep 30"), &never).unwrap();
+        let pid = store.read_meta(&s.id).unwrap().pid;
+        assert!(os::carries_mark(pid, &s.id));
+        stop(dir.path(), &s.id, true).unwrap();
+        // Gone, or a zombie this test process has not reaped.
+        assert!(matches!(
+            os::same_process(pid, None),
+            Liveness::Gone | Liveness::Zombie
+        ));
     }
 
     /// An exit file the trap has created is given a moment to be written (the start once
@@ -1495,7 +1568,7 @@ mod tests {
             fs::read_to_string(dir.path().join(".clarvis/.gitignore")).unwrap(),
             "*\n"
         );
-        stop(dir.path(), &started.id).unwrap();
+        stop(dir.path(), &started.id, false).unwrap();
         assert!(matches!(
             poll(dir.path(), &started.id, 0, 100, None),
             Err(MonError::NotFound(_))
@@ -1516,14 +1589,14 @@ mod tests {
         assert_eq!((s.ready, s.running), (Some(true), true));
         assert!(s.output.contains("ready on 42"), "{}", s.output);
         assert_eq!(s.next_offset, s.output.len() as u64);
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
 
         let r = ready(req(dir.path(), "echo fatal: no config; exit 7"), "never");
         let s = start(r, &never).unwrap();
         assert_eq!((s.ready, s.running), (Some(false), false));
         assert_eq!(s.exit_code, Some(Some(7)));
         assert_eq!(s.output, "fatal: no config\n");
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
     }
 
     #[test]
@@ -1554,14 +1627,14 @@ mod tests {
         );
         assert_eq!(tail.len(), 1000);
         assert!(tail.ends_with("x\nfatal: port in use\n"));
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
         // The newest contract's answer (CONTRACT-v0.5 §3: "matched against the first
         // maxOutputBytes of the log … output is that slice"): the head, as on a timeout.
         let s = dying(false);
         assert_eq!((s.ready, s.running), (Some(false), false));
         assert_eq!(s.output, "x\n".repeat(500));
         assert_eq!(s.next_offset, 1000);
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
     }
 
     /// CONTRACT-v0.5 §3: "A non-integer or empty exit file means exited with `null`", also
@@ -1582,7 +1655,7 @@ mod tests {
             let code = (text == "3").then_some(3);
             assert_eq!((st.running, st.exit_code), (running, code), "{text:?}");
         }
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
     }
 
     #[test]
@@ -1592,11 +1665,11 @@ mod tests {
         r.ready_timeout = Duration::from_millis(200);
         let s = start(r, &never).unwrap();
         assert_eq!((s.ready, s.running), (Some(false), true));
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
         let r = ready(req(dir.path(), "sleep 30"), "never");
         let s = start(r, &|| true).unwrap();
         assert_eq!((s.ready, s.running), (Some(false), true));
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
     }
 
     #[test]
@@ -1630,7 +1703,7 @@ mod tests {
         // Only a partial line: returned whole.
         let partial = poll(dir.path(), &s.id, 9, 100, None).unwrap();
         assert_eq!(partial.output, "part");
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
     }
 
     #[test]
@@ -1655,7 +1728,7 @@ mod tests {
         }
         let pid = pid.expect("grandchild pid");
         assert_eq!(os::same_process(pid, None), Liveness::Alive);
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
         for _ in 0..100 {
             if os::same_process(pid, None) != Liveness::Alive {
                 break;
@@ -1686,7 +1759,7 @@ mod tests {
         store.write_meta(&fake).unwrap();
         assert!(!status(&store, &fake).running);
         assert!(!list(dir.path())[0].running);
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
         assert_eq!(
             bystander.try_wait().unwrap(),
             None,
@@ -1694,7 +1767,7 @@ mod tests {
         );
         let _ = bystander.kill();
         let _ = bystander.wait();
-        os::terminate(&real, Duration::ZERO);
+        os::terminate(&real, Duration::ZERO, false);
     }
 
     use std::os::unix::process::CommandExt;
@@ -1723,7 +1796,7 @@ mod tests {
             (p.running, p.output.as_str(), p.exit_code),
             (true, "", None)
         );
-        stop(dir.path(), "mon_0123abcd").unwrap();
+        stop(dir.path(), "mon_0123abcd", false).unwrap();
         let status = child.wait().unwrap();
         assert_eq!(
             std::os::unix::process::ExitStatusExt::signal(&status),
@@ -1755,7 +1828,7 @@ mod tests {
         let rows = list(dir.path());
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].id, a.id);
-        stop(dir.path(), &a.id).unwrap();
+        stop(dir.path(), &a.id, false).unwrap();
     }
 
     #[test]
@@ -1769,7 +1842,7 @@ mod tests {
             p.output,
             format!("{}{}", "y\n".repeat(500), cap_marker(1000))
         );
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
     }
 
     #[test]
@@ -1781,25 +1854,28 @@ mod tests {
         );
         r.stdin = true;
         let s = start(r, &never).unwrap();
-        assert_eq!(send(dir.path(), &s.id, b"hello\n", false).unwrap(), 6);
-        assert_eq!(send(dir.path(), &s.id, b"bye\n", true).unwrap(), 4);
+        assert_eq!(
+            send(dir.path(), &s.id, b"hello\n", false, false).unwrap(),
+            6
+        );
+        assert_eq!(send(dir.path(), &s.id, b"bye\n", true, false).unwrap(), 4);
         let p = wait_exit(dir.path(), &s.id);
         assert_eq!(p.output, "got hello\ngot bye\neof\n");
         assert_eq!(p.exit_code, Some(0));
         assert!(matches!(
-            send(dir.path(), &s.id, b"x", false),
+            send(dir.path(), &s.id, b"x", false, false),
             Err(MonError::StdinClosed { .. })
         ));
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
         // Without stdin: true, stdin is /dev/null and send is refused.
         let s = start(req(dir.path(), "cat; echo after"), &never).unwrap();
         let p = wait_exit(dir.path(), &s.id);
         assert_eq!(p.output, "after\n");
         assert!(matches!(
-            send(dir.path(), &s.id, b"x", false),
+            send(dir.path(), &s.id, b"x", false, false),
             Err(MonError::NoStdin(_))
         ));
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
     }
 
     #[test]
@@ -1812,10 +1888,10 @@ mod tests {
         r.pty = true;
         r.stdin = true;
         let s = start(r, &never).unwrap();
-        send(dir.path(), &s.id, b"x\n", false).unwrap();
+        send(dir.path(), &s.id, b"x\n", false, false).unwrap();
         let p = wait_exit(dir.path(), &s.id);
         assert_eq!(p.output, "tty\ngot x\n");
-        stop(dir.path(), &s.id).unwrap();
+        stop(dir.path(), &s.id, false).unwrap();
     }
 
     /// Every file of the directory, with its content (a symlink as `-> target`).
@@ -1893,10 +1969,10 @@ mod tests {
                 poll(root, id, 0, 1000, None),
                 Err(MonError::NotFound(_))
             ));
-            assert!(matches!(stop(root, id), Err(MonError::NotFound(_))));
+            assert!(matches!(stop(root, id, false), Err(MonError::NotFound(_))));
         }
         assert!(matches!(
-            send(root, &reader.id, b"x\n", false),
+            send(root, &reader.id, b"x\n", false, false),
             Err(MonError::NotFound(_))
         ));
         assert!(list(root).is_empty());
@@ -1948,7 +2024,7 @@ mod tests {
             .output
             .starts_with("tick\n"));
         for id in [&chatty.id, &waiter.id, &reader.id] {
-            stop(root, id).unwrap();
+            stop(root, id, false).unwrap();
         }
         assert_eq!(
             snapshot(outside.path()),
@@ -1986,6 +2062,6 @@ mod tests {
         fs::remove_file(&real).unwrap();
         fs::rename(&aside, &real).unwrap();
         assert_eq!(wait_exit(root, &s.id).exit_code, Some(6));
-        stop(root, &s.id).unwrap();
+        stop(root, &s.id, false).unwrap();
     }
 }

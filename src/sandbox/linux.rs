@@ -735,6 +735,10 @@ impl Plan {
                     libc::close(fd);
                 }
             }
+            // Descriptors the host inherited without close-on-exec (its parent's, numbered
+            // above Node's own) would reach files outside: all but the one handed on purpose
+            // are closed at exec.
+            cloexec_above_stdio(super::PASSED_FD);
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(fail(Step::NoNewPrivs));
             }
@@ -748,6 +752,39 @@ impl Plan {
             }
         }
         Ok(())
+    }
+}
+
+/// Marks every descriptor above 2 but `keep` close-on-exec. Async-signal-safe:
+/// `close_range(CLOSE_RANGE_CLOEXEC)` (Linux 5.11), else `fcntl` up to the descriptor limit.
+unsafe fn cloexec_above_stdio(keep: libc::c_int) {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    let ranges = [
+        (3, keep as libc::c_uint - 1),
+        (keep as libc::c_uint + 1, libc::c_uint::MAX),
+    ];
+    let ok = ranges.iter().all(|&(first, last)| {
+        libc::syscall(libc::SYS_close_range, first, last, CLOSE_RANGE_CLOEXEC) == 0
+    });
+    if ok {
+        return;
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+        limit.rlim_cur.min(1 << 20) as libc::c_int
+    } else {
+        1024
+    };
+    for fd in 3..top {
+        if fd != keep {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
     }
 }
 

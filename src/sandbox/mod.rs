@@ -24,6 +24,11 @@ use crate::config::{Config, StartupError};
 #[cfg(target_os = "linux")]
 pub mod linux;
 
+/// The one descriptor above 2 a sandboxed command is handed on purpose (a monitor's `.clarvis`
+/// directory, for its exit trap). Every other descriptor the host inherited is closed at exec:
+/// a file the host's parent left open outside the workspace is no way out.
+pub const PASSED_FD: i32 = 87;
+
 pub use crate::config::{
     SandboxMechanism as Mechanism, SandboxMode as Mode, SANDBOX_MECHANISMS as MECHANISM_NAMES,
     SANDBOX_MODES as MODE_NAMES,

@@ -54,8 +54,14 @@ impl Tool for MonitorSend {
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
         let eof = args.eof.unwrap_or(false);
-        let written = monitor::send(&ctx.workspace_root, &args.id, args.input.as_bytes(), eof)
-            .map_err(mon_error)?;
+        let written = monitor::send(
+            &ctx.workspace_root,
+            &args.id,
+            args.input.as_bytes(),
+            eof,
+            ctx.sandbox_on(),
+        )
+        .map_err(mon_error)?;
         Ok(Output::text(format!(
             "{{\"id\":{},\"written\":{written},\"eof\":{eof}}}",
             serde_json::Value::from(args.id)

@@ -39,7 +39,7 @@ impl Tool for MonitorStop {
     }
 
     fn run(args: Args, ctx: &Ctx) -> ToolResult<Output> {
-        monitor::stop(&ctx.workspace_root, &args.id).map_err(mon_error)?;
+        monitor::stop(&ctx.workspace_root, &args.id, ctx.sandbox_on()).map_err(mon_error)?;
         Ok(Output::text(format!(
             "{{\"stopped\":true,\"id\":{}}}",
             serde_json::Value::from(args.id)
