@@ -30,6 +30,13 @@ type ArgsFor<A, N extends keyof A> = Partial<A[N]> extends A[N] ? [args?: A[N]] 
  */
 type DynamicName<S extends string> = string extends S ? S : never
 
+/**
+ * Arguments typed only as a record (`Record<string, unknown>`, as the seed declares them; a
+ * model's tool call): checked at run time. An object literal has no index signature, so it is
+ * checked against its tool's own type instead.
+ */
+type RecordArgs<A> = string extends keyof A ? A : never
+
 /** The stable error codes of every error envelope. */
 export type ErrorCode =
   | 'invalid_input'
@@ -292,6 +299,15 @@ export interface AgentTools<A extends object = ToolArgs> {
     name: N,
     ...rest: [...ArgsFor<A, N>, options?: { signal?: AbortSignalLike }]
   ): Promise<DispatchResult>
+  /**
+   * Runs a known tool with arguments typed `Record<string, unknown>` (the seed's signature):
+   * they are checked at run time.
+   */
+  callTool<N extends keyof A & string, R extends Record<string, unknown>>(
+    name: N,
+    args: R & RecordArgs<R>,
+    options?: { signal?: AbortSignalLike },
+  ): Promise<DispatchResult>
   /** Runs a tool of the configured `surface` (its arguments are checked at run time). */
   callTool(
     name: Exclude<SurfaceToolName, keyof A>,
@@ -306,11 +322,11 @@ export interface AgentTools<A extends object = ToolArgs> {
   ): Promise<DispatchResult>
 }
 
-/** `args` may be omitted for a surface tool whose arguments are all optional. */
-type SurfaceArgsFor<S extends Surface, N extends keyof SurfaceToolArgs[S]> =
-  Partial<SurfaceToolArgs[S][N]> extends SurfaceToolArgs[S][N]
-    ? [args?: SurfaceToolArgs[S][N]]
-    : [args: SurfaceToolArgs[S][N]]
+/** `args` may be omitted for a surface tool with no required argument. */
+type SurfaceArgsFor<S extends Surface, N extends keyof SurfaceToolArgs[S]> = ArgsFor<
+  SurfaceToolArgs[S],
+  N
+>
 
 /** The tools object of a vendor surface: its own tool names and argument shapes are checked. */
 export interface SurfaceAgentTools<S extends Surface> {
@@ -320,6 +336,12 @@ export interface SurfaceAgentTools<S extends Surface> {
   callTool<N extends keyof SurfaceToolArgs[S] & string>(
     name: N,
     ...rest: [...SurfaceArgsFor<S, N>, options?: { signal?: AbortSignalLike }]
+  ): Promise<DispatchResult>
+  /** Runs one of the surface's tools with arguments typed `Record<string, unknown>`. */
+  callTool<N extends keyof SurfaceToolArgs[S] & string, R extends Record<string, unknown>>(
+    name: N,
+    args: R & RecordArgs<R>,
+    options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>
   /** Runs a tool named at run time (from a model's tool call). */
   callTool<X extends string>(
@@ -348,6 +370,19 @@ export declare function createAgentTools(options: AgentToolsOptions): AgentTools
 export declare function dispatch<N extends ToolName | ExtraToolName>(
   name: N,
   args: AllToolArgs[N],
+  config: ServerConfig,
+  signal?: AbortSignalLike,
+): Promise<DispatchResult>
+/**
+ * Runs a known tool with arguments typed `Record<string, unknown>` (the seed's signature): they
+ * are checked at run time.
+ */
+export declare function dispatch<
+  N extends ToolName | ExtraToolName,
+  R extends Record<string, unknown>,
+>(
+  name: N,
+  args: R & RecordArgs<R>,
   config: ServerConfig,
   signal?: AbortSignalLike,
 ): Promise<DispatchResult>
@@ -382,20 +417,29 @@ export declare function dispatchMany(
 /** The advertised surface for a config. */
 export declare function listTools(config: ServerConfig): ToolInfo[]
 
-/** The contract's tools, in registry order (the tools beyond it are not here). */
-export declare const tools: readonly ToolDef[]
-/** The non-mutating tools. */
-export declare const readOnlyTools: readonly ToolDef[]
+// The registry arrays are typed `ToolDef[]`, as the seed declares them, so code that stores them
+// in a `ToolDef[]` compiles; at run time they are frozen (a push or an assignment throws).
+
+/**
+ * The contract's tools, in registry order (the tools beyond it are not here). Frozen at run
+ * time.
+ */
+export declare const tools: ToolDef[]
+/** The non-mutating tools. Frozen at run time. */
+export declare const readOnlyTools: ToolDef[]
 /**
  * `readOnlyTools` when readOnly is true, else `tools`; less outline and check_syntax without
- * tree-sitter; with `extras`, the tools beyond the contract too.
+ * tree-sitter; with `extras`, the tools beyond the contract too. Frozen at run time.
  */
 export declare function selectSurface(
   readOnly: boolean,
   treeSitterAvailable?: boolean,
   extras?: boolean,
-): readonly ToolDef[]
-/** Finds a tool by name within a surface (default: all tools). */
+): ToolDef[]
+/**
+ * Finds a tool by name within a surface (default: `tools`, the contract's tools only: pass
+ * `selectSurface(false, true, true)` to find a tool beyond the contract).
+ */
 export declare function getTool(name: string, surface?: readonly ToolDef[]): ToolDef | undefined
 
 /** Applies defaults and floors; throws StartupError naming a bad setting. */
