@@ -21,8 +21,9 @@ export type { ExtraToolArgs, ExtraToolName, SurfaceToolArgs, ToolArgs, ToolName,
  */
 type AllToolArgs = Omit<ToolArgs, keyof WidenedToolArgs> & WidenedToolArgs & ExtraToolArgs
 
-/** `args` may be omitted for a tool whose arguments are all optional. */
-type ArgsFor<A, N extends keyof A> = Partial<A[N]> extends A[N] ? [args?: A[N]] : [args: A[N]]
+/** `args` may be omitted for a tool with no required argument (`monitor_list` has none). */
+type ArgsFor<A, N extends keyof A> =
+  Record<never, never> extends A[N] ? [args?: A[N]] : [args: A[N]]
 
 /**
  * A tool name the compiler cannot know (a model's tool call): its arguments are checked at run

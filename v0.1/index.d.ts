@@ -3,9 +3,9 @@ import type { SeedToolArgs as ToolArgs, SeedToolName as ToolName } from '../tool
 /** The arguments of each tool, by name (generated from the Rust input structs). */
 export type { ToolArgs, ToolName }
 
-/** `args` may be omitted for a tool whose arguments are all optional. */
+/** `args` may be omitted for a tool with no required argument. */
 type ArgsFor<N extends ToolName> =
-  Partial<ToolArgs[N]> extends ToolArgs[N] ? [args?: ToolArgs[N]] : [args: ToolArgs[N]]
+  Record<never, never> extends ToolArgs[N] ? [args?: ToolArgs[N]] : [args: ToolArgs[N]]
 
 /**
  * A tool name the compiler cannot know (a model's tool call): its arguments are checked at run
