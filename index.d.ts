@@ -395,22 +395,52 @@ export declare function dispatch<S extends string>(
   signal?: AbortSignalLike,
 ): Promise<DispatchResult>
 
+/** A call of a known tool, its arguments typed (omittable when none is required). */
+type KnownCall = {
+  [N in keyof AllToolArgs]: Record<never, never> extends AllToolArgs[N]
+    ? { name: N; args?: AllToolArgs[N] }
+    : { name: N; args: AllToolArgs[N] }
+}[keyof AllToolArgs]
+
 /**
- * One call of a batch: a known tool with its checked arguments, or a name known only at run
- * time (arguments checked then).
+ * One call of a batch: a known tool with its typed arguments, or a name known only at run time
+ * (arguments checked then). As an annotation it admits any name; `dispatchMany` itself checks
+ * each call's literal name and arguments as `dispatch` does.
  */
-export type ToolCall =
-  | { [N in keyof AllToolArgs]: { name: N; args: AllToolArgs[N] } }[keyof AllToolArgs]
-  | { name: string & {}; args?: Record<string, unknown> }
+export type ToolCall = KnownCall | { name: string; args?: Record<string, unknown> }
+
+/** `X`'s keys that `T` lacks, each typed `never`: an unknown argument does not compile. */
+type NoExtraKeys<X, T> = { [K in Exclude<keyof X, keyof T>]: never }
+
+/**
+ * What one call `C` of a `dispatchMany` batch must be. A name known only at run time (`string`)
+ * takes any object, as `dispatch` does; a literal name must be a tool's (with its extras), and
+ * its arguments that tool's with no unknown key (or typed `Record<string, unknown>`, checked at
+ * run time, as `dispatch` takes them); any other literal name resolves to `never`.
+ */
+type CheckedCall<C> = C extends { name: infer N extends string }
+  ? string extends N
+    ? { name: N; args?: Record<string, unknown> }
+    : N extends keyof AllToolArgs
+      ? C extends { args: infer X }
+        ? string extends keyof X
+          ? { name: N; args: X }
+          : { name: N; args: AllToolArgs[N] & NoExtraKeys<X, AllToolArgs[N]> }
+        : Extract<KnownCall, { name: N }>
+      : { name: keyof AllToolArgs }
+  : KnownCall
 
 /**
  * Runs many calls in one crossing: resolves once, with each call's result in order — exactly
  * what `dispatch` gives for it. With `config.guard` set, each call goes through `dispatch` so
  * the guard sees every one. Aborting `signal` aborts every call. Rejects only when `calls` is
- * not an array.
+ * not an array. A literal tool name and its arguments are checked as `dispatch` checks them.
  */
-export declare function dispatchMany(
-  calls: readonly ToolCall[],
+export declare function dispatchMany<
+  N extends string,
+  C extends readonly { name: N; args?: unknown }[] | [],
+>(
+  calls: C & { [I in keyof C]: CheckedCall<C[I]> },
   config: ServerConfig,
   signal?: AbortSignalLike,
 ): Promise<DispatchResult[]>

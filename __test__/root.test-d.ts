@@ -14,6 +14,7 @@ import {
   type Surface,
   type SurfaceToolName,
   type ToolArgs,
+  type ToolCall,
   type ToolName,
 } from 'agent-tools-native'
 import { describe, expectTypeOf, it } from 'vitest'
@@ -104,6 +105,38 @@ describe('the package root typings', () => {
     dispatchMany({ name: 'read_file', args: { path: 'a' } }, config)
     // @ts-expect-error a call names its tool
     dispatchMany([{ args: {} }], config)
+  })
+
+  it('dispatchMany checks a literal name and its arguments as dispatch does', () => {
+    const config = resolveConfig({ workspaceRoot: '.' })
+    const fromModel = { name: 'grep' as string, args: { pattern: 'x' } as Record<string, unknown> }
+    const modelArgs: Record<string, unknown> = { pattern: 'x' }
+    dispatchMany(
+      [
+        { name: 'grep', args: { pattern: 'x', output_mode: 'content' } },
+        { name: 'read_files', args: { paths: ['a', 'b'] } },
+        { name: 'monitor_send', args: { id: 'm1', input: 'y\n' } },
+        { name: 'grep', args: modelArgs },
+        { name: 'monitor_list' },
+        fromModel,
+      ],
+      config,
+    )
+    const typed: ToolCall[] = [{ name: 'glob', args: { pattern: '*' } }, fromModel]
+    dispatchMany(typed, config)
+    dispatchMany([], config)
+    // @ts-expect-error a misspelled tool name does not compile
+    dispatchMany([{ name: 'gerp', args: { pattern: 'x' } }], config)
+    // @ts-expect-error nor beside a call named at run time
+    dispatchMany([fromModel, { name: 'gerp', args: { pattern: 'x' } }], config)
+    // @ts-expect-error a misspelled argument does not compile
+    dispatchMany([{ name: 'grep', args: { patern: 'x' } }], config)
+    // @ts-expect-error an argument of the wrong type does not compile
+    dispatchMany([{ name: 'grep', args: { pattern: 1 } }], config)
+    // @ts-expect-error an unknown argument does not compile
+    dispatchMany([{ name: 'grep', args: { pattern: 'x', extra: 1 } }], config)
+    // @ts-expect-error a required argument cannot be left out
+    dispatchMany([fromModel, { name: 'read_file' }], config)
   })
 })
 
