@@ -255,15 +255,24 @@ export interface AgentToolsOptions {
   sandboxMechanism?: SandboxMechanism
 }
 
-/** What `dispatch` / `callTool` resolve to. On error, the one text part is a JSON envelope. */
+/**
+ * What `dispatch` / `callTool` resolve to. On error, the one text part is a JSON envelope (with
+ * a vendor `surface`, the vendor's message, its code in `meta.error`).
+ */
 export interface DispatchResult {
   isError: boolean
   content: ContentPart[]
-  /** A sidecar for the host (e.g. `diff` of an edit); never on errors. */
+  /**
+   * A sidecar for the host (e.g. `diff` of an edit, `width` and `height` of read_image with
+   * `extras`); never shown to the model. An engine tool's error has none; a vendor surface's
+   * error carries its code here (`meta.error`, e.g. `not_found`, `denied`).
+   */
   meta?: Record<string, unknown>
   /**
    * The text parts joined, for code written against the seed contract. A non-enumerable
-   * getter: the result's own keys stay `isError`, `content` and `meta`.
+   * getter: the result's enumerable keys stay `isError`, `content` and `meta`, so a copy
+   * (`{ ...r }`, `Object.assign`, `structuredClone`) or `JSON.stringify(r)` loses it; use
+   * `contentText(r.content)` on a copy.
    */
   readonly text: string
 }
@@ -477,11 +486,19 @@ export declare function getTool(name: string, surface?: readonly ToolDef[]): Too
 export declare function resolveConfig(options: AgentToolsOptions): ServerConfig
 
 /**
- * Builds a config from flags (`--workspace <p>`, `--read-only`, `--allow-outside-workspace`)
- * and environment variables (`WORKSPACE_ROOT`, `READ_ONLY`, `ALLOW_OUTSIDE_WORKSPACE`,
+ * Builds a config from flags and environment variables. Flags win.
+ *
+ * Flags: `--workspace <p>` (or `--workspace=<p>`), `--read-only`, `--allow-outside-workspace`,
+ * `--extras`, `--no-extras`, `--surface <name>`, `--shell <program>`, `--sandbox <mode>`,
+ * `--sandbox-network`, `--no-sandbox-network`, `--sandbox-writable-root <dir>` (repeatable)
+ * and `--sandbox-mechanism <m>` (the valued `--surface`, `--shell` and `--sandbox*` flags also
+ * as `--flag=<value>`).
+ *
+ * Environment variables: `WORKSPACE_ROOT`, `READ_ONLY`, `ALLOW_OUTSIDE_WORKSPACE`,
  * `MAX_OUTPUT_BYTES`, `MAX_BASH_OUTPUT_BYTES`, `MAX_FILE_BYTES`, `MAX_IMAGE_BYTES`,
- * `BASH_TIMEOUT_MS`, `BASH_TIMEOUT_MAX_MS`, `MONITOR_READY_TIMEOUT_MS`, `MAX_MONITORS`).
- * Flags win.
+ * `BASH_TIMEOUT_MS`, `BASH_TIMEOUT_MAX_MS`, `MONITOR_READY_TIMEOUT_MS`, `MAX_MONITORS`,
+ * `BASH_SHELL`, `SANDBOX`, `SANDBOX_NETWORK`, `SANDBOX_WRITABLE_ROOTS` (a path list) and
+ * `SANDBOX_MECHANISM`.
  */
 export declare function buildConfig(
   argv?: readonly string[],

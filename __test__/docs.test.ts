@@ -281,6 +281,32 @@ describe('a tool description of several lines', () => {
   })
 })
 
+describe("README's word on read_image's meta", () => {
+  it('width and height in result.meta only with extras: true', async () => {
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8').replace(/\s+/g, ' ')
+    expect(readme).toContain(
+      '`read_image` (PNG/JPEG/GIF/WebP as an image part; with `extras: true` its width and height in `result.meta`, without it no `meta`)',
+    )
+    const root = tempDir()
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+    writeFileSync(join(root, 'p.png'), Buffer.from(png, 'base64'))
+    const plain = await dispatch(
+      'read_image',
+      { path: 'p.png' },
+      resolveConfig({ workspaceRoot: root }),
+    )
+    expect(plain.isError).toBe(false)
+    expect(plain.meta).toBeUndefined()
+    const extras = await dispatch(
+      'read_image',
+      { path: 'p.png' },
+      resolveConfig({ workspaceRoot: root, extras: true }),
+    )
+    expect(extras.meta).toMatchObject({ width: 1, height: 1 })
+  })
+})
+
 /** The variables the CLI's own JavaScript reads (`process.env.NAME`). */
 function jsReads(): string[] {
   const names: string[] = []
