@@ -318,15 +318,23 @@ export interface AgentTools<A extends object = ToolArgs> {
     args: R & RecordArgs<R>,
     options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>
-  /** Runs a tool of the configured `surface` (its arguments are checked at run time). */
-  callTool(
-    name: Exclude<SurfaceToolName, keyof A>,
-    args?: Record<string, unknown>,
-    options?: { signal?: AbortSignalLike },
-  ): Promise<DispatchResult>
   /** Runs a tool named at run time (from a model's tool call). */
   callTool<S extends string>(
     name: DynamicName<S>,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignalLike },
+  ): Promise<DispatchResult>
+}
+
+/**
+ * What `createAgentTools` adds when the options' `surface` is not known at compile time (options
+ * typed `AgentToolsOptions`): a surface tool's literal name is accepted too, its arguments
+ * checked at run time.
+ */
+interface AnySurfaceCalls<A extends object> {
+  /** Runs a tool of the configured `surface` (its arguments are checked at run time). */
+  callTool(
+    name: Exclude<SurfaceToolName, keyof A>,
     args?: Record<string, unknown>,
     options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>
@@ -363,16 +371,48 @@ export interface SurfaceAgentTools<S extends Surface> {
 
 /**
  * Resolves the options and returns the tool surface bound to them. Throws StartupError. With a
- * literal `surface`, the tools object checks that surface's tool names and arguments.
+ * literal `surface`, the tools object checks that surface's tool names and arguments; with no
+ * `surface`, a surface tool's name does not compile; with options whose `surface` is not known
+ * at compile time, a surface tool's name is accepted (and checked at run time).
  */
 export declare function createAgentTools<S extends Surface>(
   options: AgentToolsOptions & { surface: S },
 ): SurfaceAgentTools<S>
 export declare function createAgentTools(
-  options: AgentToolsOptions & { extras: true },
+  options: AgentToolsOptions & { extras: true; surface?: undefined },
 ): AgentTools<AllToolArgs>
-export declare function createAgentTools(options: AgentToolsOptions): AgentTools
+export declare function createAgentTools(
+  options: AgentToolsOptions & { surface?: undefined },
+): AgentTools
+export declare function createAgentTools(
+  options: AgentToolsOptions & { extras: true },
+): AgentTools<AllToolArgs> & AnySurfaceCalls<AllToolArgs>
+export declare function createAgentTools(
+  options: AgentToolsOptions,
+): AgentTools & AnySurfaceCalls<ToolArgs>
 
+/**
+ * Runs a tool of a vendor surface, for a config whose `surface` is known at compile time
+ * (`resolveConfig({ ..., surface: 'claude-code' })`): the surface's names and arguments are
+ * checked.
+ */
+export declare function dispatch<S extends Surface, N extends keyof SurfaceToolArgs[S] & string>(
+  name: N,
+  args: SurfaceToolArgs[S][N],
+  config: ServerConfig & { readonly surface: S },
+  signal?: AbortSignalLike,
+): Promise<DispatchResult>
+/** Runs a surface's tool with arguments typed `Record<string, unknown>` (checked at run time). */
+export declare function dispatch<
+  S extends Surface,
+  N extends keyof SurfaceToolArgs[S] & string,
+  R extends Record<string, unknown>,
+>(
+  name: N,
+  args: R & RecordArgs<R>,
+  config: ServerConfig & { readonly surface: S },
+  signal?: AbortSignalLike,
+): Promise<DispatchResult>
 /**
  * Validates and runs one tool call. Never rejects: failures resolve as `isError` results.
  * Aborting `signal` kills a running command and stops a walk.
@@ -482,7 +522,13 @@ export declare function selectSurface(
  */
 export declare function getTool(name: string, surface?: readonly ToolDef[]): ToolDef | undefined
 
-/** Applies defaults and floors; throws StartupError naming a bad setting. */
+/**
+ * Applies defaults and floors; throws StartupError naming a bad setting. With a literal
+ * `surface`, the config's type names it, so `dispatch` checks that surface's tools.
+ */
+export declare function resolveConfig<S extends Surface>(
+  options: AgentToolsOptions & { surface: S },
+): ServerConfig & { readonly surface: S }
 export declare function resolveConfig(options: AgentToolsOptions): ServerConfig
 
 /**
