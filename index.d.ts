@@ -21,14 +21,22 @@ export type { ExtraToolArgs, ExtraToolName, SurfaceToolArgs, ToolArgs, ToolName,
  */
 type AllToolArgs = Omit<ToolArgs, keyof WidenedToolArgs> & WidenedToolArgs & ExtraToolArgs
 
-/** `args` may be omitted for a tool whose arguments are all optional. */
-type ArgsFor<A, N extends keyof A> = Partial<A[N]> extends A[N] ? [args?: A[N]] : [args: A[N]]
+/** `args` may be omitted for a tool with no required argument (`monitor_list` has none). */
+type ArgsFor<A, N extends keyof A> =
+  Record<never, never> extends A[N] ? [args?: A[N]] : [args: A[N]]
 
 /**
  * A tool name the compiler cannot know (a model's tool call): its arguments are checked at run
  * time. A literal name must be a known tool.
  */
 type DynamicName<S extends string> = string extends S ? S : never
+
+/**
+ * Arguments typed only as a record (`Record<string, unknown>`, as the seed declares them; a
+ * model's tool call): checked at run time. An object literal has no index signature, so it is
+ * checked against its tool's own type instead.
+ */
+type RecordArgs<A> = string extends keyof A ? A : never
 
 /** The stable error codes of every error envelope. */
 export type ErrorCode =
@@ -247,15 +255,24 @@ export interface AgentToolsOptions {
   sandboxMechanism?: SandboxMechanism
 }
 
-/** What `dispatch` / `callTool` resolve to. On error, the one text part is a JSON envelope. */
+/**
+ * What `dispatch` / `callTool` resolve to. On error, the one text part is a JSON envelope (with
+ * a vendor `surface`, the vendor's message, its code in `meta.error`).
+ */
 export interface DispatchResult {
   isError: boolean
   content: ContentPart[]
-  /** A sidecar for the host (e.g. `diff` of an edit); never on errors. */
+  /**
+   * A sidecar for the host (e.g. `diff` of an edit, `width` and `height` of read_image with
+   * `extras`); never shown to the model. An engine tool's error has none; a vendor surface's
+   * error carries its code here (`meta.error`, e.g. `not_found`, `denied`).
+   */
   meta?: Record<string, unknown>
   /**
    * The text parts joined, for code written against the seed contract. A non-enumerable
-   * getter: the result's own keys stay `isError`, `content` and `meta`.
+   * getter: the result's enumerable keys stay `isError`, `content` and `meta`, so a copy
+   * (`{ ...r }`, `Object.assign`, `structuredClone`) or `JSON.stringify(r)` loses it; use
+   * `contentText(r.content)` on a copy.
    */
   readonly text: string
 }
@@ -292,10 +309,13 @@ export interface AgentTools<A extends object = ToolArgs> {
     name: N,
     ...rest: [...ArgsFor<A, N>, options?: { signal?: AbortSignalLike }]
   ): Promise<DispatchResult>
-  /** Runs a tool of the configured `surface` (its arguments are checked at run time). */
-  callTool(
-    name: Exclude<SurfaceToolName, keyof A>,
-    args?: Record<string, unknown>,
+  /**
+   * Runs a known tool with arguments typed `Record<string, unknown>` (the seed's signature):
+   * they are checked at run time.
+   */
+  callTool<N extends keyof A & string, R extends Record<string, unknown>>(
+    name: N,
+    args: R & RecordArgs<R>,
     options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>
   /** Runs a tool named at run time (from a model's tool call). */
@@ -306,11 +326,25 @@ export interface AgentTools<A extends object = ToolArgs> {
   ): Promise<DispatchResult>
 }
 
-/** `args` may be omitted for a surface tool whose arguments are all optional. */
-type SurfaceArgsFor<S extends Surface, N extends keyof SurfaceToolArgs[S]> =
-  Partial<SurfaceToolArgs[S][N]> extends SurfaceToolArgs[S][N]
-    ? [args?: SurfaceToolArgs[S][N]]
-    : [args: SurfaceToolArgs[S][N]]
+/**
+ * What `createAgentTools` adds when the options' `surface` is not known at compile time (options
+ * typed `AgentToolsOptions`): a surface tool's literal name is accepted too, its arguments
+ * checked at run time.
+ */
+interface AnySurfaceCalls<A extends object> {
+  /** Runs a tool of the configured `surface` (its arguments are checked at run time). */
+  callTool(
+    name: Exclude<SurfaceToolName, keyof A>,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignalLike },
+  ): Promise<DispatchResult>
+}
+
+/** `args` may be omitted for a surface tool with no required argument. */
+type SurfaceArgsFor<S extends Surface, N extends keyof SurfaceToolArgs[S]> = ArgsFor<
+  SurfaceToolArgs[S],
+  N
+>
 
 /** The tools object of a vendor surface: its own tool names and argument shapes are checked. */
 export interface SurfaceAgentTools<S extends Surface> {
@@ -320,6 +354,12 @@ export interface SurfaceAgentTools<S extends Surface> {
   callTool<N extends keyof SurfaceToolArgs[S] & string>(
     name: N,
     ...rest: [...SurfaceArgsFor<S, N>, options?: { signal?: AbortSignalLike }]
+  ): Promise<DispatchResult>
+  /** Runs one of the surface's tools with arguments typed `Record<string, unknown>`. */
+  callTool<N extends keyof SurfaceToolArgs[S] & string, R extends Record<string, unknown>>(
+    name: N,
+    args: R & RecordArgs<R>,
+    options?: { signal?: AbortSignalLike },
   ): Promise<DispatchResult>
   /** Runs a tool named at run time (from a model's tool call). */
   callTool<X extends string>(
@@ -331,16 +371,48 @@ export interface SurfaceAgentTools<S extends Surface> {
 
 /**
  * Resolves the options and returns the tool surface bound to them. Throws StartupError. With a
- * literal `surface`, the tools object checks that surface's tool names and arguments.
+ * literal `surface`, the tools object checks that surface's tool names and arguments; with no
+ * `surface`, a surface tool's name does not compile; with options whose `surface` is not known
+ * at compile time, a surface tool's name is accepted (and checked at run time).
  */
 export declare function createAgentTools<S extends Surface>(
   options: AgentToolsOptions & { surface: S },
 ): SurfaceAgentTools<S>
 export declare function createAgentTools(
-  options: AgentToolsOptions & { extras: true },
+  options: AgentToolsOptions & { extras: true; surface?: undefined },
 ): AgentTools<AllToolArgs>
-export declare function createAgentTools(options: AgentToolsOptions): AgentTools
+export declare function createAgentTools(
+  options: AgentToolsOptions & { surface?: undefined },
+): AgentTools
+export declare function createAgentTools(
+  options: AgentToolsOptions & { extras: true },
+): AgentTools<AllToolArgs> & AnySurfaceCalls<AllToolArgs>
+export declare function createAgentTools(
+  options: AgentToolsOptions,
+): AgentTools & AnySurfaceCalls<ToolArgs>
 
+/**
+ * Runs a tool of a vendor surface, for a config whose `surface` is known at compile time
+ * (`resolveConfig({ ..., surface: 'claude-code' })`): the surface's names and arguments are
+ * checked.
+ */
+export declare function dispatch<S extends Surface, N extends keyof SurfaceToolArgs[S] & string>(
+  name: N,
+  args: SurfaceToolArgs[S][N],
+  config: ServerConfig & { readonly surface: S },
+  signal?: AbortSignalLike,
+): Promise<DispatchResult>
+/** Runs a surface's tool with arguments typed `Record<string, unknown>` (checked at run time). */
+export declare function dispatch<
+  S extends Surface,
+  N extends keyof SurfaceToolArgs[S] & string,
+  R extends Record<string, unknown>,
+>(
+  name: N,
+  args: R & RecordArgs<R>,
+  config: ServerConfig & { readonly surface: S },
+  signal?: AbortSignalLike,
+): Promise<DispatchResult>
 /**
  * Validates and runs one tool call. Never rejects: failures resolve as `isError` results.
  * Aborting `signal` kills a running command and stops a walk.
@@ -348,6 +420,19 @@ export declare function createAgentTools(options: AgentToolsOptions): AgentTools
 export declare function dispatch<N extends ToolName | ExtraToolName>(
   name: N,
   args: AllToolArgs[N],
+  config: ServerConfig,
+  signal?: AbortSignalLike,
+): Promise<DispatchResult>
+/**
+ * Runs a known tool with arguments typed `Record<string, unknown>` (the seed's signature): they
+ * are checked at run time.
+ */
+export declare function dispatch<
+  N extends ToolName | ExtraToolName,
+  R extends Record<string, unknown>,
+>(
+  name: N,
+  args: R & RecordArgs<R>,
   config: ServerConfig,
   signal?: AbortSignalLike,
 ): Promise<DispatchResult>
@@ -359,22 +444,52 @@ export declare function dispatch<S extends string>(
   signal?: AbortSignalLike,
 ): Promise<DispatchResult>
 
+/** A call of a known tool, its arguments typed (omittable when none is required). */
+type KnownCall = {
+  [N in keyof AllToolArgs]: Record<never, never> extends AllToolArgs[N]
+    ? { name: N; args?: AllToolArgs[N] }
+    : { name: N; args: AllToolArgs[N] }
+}[keyof AllToolArgs]
+
 /**
- * One call of a batch: a known tool with its checked arguments, or a name known only at run
- * time (arguments checked then).
+ * One call of a batch: a known tool with its typed arguments, or a name known only at run time
+ * (arguments checked then). As an annotation it admits any name; `dispatchMany` itself checks
+ * each call's literal name and arguments as `dispatch` does.
  */
-export type ToolCall =
-  | { [N in keyof AllToolArgs]: { name: N; args: AllToolArgs[N] } }[keyof AllToolArgs]
-  | { name: string & {}; args?: Record<string, unknown> }
+export type ToolCall = KnownCall | { name: string; args?: Record<string, unknown> }
+
+/** `X`'s keys that `T` lacks, each typed `never`: an unknown argument does not compile. */
+type NoExtraKeys<X, T> = { [K in Exclude<keyof X, keyof T>]: never }
+
+/**
+ * What one call `C` of a `dispatchMany` batch must be. A name known only at run time (`string`)
+ * takes any object, as `dispatch` does; a literal name must be a tool's (with its extras), and
+ * its arguments that tool's with no unknown key (or typed `Record<string, unknown>`, checked at
+ * run time, as `dispatch` takes them); any other literal name resolves to `never`.
+ */
+type CheckedCall<C> = C extends { name: infer N extends string }
+  ? string extends N
+    ? { name: N; args?: Record<string, unknown> }
+    : N extends keyof AllToolArgs
+      ? C extends { args: infer X }
+        ? string extends keyof X
+          ? { name: N; args: X }
+          : { name: N; args: AllToolArgs[N] & NoExtraKeys<X, AllToolArgs[N]> }
+        : Extract<KnownCall, { name: N }>
+      : { name: keyof AllToolArgs }
+  : KnownCall
 
 /**
  * Runs many calls in one crossing: resolves once, with each call's result in order — exactly
  * what `dispatch` gives for it. With `config.guard` set, each call goes through `dispatch` so
  * the guard sees every one. Aborting `signal` aborts every call. Rejects only when `calls` is
- * not an array.
+ * not an array. A literal tool name and its arguments are checked as `dispatch` checks them.
  */
-export declare function dispatchMany(
-  calls: readonly ToolCall[],
+export declare function dispatchMany<
+  N extends string,
+  C extends readonly { name: N; args?: unknown }[] | [],
+>(
+  calls: C & { [I in keyof C]: CheckedCall<C[I]> },
   config: ServerConfig,
   signal?: AbortSignalLike,
 ): Promise<DispatchResult[]>
@@ -382,31 +497,54 @@ export declare function dispatchMany(
 /** The advertised surface for a config. */
 export declare function listTools(config: ServerConfig): ToolInfo[]
 
-/** The contract's tools, in registry order (the tools beyond it are not here). */
-export declare const tools: readonly ToolDef[]
-/** The non-mutating tools. */
-export declare const readOnlyTools: readonly ToolDef[]
+// The registry arrays are typed `ToolDef[]`, as the seed declares them, so code that stores them
+// in a `ToolDef[]` compiles; at run time they are frozen (a push or an assignment throws).
+
+/**
+ * The contract's tools, in registry order (the tools beyond it are not here). Frozen at run
+ * time.
+ */
+export declare const tools: ToolDef[]
+/** The non-mutating tools. Frozen at run time. */
+export declare const readOnlyTools: ToolDef[]
 /**
  * `readOnlyTools` when readOnly is true, else `tools`; less outline and check_syntax without
- * tree-sitter; with `extras`, the tools beyond the contract too.
+ * tree-sitter; with `extras`, the tools beyond the contract too. Frozen at run time.
  */
 export declare function selectSurface(
   readOnly: boolean,
   treeSitterAvailable?: boolean,
   extras?: boolean,
-): readonly ToolDef[]
-/** Finds a tool by name within a surface (default: all tools). */
+): ToolDef[]
+/**
+ * Finds a tool by name within a surface (default: `tools`, the contract's tools only: pass
+ * `selectSurface(false, true, true)` to find a tool beyond the contract).
+ */
 export declare function getTool(name: string, surface?: readonly ToolDef[]): ToolDef | undefined
 
-/** Applies defaults and floors; throws StartupError naming a bad setting. */
+/**
+ * Applies defaults and floors; throws StartupError naming a bad setting. With a literal
+ * `surface`, the config's type names it, so `dispatch` checks that surface's tools.
+ */
+export declare function resolveConfig<S extends Surface>(
+  options: AgentToolsOptions & { surface: S },
+): ServerConfig & { readonly surface: S }
 export declare function resolveConfig(options: AgentToolsOptions): ServerConfig
 
 /**
- * Builds a config from flags (`--workspace <p>`, `--read-only`, `--allow-outside-workspace`)
- * and environment variables (`WORKSPACE_ROOT`, `READ_ONLY`, `ALLOW_OUTSIDE_WORKSPACE`,
+ * Builds a config from flags and environment variables. Flags win.
+ *
+ * Flags: `--workspace <p>` (or `--workspace=<p>`), `--read-only`, `--allow-outside-workspace`,
+ * `--extras`, `--no-extras`, `--surface <name>`, `--shell <program>`, `--sandbox <mode>`,
+ * `--sandbox-network`, `--no-sandbox-network`, `--sandbox-writable-root <dir>` (repeatable)
+ * and `--sandbox-mechanism <m>` (the valued `--surface`, `--shell` and `--sandbox*` flags also
+ * as `--flag=<value>`).
+ *
+ * Environment variables: `WORKSPACE_ROOT`, `READ_ONLY`, `ALLOW_OUTSIDE_WORKSPACE`,
  * `MAX_OUTPUT_BYTES`, `MAX_BASH_OUTPUT_BYTES`, `MAX_FILE_BYTES`, `MAX_IMAGE_BYTES`,
- * `BASH_TIMEOUT_MS`, `BASH_TIMEOUT_MAX_MS`, `MONITOR_READY_TIMEOUT_MS`, `MAX_MONITORS`).
- * Flags win.
+ * `BASH_TIMEOUT_MS`, `BASH_TIMEOUT_MAX_MS`, `MONITOR_READY_TIMEOUT_MS`, `MAX_MONITORS`,
+ * `BASH_SHELL`, `SANDBOX`, `SANDBOX_NETWORK`, `SANDBOX_WRITABLE_ROOTS` (a path list) and
+ * `SANDBOX_MECHANISM`.
  */
 export declare function buildConfig(
   argv?: readonly string[],

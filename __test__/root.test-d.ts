@@ -2,6 +2,7 @@
 // arguments checked from the generated ToolArgs (tool-types.d.ts, made from the Rust structs).
 import {
   type AgentTools,
+  type AgentToolsOptions,
   type ContentPart,
   contentText,
   createAgentTools,
@@ -14,6 +15,7 @@ import {
   type Surface,
   type SurfaceToolName,
   type ToolArgs,
+  type ToolCall,
   type ToolName,
 } from 'agent-tools-native'
 import { describe, expectTypeOf, it } from 'vitest'
@@ -105,6 +107,38 @@ describe('the package root typings', () => {
     // @ts-expect-error a call names its tool
     dispatchMany([{ args: {} }], config)
   })
+
+  it('dispatchMany checks a literal name and its arguments as dispatch does', () => {
+    const config = resolveConfig({ workspaceRoot: '.' })
+    const fromModel = { name: 'grep' as string, args: { pattern: 'x' } as Record<string, unknown> }
+    const modelArgs: Record<string, unknown> = { pattern: 'x' }
+    dispatchMany(
+      [
+        { name: 'grep', args: { pattern: 'x', output_mode: 'content' } },
+        { name: 'read_files', args: { paths: ['a', 'b'] } },
+        { name: 'monitor_send', args: { id: 'm1', input: 'y\n' } },
+        { name: 'grep', args: modelArgs },
+        { name: 'monitor_list' },
+        fromModel,
+      ],
+      config,
+    )
+    const typed: ToolCall[] = [{ name: 'glob', args: { pattern: '*' } }, fromModel]
+    dispatchMany(typed, config)
+    dispatchMany([], config)
+    // @ts-expect-error a misspelled tool name does not compile
+    dispatchMany([{ name: 'gerp', args: { pattern: 'x' } }], config)
+    // @ts-expect-error nor beside a call named at run time
+    dispatchMany([fromModel, { name: 'gerp', args: { pattern: 'x' } }], config)
+    // @ts-expect-error a misspelled argument does not compile
+    dispatchMany([{ name: 'grep', args: { patern: 'x' } }], config)
+    // @ts-expect-error an argument of the wrong type does not compile
+    dispatchMany([{ name: 'grep', args: { pattern: 1 } }], config)
+    // @ts-expect-error an unknown argument does not compile
+    dispatchMany([{ name: 'grep', args: { pattern: 'x', extra: 1 } }], config)
+    // @ts-expect-error a required argument cannot be left out
+    dispatchMany([fromModel, { name: 'read_file' }], config)
+  })
 })
 
 describe('the surface typings', () => {
@@ -126,5 +160,32 @@ describe('the surface typings', () => {
     anthropic.callTool('str_replace_based_edit_tool', { command: 'delete', path: '.' })
     const fromModel: { name: string; input: Record<string, unknown> } = { name: 'x', input: {} }
     anthropic.callTool(fromModel.name, fromModel.input)
+  })
+
+  it('dispatch checks a surface tool against a config whose surface is known', () => {
+    const claude = resolveConfig({ workspaceRoot: '.', surface: 'claude-code' })
+    dispatch('Read', { file_path: 'a.ts' }, claude)
+    dispatch('Grep', { pattern: 'x', output_mode: 'content' }, claude, AbortSignal.abort())
+    const modelArgs: Record<string, unknown> = { file_path: 'a.ts' }
+    dispatch('Read', modelArgs, claude)
+    // @ts-expect-error Read takes file_path
+    dispatch('Read', { path: 'a.ts' }, claude)
+    // @ts-expect-error claude-code has no str_replace_based_edit_tool
+    dispatch('str_replace_based_edit_tool', { command: 'view', path: '.' }, claude)
+    // @ts-expect-error a config without a surface runs the engine's tools only
+    dispatch('Read', { file_path: 'a.ts' }, resolveConfig({ workspaceRoot: '.' }))
+    dispatch('read_file', { path: 'a.ts' }, resolveConfig({ workspaceRoot: '.' }))
+  })
+
+  it('a tools object with no surface refuses a surface tool name', () => {
+    // @ts-expect-error no surface: Read is not a tool here (at run time: not_found)
+    createAgentTools({ workspaceRoot: '.' }).callTool('Read', { file_path: 'a.ts' })
+    // @ts-expect-error nor with extras
+    createAgentTools({ workspaceRoot: '.', extras: true }).callTool('Read', { file_path: 'a.ts' })
+    // Options whose surface is known only at run time accept a surface tool's name.
+    const options: AgentToolsOptions = { workspaceRoot: '.', surface: 'claude-code' }
+    createAgentTools(options).callTool('Read', { file_path: 'a.ts' })
+    createAgentTools(options).callTool('read_file', { path: 'a.ts' })
+    createAgentTools({ ...options, extras: true }).callTool('monitor_send', { id: 'm1' })
   })
 })

@@ -4,10 +4,12 @@
 // the runtime's keys. Each .d.ts also compiles on its own under --strict without skipLibCheck
 // and without @types/node, as a consumer's tsc sees it.
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import native from '../binding.js'
 import { tempDir } from './helpers'
 
 const ENTRIES = [
@@ -61,6 +63,7 @@ const ENTRIES = [
     ],
     codes: 18,
     resultKeys: ['content', 'isError'],
+    profile: 'current',
   },
   {
     label: 'v0.1/index.d.ts (seed contract)',
@@ -80,6 +83,7 @@ const ENTRIES = [
     ],
     codes: 13,
     resultKeys: ['isError', 'text'],
+    profile: 'seed',
   },
 ]
 
@@ -124,6 +128,24 @@ for (const entry of ENTRIES) {
   }
 
   const runtimeKeys = (value: object) => Object.keys(value).sort()
+
+  /** The doc comment of an export, or of one member of an exported interface. */
+  const docOf = (name: string, member?: string): string => {
+    const symbol = exported.find((s) => s.name === name)
+    if (!symbol) throw new Error(`${entry.dts} does not export ${name}`)
+    const target = member
+      ? checker.getDeclaredTypeOfSymbol(symbol).getProperty(member)
+      : symbol.flags & ts.SymbolFlags.Alias
+        ? checker.getAliasedSymbol(symbol)
+        : symbol
+    if (!target) throw new Error(`${name} has no member ${member}`)
+    const declarations = target.getDeclarations() ?? []
+    // An overloaded function: every overload's comment.
+    return declarations
+      .flatMap((d) => ts.getJSDocCommentsAndTags(d).map((c) => c.getText()))
+      .join('\n')
+      .replace(/\s*\n\s*\*\s?/g, ' ')
+  }
 
   describe(entry.label, () => {
     // Type-checking @types/node takes several seconds on a busy machine.
@@ -209,6 +231,19 @@ for (const entry of ENTRIES) {
       }
     })
 
+    it("buildConfig's comment names every environment variable it reads", () => {
+      const doc = docOf('buildConfig')
+      const read: string[] = native.configEnvVars(entry.profile)
+      expect(read).toContain('WORKSPACE_ROOT')
+      for (const name of read) expect(doc, name).toContain(`\`${name}\``)
+    })
+
+    it("getTool's comment names its default surface, `tools`, where an extra is not found", () => {
+      expect(docOf('getTool')).toContain('default: `tools`')
+      expect(api.getTool('read_file')).toBe(tools[0])
+      expect(api.getTool('monitor_send')).toBeUndefined()
+    })
+
     it('declares the ErrorCode union the native side produces for its errors', () => {
       const symbol = exported.find((s) => s.name === 'ErrorCode')
       if (!symbol) throw new Error('ErrorCode is not declared')
@@ -225,6 +260,67 @@ for (const entry of ENTRIES) {
     })
   })
 }
+
+describe('index.d.ts comments say what the runtime does', () => {
+  const dts = join(__dirname, '..', 'index.d.ts')
+  const source = readFileSync(dts, 'utf8')
+  const api = createRequire(__filename)('../index.js')
+  /** The comment block right above the line holding `anchor`, its `*` gutters removed. */
+  const commentAbove = (anchor: string) => {
+    const at = source.indexOf(anchor)
+    expect(at, anchor).toBeGreaterThan(0)
+    const before = source.slice(0, at)
+    const start = before.lastIndexOf('/**')
+    return before
+      .slice(start)
+      .replace(/\s*\n\s*\*\s?/g, ' ')
+      .replace(/\s+/g, ' ')
+  }
+
+  it('buildConfig names every flag the config parser reads (src/config.rs)', () => {
+    const parser = readFileSync(join(__dirname, '..', 'src', 'config.rs'), 'utf8')
+    const flags = [...new Set([...parser.matchAll(/"(--[a-z][a-z-]*)"/g)].map((m) => m[1]))]
+    expect(flags).toContain('--no-extras')
+    const doc = commentAbove('export declare function buildConfig(')
+    for (const flag of flags) expect(doc, flag).toContain(`\`${flag}`)
+    const root = tempDir()
+    const config = api.buildConfig(['--workspace', root, '--surface', 'codex', '--shell', 'sh'], {})
+    expect(config).toMatchObject({ surface: 'codex', shell: 'sh' })
+    expect(api.buildConfig([`--workspace=${root}`, '--extras'], {}).extras).toBe(true)
+  })
+
+  it('DispatchResult.meta: an engine error has none, a surface error carries meta.error', async () => {
+    const doc = commentAbove('  meta?: Record<string, unknown>\n  /**\n   * The text parts')
+    expect(doc).toContain("An engine tool's error has none")
+    expect(doc).toContain('`meta.error`')
+    const root = tempDir()
+    const engine = await api.dispatch(
+      'read_file',
+      { path: 'nope' },
+      api.resolveConfig({ workspaceRoot: root }),
+    )
+    expect(engine.isError).toBe(true)
+    expect(engine.meta).toBeUndefined()
+    const surface = await api.dispatch(
+      'Read',
+      { file_path: 'nope' },
+      api.resolveConfig({ workspaceRoot: root, surface: 'claude-code' }),
+    )
+    expect(surface.isError).toBe(true)
+    expect(surface.meta).toEqual({ error: 'not_found' })
+  })
+
+  it('DispatchResult.text: a non-enumerable getter, which a copy loses', async () => {
+    const doc = commentAbove('  readonly text: string\n}')
+    expect(doc).toContain('non-enumerable')
+    expect(doc).toContain('`{ ...r }`')
+    const r = await api.dispatch('list_dir', {}, api.resolveConfig({ workspaceRoot: tempDir() }))
+    expect(typeof r.text).toBe('string')
+    expect(Object.getOwnPropertyDescriptor(r, 'text')?.enumerable).toBe(false)
+    expect({ ...r }.text).toBeUndefined()
+    expect(JSON.parse(JSON.stringify(r)).text).toBeUndefined()
+  })
+})
 
 describe('tool-types.d.ts', () => {
   it('is what scripts/gen-types.mjs makes from the Rust input structs (run `npm run gen:types`)', () => {

@@ -42,36 +42,119 @@ function typeOf(schema) {
     .join(' \\| ')
 }
 
-/** The default a property has: the schema's `default`, else the one its description names. */
-function defaultOf(schema) {
-  if (schema && 'default' in schema) return `\`${JSON.stringify(schema.default)}\``
-  const text = schema?.description ?? ''
-  const named = text.match(/"([^"]+)" \(default\)/)
-  if (named) return `\`"${named[1]}"\``
-  const stated = text.match(/\(default:? ([^();]+?)\)/i) ?? text.match(/\bdefault:? ([^\s,;)]+)/i)
-  return stated ? stated[1].replace(/\.$/, '') : ''
+/**
+ * Defaults of the package root's tools that neither the schema nor the description states,
+ * as the table shows them (`tool.argument`). `__test__/docs.test.ts` checks each against the
+ * runtime: leaving the argument out does what passing this value does.
+ */
+export const UNSTATED_DEFAULTS = {
+  'monitor_start.stdin': 'false',
+  'monitor_start.pty': 'false',
+  'monitor_send.eof': 'false',
+  'find_symbol.offset': '0',
+  'find_references.offset': '0',
+  'ast_grep.offset': '0',
 }
 
-/** Markdown table cell text: one line, pipes escaped. */
+/**
+ * A default as the table shows it: JSON literals (`true`, `0`, `"x"`, a value of the schema's
+ * `enum`) as code, prose as is.
+ */
+function shown(value, schema) {
+  const text = value.trim().replace(/\.$/, '')
+  if (schema?.enum?.includes(text)) return `\`${JSON.stringify(text)}\``
+  if (/^(true|false)$/i.test(text)) return `\`${text.toLowerCase()}\``
+  if (/^-?\d+$/.test(text) || /^"[^"]*"$/.test(text)) return `\`${text}\``
+  if (/^`[^`]+`$/.test(text)) return `\`"${text.slice(1, -1)}"\``
+  return text
+}
+
+/**
+ * The default a property has: the schema's `default`; else the one `known` names (see
+ * UNSTATED_DEFAULTS); else the one its description states, in one of these forms only:
+ * `"x" (default)` or `x (default)` (also at the end of its clause: `"x" shows paths (default)`),
+ * `(default x)` / `(default: x)` / `(…; default x)`, a sentence `Default x` or `Defaults to x.`,
+ * or `At least one of <this> and <other> is required`. Anything else (`By default stdin is
+ * empty`) states no value.
+ */
+export function defaultOf(schema, name, known) {
+  if (schema && 'default' in schema) return `\`${JSON.stringify(schema.default)}\``
+  if (known !== undefined) return shown(known, schema)
+  const text = schema?.description ?? ''
+  const oneOf = text.match(/At least one of (\w+) and (\w+) is required/)
+  if (oneOf && (oneOf[1] === name || oneOf[2] === name)) {
+    const other = oneOf[1] === name ? oneOf[2] : oneOf[1]
+    const stated = text.match(/\(default:? ([^();:]+?)\)/i)
+    return `required unless \`${other}\` is given${stated ? ` (then ${stated[1]})` : ''}`
+  }
+  const marked = text.match(/(?:^|[\s(,:;])("[^"]+"|`[^`]+`|-?\d+)(?: [^,;:."`()]*)? \(default\)/)
+  if (marked) return shown(marked[1], schema)
+  const stated =
+    text.match(/(?:\(|;\s)default:? ([^();:]+?)\s*[;:)]/i) ??
+    text.match(/(?:^|\.\s)Default ([^\s;:,()]+)/) ??
+    text.match(/\bDefaults to (.+?)\.(?:\s|$)/)
+  return stated ? shown(stated[1], schema) : ''
+}
+
+/** Markdown table cell text: one line, pipes escaped, a line break kept as `<br>`. */
 function cell(text) {
   return String(text ?? '')
-    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+    .replace(/[ \t]*\n[ \t]*/g, '<br>')
     .replace(/\|/g, '\\|')
 }
 
-/** Rows for the properties of an object schema; nested objects as `parent.child` rows. */
-function rows(schema, prefix = '') {
+/** A line of a description's example of a patch or a diff. */
+const PATCH_LINE = /^(\*\*\* |@@|[+-])/
+
+/**
+ * A tool description as Markdown, its line breaks kept: each run of patch lines (`*** Begin
+ * Patch`, `@@`, `+`, `-` lines) becomes a fenced block, so an example copies as the model sees
+ * it; the other lines stay Markdown lines (pipes escaped).
+ */
+function block(text) {
+  const out = []
+  let code = []
+  const flush = () => {
+    if (code.length > 0) out.push('```', ...code, '```')
+    code = []
+  }
+  for (const line of String(text ?? '').split('\n')) {
+    if (PATCH_LINE.test(line)) code.push(line)
+    else {
+      flush()
+      out.push(line.replace(/\|/g, '\\|'))
+    }
+  }
+  flush()
+  return out.join('\n')
+}
+
+/**
+ * Rows for the properties of an object schema; nested objects as `parent.child` rows. `known`:
+ * the unstated defaults of this tool's arguments, by argument path.
+ */
+function rows(schema, prefix = '', known = {}) {
   const out = []
   const required = new Set(schema?.required ?? [])
   for (const [name, sub] of Object.entries(schema?.properties ?? {})) {
     const path = `${prefix}${name}`
-    const def = required.has(name) ? 'required' : defaultOf(sub) || 'optional'
+    const def = required.has(name) ? 'required' : defaultOf(sub, name, known[path]) || 'optional'
     out.push(`| \`${path}\` | ${typeOf(sub)} | ${cell(def)} | ${cell(sub?.description)} |`)
-    if (sub?.type === 'object' && sub.properties) out.push(...rows(sub, `${path}.`))
+    if (sub?.type === 'object' && sub.properties) out.push(...rows(sub, `${path}.`, known))
     const items = sub?.items
-    if (items?.type === 'object' && items.properties) out.push(...rows(items, `${path}[].`))
+    if (items?.type === 'object' && items.properties) out.push(...rows(items, `${path}[].`, known))
   }
   return out
+}
+
+/** The unstated defaults of one root tool's arguments, by argument path. */
+function knownDefaults(tool) {
+  return Object.fromEntries(
+    Object.entries(UNSTATED_DEFAULTS)
+      .filter(([key]) => key.startsWith(`${tool}.`))
+      .map(([key, value]) => [key.slice(tool.length + 1), value]),
+  )
 }
 
 /** The rows of a contract tool's arguments that only `extras` offers. */
@@ -80,7 +163,11 @@ function extraRows(def) {
   const extra = Object.fromEntries(
     Object.entries(def.inputSchema?.properties ?? {}).filter(([name]) => !contract.has(name)),
   )
-  return rows({ properties: extra, required: def.inputSchema?.required })
+  return rows(
+    { properties: extra, required: def.inputSchema?.required },
+    '',
+    knownDefaults(def.name),
+  )
 }
 
 /** The table of the contract tools' arguments that only `extras` offers, a tool column first. */
@@ -98,10 +185,10 @@ function code(text) {
   return ['`', text, '`'].join('')
 }
 
-/** One tool's section. */
-function section(def, schemaKey, note = '') {
+/** One tool's section; `known`: its arguments' unstated defaults (the package root's tools). */
+function section(def, schemaKey, note = '', known = {}) {
   const schema = def[schemaKey]
-  const table = rows(schema)
+  const table = rows(schema, '', known)
   const args =
     table.length === 0
       ? 'No arguments.'
@@ -114,7 +201,7 @@ function section(def, schemaKey, note = '') {
   ]
     .filter(Boolean)
     .join('; ')
-  return `## \`${def.name}\`\n\n_${flags}._\n\n${cell(def.description)}\n\n${args}\n`
+  return `## \`${def.name}\`\n\n_${flags}._\n\n${block(def.description)}\n\n${args}\n`
 }
 
 const HEADER =
@@ -133,7 +220,7 @@ export function generate() {
 
 The ${contract.length} tools of the newest contract, then the tools beyond it (${extras.length}), offered only with \`extras: true\` (the CLI and the MCP server turn it on). \`readOnly: true\` keeps only the read-only ones. The root's schemas are lenient: unknown keys are ignored, and an optional argument sent as \`null\` counts as not given. Paths are relative to the workspace root, or absolute inside it.
 
-${contract.map((d) => section(d, 'contractInputSchema', d.needsTreeSitter ? 'needs the built-in grammars' : '')).join('\n')}
+${contract.map((d) => section(d, 'contractInputSchema', d.needsTreeSitter ? 'needs the built-in grammars' : '', knownDefaults(d.name))).join('\n')}
 # Beyond the contract (\`extras: true\`)
 
 ## Arguments beyond the contract
@@ -142,7 +229,7 @@ With \`extras: true\` these tools of the contract take more arguments (without i
 
 ${widenedTable(contract)}
 
-${extras.map((d) => section(d, 'inputSchema', 'extra: offered with `extras: true`')).join('\n')}`
+${extras.map((d) => section(d, 'inputSchema', 'extra: offered with `extras: true`', knownDefaults(d.name))).join('\n')}`
   const seed = defs.filter((d) => !d.sinceV05 && !d.extra)
   files['docs/tools/v0.1.md'] = `${HEADER}
 

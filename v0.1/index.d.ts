@@ -3,15 +3,22 @@ import type { SeedToolArgs as ToolArgs, SeedToolName as ToolName } from '../tool
 /** The arguments of each tool, by name (generated from the Rust input structs). */
 export type { ToolArgs, ToolName }
 
-/** `args` may be omitted for a tool whose arguments are all optional. */
+/** `args` may be omitted for a tool with no required argument. */
 type ArgsFor<N extends ToolName> =
-  Partial<ToolArgs[N]> extends ToolArgs[N] ? [args?: ToolArgs[N]] : [args: ToolArgs[N]]
+  Record<never, never> extends ToolArgs[N] ? [args?: ToolArgs[N]] : [args: ToolArgs[N]]
 
 /**
  * A tool name the compiler cannot know (a model's tool call): its arguments are checked at run
  * time. A literal name must be a known tool.
  */
 type DynamicName<S extends string> = string extends S ? S : never
+
+/**
+ * Arguments typed only as a record (`Record<string, unknown>`, as the seed declares them; a
+ * model's tool call): checked at run time. An object literal has no index signature, so it is
+ * checked against its tool's own type instead.
+ */
+type RecordArgs<A> = string extends keyof A ? A : never
 
 /** The stable error codes of every error envelope. */
 export type ErrorCode =
@@ -95,6 +102,14 @@ export interface AgentTools {
   listTools(): ToolInfo[]
   /** Runs a tool; its name and arguments are checked against the tool's own types. */
   callTool<N extends ToolName>(name: N, ...rest: ArgsFor<N>): Promise<DispatchResult>
+  /**
+   * Runs a known tool with arguments typed `Record<string, unknown>` (the seed's signature):
+   * they are checked at run time.
+   */
+  callTool<N extends ToolName, A extends Record<string, unknown>>(
+    name: N,
+    args: A & RecordArgs<A>,
+  ): Promise<DispatchResult>
   /** Runs a tool named at run time (from a model's tool call). */
   callTool<S extends string>(
     name: DynamicName<S>,
@@ -111,6 +126,15 @@ export declare function dispatch<N extends ToolName>(
   args: ToolArgs[N],
   config: ServerConfig,
 ): Promise<DispatchResult>
+/**
+ * Runs a known tool with arguments typed `Record<string, unknown>` (the seed's signature): they
+ * are checked at run time.
+ */
+export declare function dispatch<N extends ToolName, A extends Record<string, unknown>>(
+  name: N,
+  args: A & RecordArgs<A>,
+  config: ServerConfig,
+): Promise<DispatchResult>
 /** Runs a tool named at run time (from a model's tool call). */
 export declare function dispatch<S extends string>(
   name: DynamicName<S>,
@@ -121,13 +145,16 @@ export declare function dispatch<S extends string>(
 /** The advertised surface for a config (read-only mode lists only the read tools). */
 export declare function listTools(config: ServerConfig): ToolInfo[]
 
-/** Every tool, in registry order. */
-export declare const tools: readonly ToolDef[]
-/** The non-mutating tools: read_file, list_dir, glob, grep. */
-export declare const readOnlyTools: readonly ToolDef[]
-/** `readOnlyTools` when readOnly is true, else `tools`. */
-export declare function selectSurface(readOnly: boolean): readonly ToolDef[]
-/** Finds a tool by name within a surface (default: all tools). */
+// The registry arrays are typed `ToolDef[]`, as the seed declares them, so code that stores them
+// in a `ToolDef[]` compiles; at run time they are frozen (a push or an assignment throws).
+
+/** Every tool, in registry order. Frozen at run time. */
+export declare const tools: ToolDef[]
+/** The non-mutating tools: read_file, list_dir, glob, grep. Frozen at run time. */
+export declare const readOnlyTools: ToolDef[]
+/** `readOnlyTools` when readOnly is true, else `tools` (frozen at run time). */
+export declare function selectSurface(readOnly: boolean): ToolDef[]
+/** Finds a tool by name within a surface (default: `tools`). */
 export declare function getTool(name: string, surface?: readonly ToolDef[]): ToolDef | undefined
 
 /** Applies defaults and floors; throws StartupError naming a bad setting. */
