@@ -42,16 +42,14 @@ describe('the factory', () => {
     // A name only known at run time (a model's tool call) takes any object.
     const fromModel: { name: string; args: Record<string, unknown> } = { name: 'x', args: {} }
     agent.callTool(fromModel.name, fromModel.args)
-    // @ts-expect-error an unknown tool name does not compile
-    agent.callTool('read_fil', { pth: 1 })
-    // @ts-expect-error a misspelled argument does not compile
-    agent.callTool('read_file', { pth: 'a.txt' })
-    // @ts-expect-error a required argument cannot be left out
-    agent.callTool('read_file', {})
-    // @ts-expect-error an argument of the wrong type does not compile
-    agent.callTool('read_file', { path: 'a.txt', limit: '10' })
-    // @ts-expect-error the seed entry has only the nine seed tools
-    agent.callTool('read_files', { paths: ['a'] })
+    // The seed declares `callTool(name: string, args: Record<string, unknown>)`, so whatever
+    // compiled against it compiles here (a test of `not_found` or `invalid_input` included);
+    // the package root checks names and arguments (see root.test-d.ts).
+    expectTypeOf(agent.callTool('read_fil', { pth: 1 })).toEqualTypeOf<Promise<DispatchResult>>()
+    expectTypeOf(agent.callTool('read_file', { path: 'a.txt', limit: '10' })).toEqualTypeOf<
+      Promise<DispatchResult>
+    >()
+    expectTypeOf(dispatch('nope', {}, agent.config)).toEqualTypeOf<Promise<DispatchResult>>()
   })
 
   it('has exactly the documented options, only workspaceRoot required', () => {
@@ -99,7 +97,7 @@ describe('the core API', () => {
     expectTypeOf(dispatch('glob', { pattern: '*.ts' }, config)).toEqualTypeOf<
       Promise<DispatchResult>
     >()
-    // @ts-expect-error a known tool's arguments are checked
+    // The seed's `dispatch(name: string, args: Record<string, unknown>, config)` accepts this.
     dispatch('glob', { patern: '*.ts' }, config)
     const dynamic: string = 'glob'
     dispatch(dynamic, { anything: true }, config)

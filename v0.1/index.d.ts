@@ -115,6 +115,13 @@ export interface AgentTools {
     name: DynamicName<S>,
     args?: Record<string, unknown>,
   ): Promise<DispatchResult>
+  /**
+   * The seed's own signature, last: any name with any arguments compiles, as it did against
+   * the seed's declarations (CONTRACT.md: "a TypeScript agent swaps only its import specifier
+   * and everything ... keeps working"), a test of `not_found` or `invalid_input` included. The
+   * typed signatures above come first, so editors still offer the tools' names and arguments.
+   */
+  callTool(name: string, args?: Record<string, unknown>): Promise<DispatchResult>
 }
 
 /** Resolves the options and returns the tool surface bound to them. Throws StartupError. */
@@ -138,6 +145,12 @@ export declare function dispatch<N extends ToolName, A extends Record<string, un
 /** Runs a tool named at run time (from a model's tool call). */
 export declare function dispatch<S extends string>(
   name: DynamicName<S>,
+  args: Record<string, unknown>,
+  config: ServerConfig,
+): Promise<DispatchResult>
+/** The seed's own signature, last: any name with any arguments compiles, as it did there. */
+export declare function dispatch(
+  name: string,
   args: Record<string, unknown>,
   config: ServerConfig,
 ): Promise<DispatchResult>
