@@ -2,10 +2,14 @@
 ; tags.scm: @name is the defined identifier, @definition.<kind> the whole definition. When one
 ; node matches several patterns, the first pattern wins (so a function in an impl is a method).
 
-(declaration_list
-  (function_item name: (identifier) @name) @definition.method)
-(declaration_list
-  (function_signature_item name: (identifier) @name) @definition.method)
+; Only an impl's or a trait's body holds methods; a `mod { }` or `extern { }` body holds
+; functions.
+(impl_item body: (declaration_list
+  (function_item name: (identifier) @name) @definition.method))
+(trait_item body: (declaration_list
+  (function_item name: (identifier) @name) @definition.method))
+(trait_item body: (declaration_list
+  (function_signature_item name: (identifier) @name) @definition.method))
 (function_item name: (identifier) @name) @definition.function
 (function_signature_item name: (identifier) @name) @definition.function
 (struct_item name: (type_identifier) @name) @definition.struct

@@ -88,15 +88,19 @@ pub struct Def {
     pub line: u32,
     /// That line, trimmed and cut to [`MAX_LINE_CHARS`].
     pub text: Box<str>,
-    /// Bytes of `text` that are the signature: the line up to the body when the body starts on
-    /// it, without a trailing `{` or `:`.
+    /// Where in `text` the signature starts: the definition's own start (a line may begin
+    /// with another statement, or with the class a method is written inside).
+    pub sig_start: u32,
+    /// Bytes of `text` from `sig_start` that are the signature: up to the body when the body
+    /// starts on the line, without a trailing `{` or `:`.
     pub sig_len: u32,
 }
 
 impl Def {
     /// The definition's signature line (never its body).
     pub fn signature(&self) -> &str {
-        &self.text[..self.sig_len as usize]
+        let start = self.sig_start as usize;
+        &self.text[start..start + self.sig_len as usize]
     }
 }
 
@@ -490,8 +494,25 @@ fn def(f: &Found, text: &str) -> Def {
     let start = f.node.start_byte();
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-    let body = body_start(f.node);
+    // The signature stops at the body, or where a body-less definition ends on its line (a
+    // trait's `fn f();` inside `{ … }`).
+    let end = f.node.end_byte();
+    let body = body_start(f.node).or((end < line_end).then_some(end));
     let (first, first_sig) = line_and_signature(text, line_start, line_end, body);
+    // It starts where the definition does when another statement, or the body of the class or
+    // trait it is written in, precedes it on the line (`…; function f`, `class C { m()`); a
+    // keyword before it (Go's `type` before `S struct`) stays.
+    let before = text[line_start..start].trim();
+    let skip = if before.ends_with([';', '{', '}']) {
+        let lead = text[line_start..start].len() - text[line_start..start].trim_start().len();
+        (start - line_start)
+            .saturating_sub(lead)
+            .min(first_sig.len())
+    } else {
+        0
+    };
+    let first_sig = first_sig.get(skip..).unwrap_or(first_sig).trim_start();
+    let sig_start = first.len() - first[skip.min(first.len())..].trim_start().len();
     // A definition whose first line does not name it (C's `static int` above `name(...)`)
     // shows that line joined with the line that does.
     let name_at = f.name.start_byte();
@@ -509,16 +530,22 @@ fn def(f: &Found, text: &str) -> Def {
         Some((i, _)) => format!("{}...", &line[..i]),
         None => line,
     };
-    let sig_len = if sig.len() <= shown.len() && shown.starts_with(&sig) {
+    let sig_start = if name_at >= line_end { 0 } else { sig_start };
+    let sig_len = if shown
+        .get(sig_start..)
+        .is_some_and(|rest| sig.len() <= rest.len() && rest.starts_with(&sig))
+    {
         sig.len()
     } else {
-        shown.len()
+        shown.len().saturating_sub(sig_start)
     };
+    let sig_start = sig_start.min(shown.len());
     shown.shrink_to_fit();
     Def {
         name: text[f.name.byte_range()].into(),
         kind: f.kind,
         line: f.node.start_position().row as u32 + 1,
+        sig_start: sig_start as u32,
         sig_len: sig_len as u32,
         text: shown.into(),
     }
@@ -749,6 +776,59 @@ mod tests {
                 "14:function free | fn free(a: u8,",
             ]
         );
+        // A function in a `mod { }` or `extern { }` body is a function, not a method.
+        let src = "mod tests {\n    fn it_works() {}\n}\nextern \"C\" {\n    fn ext(x: i32);\n}\n";
+        assert_eq!(
+            defs("rust", src),
+            [
+                "1:module tests | mod tests",
+                "2:function it_works | fn it_works()",
+                "5:function ext | fn ext(x: i32);",
+            ]
+        );
+    }
+
+    /// A signature starts where its definition does: not at a statement before it on the line,
+    /// nor at the class or trait a member is written inside; and it stops at the body.
+    #[test]
+    fn signatures_start_at_the_definition() {
+        let sig = |lang: &str, src: &str, name: &str| {
+            let t = tags(lang, src);
+            let d = t.defs.iter().find(|d| &*d.name == name).unwrap();
+            d.signature().to_string()
+        };
+        assert_eq!(
+            sig(
+                "rust",
+                "pub trait Render { fn render(&self) -> String; }\n",
+                "render"
+            ),
+            "fn render(&self) -> String;"
+        );
+        assert_eq!(
+            sig(
+                "rust",
+                "pub trait Render { fn render(&self) -> String; }\n",
+                "Render"
+            ),
+            "pub trait Render"
+        );
+        assert_eq!(
+            sig(
+                "javascript",
+                "class Widget { render() { return 1 } }\n",
+                "render"
+            ),
+            "render()"
+        );
+        assert_eq!(
+            sig(
+                "javascript",
+                "console.log(1); function f(a) { return a }\n",
+                "f"
+            ),
+            "function f(a)"
+        );
     }
 
     #[test]
@@ -759,11 +839,11 @@ mod tests {
         );
         assert_eq!(
             defs("go", "package p\ntype S struct{ x int }\ntype I interface{ M() }\ntype N int\nfunc (s S) M() {}\nfunc F() {}\nconst K = 1\n"),
-            ["2:struct S | type S struct", "3:interface I | type I interface", "3:method M | type I interface{ M() }", "4:type N | type N int", "5:method M | func (s S) M()", "6:function F | func F()", "7:const K | const K = 1"]
+            ["2:struct S | type S struct", "3:interface I | type I interface", "3:method M | M()", "4:type N | type N int", "5:method M | func (s S) M()", "6:function F | func F()", "7:const K | const K = 1"]
         );
         assert_eq!(
             defs("typescript", "export interface I { m(): void }\nexport class C {\n  run() {}\n}\nexport const f = (a: number) => a;\nconst K = 3;\ntype T = string;\nenum E { A }\nfunction g() {}\n"),
-            ["1:interface I | export interface I", "1:method m | export interface I { m(): void }", "2:class C | export class C", "3:method run | run()", "5:function f | export const f = (a: number) => a;", "6:const K | const K = 3;", "7:type T | type T = string;", "8:enum E | enum E", "9:function g | function g()"]
+            ["1:interface I | export interface I", "1:method m | m(): void", "2:class C | export class C", "3:method run | run()", "5:function f | export const f = (a: number) => a", "6:const K | const K = 3", "7:type T | type T = string;", "8:enum E | enum E", "9:function g | function g()"]
         );
         assert_eq!(
             defs(
@@ -776,7 +856,7 @@ mod tests {
                 "3:method m | void m()",
                 "5:interface I | interface I",
                 "6:enum E | enum E",
-                "6:const X | enum E { X }"
+                "6:const X | X"
             ]
         );
         assert_eq!(
@@ -785,7 +865,7 @@ mod tests {
         );
         assert_eq!(
             defs("cpp", "#define MAX 3\nstruct s { int a; };\nint f(int);\nstatic int *g(void)\n{\n  return 0;\n}\nclass K { void m(); };\nvoid K::m() {}\ntypedef int t;\n"),
-            ["1:macro MAX | #define MAX 3", "2:struct s | struct s", "4:function g | static int *g(void)", "8:class K | class K", "8:method m | class K { void m(); };", "9:method m | void K::m()", "10:type t | typedef int t;"]
+            ["1:macro MAX | #define MAX 3", "2:struct s | struct s", "4:function g | static int *g(void)", "8:class K | class K", "8:method m | void m();", "9:method m | void K::m()", "10:type t | typedef int t;"]
         );
     }
 

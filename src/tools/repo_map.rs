@@ -182,8 +182,9 @@ pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -
     if defs.is_empty() {
         return "(no definitions found)".to_string();
     }
-    // The most definitions whose map fits the budget (the map grows with every one added).
-    // With the footer saying what is left out when it fits, else without.
+    // The most definitions whose map fits the budget (the map grows with every one added),
+    // with the footer saying what is left out; the footer is left out only when it alone would
+    // not fit, so a map is never cut without saying so when it could.
     for footer in [true, false] {
         let render = |k: usize| render(files, &rank, &defs[..k], defs.len() - k, footer);
         let (mut lo, mut hi) = (0usize, defs.len());
@@ -195,7 +196,7 @@ pub fn map(files: &[(String, Arc<FileTags>)], focus: &[String], budget: usize) -
                 hi = mid - 1;
             }
         }
-        if lo > 0 {
+        if lo > 0 || (footer && render(0).len() <= budget) {
             return render(lo);
         }
     }
@@ -296,6 +297,15 @@ mod tests {
         assert!(small.starts_with("app/core.py:\n"), "{small}");
         let tiny = call(dir.path(), json!({"max_tokens": 1}));
         assert!(tiny.len() <= 4, "{tiny:?}");
+        // Where the footer alone fits, a cut map says so, with fewer definitions if need be.
+        for tokens in [19, 20, 24, 30, 40] {
+            let cut = call(dir.path(), json!({"max_tokens": tokens}));
+            assert!(cut.len() <= tokens * 4, "{cut}");
+            assert!(
+                cut.ends_with("narrow path or set focus ...]"),
+                "{tokens}: {cut}"
+            );
+        }
     }
 
     #[test]
