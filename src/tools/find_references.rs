@@ -105,12 +105,25 @@ impl Tool for FindReferences {
                 let shown = current
                     .as_ref()
                     .and_then(|(_, l)| l.get(line as usize - 1))
-                    .map_or(String::new(), |l| cut_line(l.as_bytes(), None, line.into()));
+                    .map_or(String::new(), |l| {
+                        cut_line(l.as_bytes(), word_at(l, name), line.into())
+                    });
                 format!("{display}:{line}: {shown}")
             },
         );
         Ok(bound(text, budget).into())
     }
+}
+
+/// Where `name` first occurs in `line` as a whole word: the window a long line is cut to
+/// starts there, as grep's does at its match, so the reference itself shows.
+fn word_at(line: &str, name: &str) -> Option<usize> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    line.match_indices(name).map(|(i, _)| i).find(|&i| {
+        let before = line[..i].chars().next_back();
+        let after = line[i + name.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
 }
 
 fn read_all(file: std::fs::File, max: u64) -> Option<String> {
@@ -173,6 +186,20 @@ mod tests {
             "c.py:4: load()"
         );
         assert_eq!(call(root, json!({"name": "lo"})).unwrap(), "(no matches)");
+    }
+
+    /// A long line is cut around the reference, as grep cuts around its match.
+    #[test]
+    fn a_long_line_shows_the_reference() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = format!("{}longfn()\n", "x = 1; ".repeat(600));
+        tree(
+            dir.path(),
+            &[("l.py", "def longfn():\n    pass\n"), ("m.py", &line)],
+        );
+        let out = call(dir.path(), json!({"name": "longfn"})).unwrap();
+        assert!(out.starts_with("m.py:1: [... "), "{out}");
+        assert!(out.contains("longfn()"), "{out}");
     }
 
     #[test]
