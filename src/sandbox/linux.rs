@@ -252,8 +252,9 @@ fn ruleset_fd(policy: &Policy, abi: ABI) -> Result<Option<OwnedFd>, Box<dyn std:
 /// limits, priority, CPUs, scheduling and memory placement, and `TIOCSTI` / `TIOCLINUX` (typing
 /// into the host's terminal); with the network off, sockets other than Unix-domain ones;
 /// without Landlock (which scopes them), `ptrace` and `process_vm_*`.
-// `c_long` is `i64` here but `i32` on 32-bit targets: the conversions are kept.
-#[allow(clippy::useless_conversion)]
+// `c_long` is `i64` here but `i32` on 32-bit targets, and an ioctl request is `c_ulong` on
+// glibc but `c_int` on musl: the conversions and casts are kept.
+#[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
 fn program(network: bool, landlock: bool) -> Result<BpfProgram, seccompiler::BackendError> {
     let mut refused: Vec<libc::c_long> = vec![
         libc::SYS_io_uring_setup,
