@@ -355,7 +355,7 @@ fs.writeFileSync('typed.js', out.outputText)`,
   assert.notEqual(failed.status, 0)
   assert.match(failed.stderr, /cannot load the native addon/)
   assert.match(failed.stderr, new RegExp(`Cannot find module '${pkg.name}-${platform}'`))
-  assert.match(failed.stderr, /build from source with Rust .*npm run build/)
+  assert.match(failed.stderr, /To fix: build \S+ from source with Rust .*npm run build/)
 
   step('passed')
 } catch (err) {
