@@ -167,27 +167,37 @@ function describeIssues(error) {
     .join('; ')
 }
 
+/** The SDK's schema of each request method the server answers, made once. */
+let schemasByMethod
+function requestSchemas() {
+  if (!schemasByMethod) {
+    const {
+      CallToolRequestSchema,
+      InitializeRequestSchema,
+      ListToolsRequestSchema,
+      PingRequestSchema,
+      SetLevelRequestSchema,
+    } = sdk()
+    schemasByMethod = {
+      initialize: InitializeRequestSchema,
+      ping: PingRequestSchema,
+      'logging/setLevel': SetLevelRequestSchema,
+      'tools/list': ListToolsRequestSchema,
+      'tools/call': CallToolRequestSchema,
+    }
+  }
+  return schemasByMethod
+}
+
 /**
  * The params checks of the requests the server answers, run before the SDK sees a request (the
  * SDK's own check turns a bad params into -32603 carrying the raw zod dump): `{ message }`, the
  * request to hand on, or `{ reply }`, the answer to send instead.
  */
 function checkParams(message, config) {
-  const {
-    CallToolRequestSchema,
-    InitializeRequestSchema,
-    ListToolsRequestSchema,
-    PingRequestSchema,
-    SetLevelRequestSchema,
-  } = sdk()
-  const schemas = {
-    initialize: InitializeRequestSchema,
-    ping: PingRequestSchema,
-    'logging/setLevel': SetLevelRequestSchema,
-    'tools/list': ListToolsRequestSchema,
-    'tools/call': CallToolRequestSchema,
-  }
-  const schema = schemas[message.method]
+  // Own keys only: a method named `constructor` or `toString` is no request of ours.
+  const schemas = requestSchemas()
+  const schema = Object.hasOwn(schemas, message.method) ? schemas[message.method] : undefined
   if (!schema) return { message }
   let checked = message
   const params = message.params

@@ -502,17 +502,14 @@ fn def(f: &Found, text: &str) -> Def {
     // It starts where the definition does when another statement, or the body of the class or
     // trait it is written in, precedes it on the line (`…; function f`, `class C { m()`); a
     // keyword before it (Go's `type` before `S struct`) stays.
-    let before = text[line_start..start].trim();
-    let skip = if before.ends_with([';', '{', '}']) {
-        let lead = text[line_start..start].len() - text[line_start..start].trim_start().len();
-        (start - line_start)
-            .saturating_sub(lead)
-            .min(first_sig.len())
+    let before = &text[line_start..start];
+    let sig_start = if before.trim_end().ends_with([';', '{', '}']) {
+        // The definition's offset in `first`, the line without its indentation.
+        before.trim_start().len().min(first_sig.len())
     } else {
         0
     };
-    let first_sig = first_sig.get(skip..).unwrap_or(first_sig).trim_start();
-    let sig_start = first.len() - first[skip.min(first.len())..].trim_start().len();
+    let first_sig = &first_sig[sig_start..];
     // A definition whose first line does not name it (C's `static int` above `name(...)`)
     // shows that line joined with the line that does.
     let name_at = f.name.start_byte();

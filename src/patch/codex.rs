@@ -35,6 +35,14 @@ const UPDATE: &str = "*** Update File:";
 const MOVE: &str = "*** Move to:";
 const END_OF_FILE: &str = "*** End of File";
 
+/// Whether `line` is a file-level marker of the grammar (`*** Add File:`, `*** End Patch`, …;
+/// not a chunk's `*** End of File`): what ends a block and starts the next. Only trailing
+/// whitespace is ignored.
+pub fn is_file_marker(line: &str) -> bool {
+    let t = line.trim_end();
+    t.starts_with("*** ") && t != END_OF_FILE
+}
+
 /// Parses the Begin-Patch format. `first_line` is the 1-based patch line of `lines[0]`.
 pub fn parse(lines: &[&str], first_line: usize) -> ToolResult<Vec<FilePatch>> {
     let mut p = Parser {
@@ -170,9 +178,7 @@ impl<'a> Parser<'a> {
     /// starting with a space is a context line — except that an indented `*** End Patch` as the
     /// patch's last line ends it (a context line `*** End Patch` elsewhere stays one).
     fn at_block_marker(&self, line: &str) -> bool {
-        let t = line.trim_end();
-        (t.starts_with("*** ") && t != END_OF_FILE)
-            || (t.trim_start() == END && self.last == Some(self.i))
+        is_file_marker(line) || (line.trim() == END && self.last == Some(self.i))
     }
 
     fn skip_blank(&mut self) {

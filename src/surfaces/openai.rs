@@ -116,10 +116,10 @@ fn apply_patch(v: Value, call: &Call) -> ToolResult<Output> {
 /// File: …`, `*** End Patch`) would reach files the call does not name, past the guard, which
 /// sees `path` alone. `*** End of File` is V4A's own hunk marker.
 fn check_one_file(diff: &str) -> ToolResult<()> {
-    let header = diff.lines().enumerate().find(|(_, line)| {
-        let line = line.trim_end_matches('\r');
-        line.starts_with("***") && line.trim() != "*** End of File"
-    });
+    let header = diff
+        .lines()
+        .enumerate()
+        .find(|(_, line)| crate::patch::codex::is_file_marker(line));
     match header {
         Some((i, line)) => Err(ToolError::invalid_input(format!(
             "diff line {} is a patch header ({}): the diff of one operation holds only the hunks of its own path; make one apply_patch call per file",
